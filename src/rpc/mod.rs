@@ -1,0 +1,207 @@
+//! The method table: every RPC method is declared once here (name, parameter names in order,
+//! one-line help, handler) and served by both protocol adapters, `xmlrpc` and `jsonrpc`.
+//!
+//! Handlers see `serde_json::Value`s whatever the wire was: the XML-RPC adapter converts its
+//! values on the way in and out, so one handler gives the same answer on both protocols.
+
+pub mod error;
+pub mod jsonrpc;
+pub mod methods;
+pub mod registry;
+pub mod xmlrpc;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, LazyLock};
+
+use serde::de::DeserializeOwned;
+pub use serde_json::Value;
+
+pub use error::RpcError;
+
+use crate::config::Config;
+use registry::Registry;
+
+pub type RpcResult = Result<Value, RpcError>;
+pub type BoxFuture = Pin<Box<dyn Future<Output = RpcResult> + Send + 'static>>;
+
+/// Shared state every handler can reach.
+pub struct Ctx {
+    pub config: Config,
+    /// Tournaments: the cache of folded states in front of the durable store.
+    pub registry: Registry,
+}
+
+/// How a method runs.
+pub enum Handler {
+    /// Cheap, CPU-only work: runs inline on the async worker.
+    Sync(fn(&Ctx, &Params) -> RpcResult),
+    /// CPU-heavy pure work (large parses, big pairings): runs on the blocking pool so it cannot
+    /// stall other connections.
+    Blocking(fn(&Ctx, &Params) -> RpcResult),
+    /// Work that waits on the store or on a tournament's lock.
+    Async(fn(Arc<Ctx>, Params) -> BoxFuture),
+}
+
+/// One declared parameter.
+pub struct Param {
+    pub name: &'static str,
+    /// XML-RPC type name for `system.methodSignature`: int, boolean, string, double, array,
+    /// struct, base64, dateTime.iso8601.
+    pub ty: &'static str,
+    /// Required parameters come first; optional ones may be left off from the end.
+    pub required: bool,
+}
+
+impl Param {
+    pub const fn req(name: &'static str, ty: &'static str) -> Param {
+        Param {
+            name,
+            ty,
+            required: true,
+        }
+    }
+    pub const fn opt(name: &'static str, ty: &'static str) -> Param {
+        Param {
+            name,
+            ty,
+            required: false,
+        }
+    }
+}
+
+/// One entry of the method table.
+pub struct Method {
+    pub name: &'static str,
+    pub params: &'static [Param],
+    /// XML-RPC type of the result, for `system.methodSignature`.
+    pub returns: &'static str,
+    pub help: &'static str,
+    pub handler: Handler,
+}
+
+impl Method {
+    pub fn required_params(&self) -> usize {
+        self.params.iter().filter(|p| p.required).count()
+    }
+
+    /// The arity error of this method's namespace: rswiss's fault 1 for `matchmaker.*`,
+    /// invalid params elsewhere.
+    pub fn arity_error(&self, got: usize) -> RpcError {
+        if self.name.starts_with("matchmaker.") {
+            methods::matchmaker::missing_or_wrong_params(self.name)
+        } else {
+            let min = self.required_params();
+            let max = self.params.len();
+            let want = if min == max {
+                format!("{max}")
+            } else {
+                format!("{min} to {max}")
+            };
+            RpcError::invalid_params(format!(
+                "{} takes {want} parameters ({}), got {got}",
+                self.name,
+                self.params
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    }
+}
+
+/// Positional parameters, after named JSON-RPC parameters were put in the table's order.
+/// Absent optional parameters are `None`.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    values: Vec<Option<Value>>,
+}
+
+impl Params {
+    pub fn positional(values: Vec<Value>) -> Params {
+        Params {
+            values: values.into_iter().map(Some).collect(),
+        }
+    }
+
+    pub fn from_options(values: Vec<Option<Value>>) -> Params {
+        Params { values }
+    }
+
+    /// Number of parameters given (counting up to the last one present).
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The raw value at `index`, if given.
+    pub fn raw(&self, index: usize) -> Option<&Value> {
+        self.values.get(index).and_then(Option::as_ref)
+    }
+
+    /// A required parameter, deserialized; a missing or ill-typed one is an invalid-params error
+    /// that names it.
+    pub fn get<T: DeserializeOwned>(&self, index: usize, name: &str) -> Result<T, RpcError> {
+        let value = self
+            .raw(index)
+            .ok_or_else(|| RpcError::invalid_params(format!("missing parameter {name}")))?;
+        T::deserialize(value)
+            .map_err(|e| RpcError::invalid_params(format!("parameter {name}: {e}")))
+    }
+
+    /// An optional parameter: absent or null gives `None`.
+    pub fn opt<T: DeserializeOwned>(&self, index: usize, name: &str) -> Result<Option<T>, RpcError> {
+        match self.raw(index) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => T::deserialize(value)
+                .map(Some)
+                .map_err(|e| RpcError::invalid_params(format!("parameter {name}: {e}"))),
+        }
+    }
+}
+
+/// Every method, in the order `system.listMethods` gives them.
+pub static TABLE: LazyLock<Vec<&'static Method>> = LazyLock::new(methods::all);
+
+static INDEX: LazyLock<HashMap<&'static str, &'static Method>> =
+    LazyLock::new(|| TABLE.iter().map(|m| (m.name, *m)).collect());
+
+/// Looks a method up by its exact name.
+pub fn lookup(name: &str) -> Option<&'static Method> {
+    INDEX.get(name).copied()
+}
+
+/// Calls a method with positional parameters: arity check, then the handler. Protocol adapters
+/// go through here so both wires behave the same.
+pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> RpcResult {
+    let given = params.len();
+    if given < method.required_params()
+        || given > method.params.len()
+        || (0..method.required_params()).any(|i| params.raw(i).is_none())
+    {
+        return Err(method.arity_error(given));
+    }
+    match method.handler {
+        // A panic is a bug, but it must cost the caller one error, not the connection.
+        Handler::Sync(f) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
+            .unwrap_or_else(|_| {
+                tracing::error!(method = method.name, "handler panicked");
+                Err(RpcError::internal("internal error"))
+            }),
+        Handler::Blocking(f) => {
+            let ctx = Arc::clone(ctx);
+            tokio::task::spawn_blocking(move || f(&ctx, &params))
+                .await
+                .unwrap_or_else(|e| {
+                    tracing::error!(method = method.name, error = %e, "handler panicked");
+                    Err(RpcError::internal("internal error"))
+                })
+        }
+        Handler::Async(f) => f(Arc::clone(ctx), params).await,
+    }
+}

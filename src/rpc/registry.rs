@@ -1,0 +1,2 @@
+//! Tournaments in memory in front of the store.
+pub struct Registry {}
