@@ -1,2 +1,270 @@
-//! HTTP front: one axum router for XML-RPC, JSON-RPC, health and metrics.
-pub async fn serve() {}
+//! The HTTP front: one axum router serves XML-RPC (on any POST path with an XML body, as rswiss
+//! did), JSON-RPC over HTTP and WebSocket (`/jsonrpc`, and `/` for JSON bodies and upgrades),
+//! `/health` and `/metrics`. [`serve`] takes a bound listener and a shutdown future so tests
+//! can run the real server on 127.0.0.1:0.
+
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use axum::serve::ListenerExt;
+use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use jsonrpsee::server::{ServerConfig, TowerService, stop_channel};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use tokio::net::TcpListener;
+use tower::ServiceExt;
+use tower::layer::util::Identity;
+
+use crate::config::Config;
+use crate::rpc::registry::Registry;
+use crate::rpc::{Ctx, RpcError, xmlrpc};
+use crate::store::sqlite::SqliteStore;
+
+type JsonService = TowerService<Identity, Identity>;
+
+#[derive(Clone)]
+struct App {
+    ctx: Arc<Ctx>,
+    json: JsonService,
+    metrics: PrometheusHandle,
+    max_body: usize,
+}
+
+/// Latency buckets in seconds, from a cached read to a slow pairing.
+const BUCKETS: &[f64] = &[
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+];
+
+/// The process-wide Prometheus recorder (the `metrics` facade has one global recorder, so
+/// several servers in one test process share it).
+fn metrics_handle() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets(BUCKETS)
+                .unwrap_or_else(|_| PrometheusBuilder::new());
+            match builder.install_recorder() {
+                Ok(h) => h,
+                // Another recorder is installed (e.g. by an embedding program): keep our own
+                // handle so /metrics still answers, even if nothing is recorded into it.
+                Err(_) => PrometheusBuilder::new().build_recorder().handle(),
+            }
+        })
+        .clone()
+}
+
+/// Counts one RPC and records its latency. `method` is always a name from the method table
+/// (or "unknown"), never raw client input, so label cardinality stays bounded.
+pub fn record(method: &'static str, proto: &'static str, ok: bool, start: Instant) {
+    let outcome = if ok { "ok" } else { "error" };
+    metrics::counter!("goswiss_rpc_requests_total", "proto" => proto, "method" => method, "outcome" => outcome)
+        .increment(1);
+    metrics::histogram!("goswiss_rpc_duration_seconds", "proto" => proto, "method" => method)
+        .record(start.elapsed().as_secs_f64());
+}
+
+fn is_xml(headers: &HeaderMap) -> Option<bool> {
+    let ct = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    let mime = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    Some(mime == "text/xml" || mime == "application/xml")
+}
+
+fn xml_response(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "text/xml; charset=utf-8")], body).into_response()
+}
+
+fn too_big(max: usize) -> RpcError {
+    RpcError::invalid_request(format!("request body exceeds the limit of {max} bytes"))
+}
+
+/// Reads a body up to the limit. `Err` carries the response to send instead.
+async fn read_body(body: Body, max: usize, headers: &HeaderMap) -> Result<Bytes, Response> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(xml_response(xmlrpc::fault_reply(&too_big(max)).body));
+    }
+    match Limited::new(body, max).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(xml_response(xmlrpc::fault_reply(&too_big(max)).body))
+        }
+        Err(e) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("could not read the request body: {e}\n"),
+        )
+            .into_response()),
+    }
+}
+
+async fn serve_xml(app: &App, body: &[u8]) -> Response {
+    let start = Instant::now();
+    let reply = xmlrpc::handle(&app.ctx, body).await;
+    record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
+    xml_response(reply.body)
+}
+
+async fn xml_rpc(app: &App, req: Request) -> Response {
+    if req.method() != Method::POST {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "POST")],
+            "XML-RPC takes POST\n",
+        )
+            .into_response();
+    }
+    let (parts, body) = req.into_parts();
+    match read_body(body, app.max_body, &parts.headers).await {
+        Ok(bytes) => serve_xml(app, &bytes).await,
+        Err(resp) => resp,
+    }
+}
+
+async fn json_rpc(app: &App, req: Request) -> Response {
+    match app.json.clone().oneshot(req).await {
+        Ok(resp) => resp.map(Body::new),
+        Err(e) => {
+            tracing::error!(error = %e, "JSON-RPC service failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, "internal error\n").into_response()
+        }
+    }
+}
+
+/// POST without a Content-Type: look at the first non-blank byte, `<` means XML-RPC.
+async fn sniffed(app: &App, req: Request, otherwise_json: bool) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = match read_body(body, app.max_body, &parts.headers).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
+        return serve_xml(app, &bytes).await;
+    }
+    if otherwise_json {
+        json_rpc(app, Request::from_parts(parts, Body::from(bytes))).await
+    } else {
+        (StatusCode::NOT_FOUND, "not found\n").into_response()
+    }
+}
+
+/// `/`: XML bodies go to XML-RPC, everything else (JSON POSTs, WebSocket upgrades) to JSON-RPC.
+async fn root(State(app): State<App>, req: Request) -> Response {
+    match is_xml(req.headers()) {
+        Some(true) => xml_rpc(&app, req).await,
+        None if req.method() == Method::POST => sniffed(&app, req, true).await,
+        _ => json_rpc(&app, req).await,
+    }
+}
+
+async fn xml_path(State(app): State<App>, req: Request) -> Response {
+    xml_rpc(&app, req).await
+}
+
+async fn json_path(State(app): State<App>, req: Request) -> Response {
+    json_rpc(&app, req).await
+}
+
+/// Any other path: rswiss answered XML-RPC on every path, so XML POSTs are served anywhere.
+async fn fallback(State(app): State<App>, req: Request) -> Response {
+    if req.method() != Method::POST {
+        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+    }
+    match is_xml(req.headers()) {
+        Some(true) => xml_rpc(&app, req).await,
+        None => sniffed(&app, req, false).await,
+        Some(false) => (StatusCode::NOT_FOUND, "not found\n").into_response(),
+    }
+}
+
+async fn health() -> &'static str {
+    "ok\n"
+}
+
+async fn metrics(State(app): State<App>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        app.metrics.render(),
+    )
+        .into_response()
+}
+
+/// Runs the daemon on `listener` until `shutdown` resolves: opens the store and replays every
+/// tournament, serves, then closes WebSocket sessions and flushes the store.
+pub async fn serve(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let store = SqliteStore::open(&config.db)
+        .await
+        .with_context(|| format!("opening database {}", config.db))?;
+    let registry = Registry::open(Box::new(store))
+        .await
+        .with_context(|| format!("loading tournaments from {}", config.db))?;
+    tracing::info!(tournaments = registry.len(), db = %config.db, "store opened");
+    let max_body = config.max_body_bytes as usize;
+    let max_connections = config.max_connections;
+    let ctx = Arc::new(Ctx { config, registry });
+
+    let (stop_handle, server_handle) = stop_channel();
+    let json = jsonrpsee::server::Server::builder()
+        .set_config(
+            ServerConfig::builder()
+                .max_request_body_size(max_body as u32)
+                .max_response_body_size(u32::MAX)
+                .max_connections(max_connections)
+                .build(),
+        )
+        .to_service_builder()
+        .build(crate::rpc::jsonrpc::module(Arc::clone(&ctx)), stop_handle);
+
+    let app = App {
+        ctx: Arc::clone(&ctx),
+        json,
+        metrics: metrics_handle(),
+        max_body,
+    };
+    let router = Router::new()
+        .route("/health", get(health))
+        .route("/metrics", get(metrics))
+        .route("/", any(root))
+        .route("/RPC2", any(xml_path))
+        .route("/xmlrpc", any(xml_path))
+        .route("/jsonrpc", any(json_path))
+        .fallback(fallback)
+        .with_state(app);
+
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "listening");
+    // Replies go out as soon as they are written: no Nagle delay on keep-alive connections.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            // axum does not track upgraded connections: this closes WebSocket sessions.
+            let _ = server_handle.stop();
+        })
+        .await?;
+    ctx.registry.close().await.context("closing the store")?;
+    tracing::info!("store closed");
+    Ok(())
+}

@@ -211,3 +211,9 @@ pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Rp
         Handler::Async(f) => f(Arc::clone(ctx), params).await,
     }
 }
+
+/// The answer to a call of a method that does not exist. It is rswiss's fault 1, which XML-RPC
+/// clients of rswiss expect; the JSON-RPC adapter answers -32601 instead (jsonrpsee's own).
+pub fn unknown_method(name: &str) -> RpcError {
+    methods::matchmaker::missing_or_wrong_params(name)
+}

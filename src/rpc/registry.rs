@@ -1,2 +1,125 @@
-//! Tournaments in memory in front of the store.
-pub struct Registry {}
+//! Tournaments in memory, in front of the durable store.
+//!
+//! Each tournament sits behind its own async mutex. A mutating call takes the lock, asks the
+//! engine for the events the command produces, has the store commit them, applies them to the
+//! cached state and only then returns: an acknowledged call is durable, and a failed write
+//! leaves the cached state untouched.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::Mutex;
+
+use crate::store::{Store, StoreError, TournamentId};
+use crate::tournament::{EngineError, Event, Tournament};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("no tournament {0}")]
+    NotFound(TournamentId),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+struct Slot {
+    state: Tournament,
+    /// Number of events stored so far: the sequence number of the next one.
+    seq: u64,
+}
+
+pub struct Registry {
+    store: Box<dyn Store>,
+    tournaments: RwLock<HashMap<TournamentId, Arc<Mutex<Slot>>>>,
+}
+
+impl Registry {
+    /// Loads every stored tournament and replays it.
+    pub async fn open(store: Box<dyn Store>) -> Result<Registry, RegistryError> {
+        let stored = store.load_all().await?;
+        let mut map = HashMap::with_capacity(stored.len());
+        for t in stored {
+            let state = Tournament::replay(&t.events).map_err(|e| StoreError::Corrupt {
+                id: t.id,
+                seq: 0,
+                message: e.to_string(),
+            })?;
+            let slot = Slot {
+                state,
+                seq: t.events.len() as u64,
+            };
+            map.insert(t.id, Arc::new(Mutex::new(slot)));
+        }
+        Ok(Registry {
+            store,
+            tournaments: RwLock::new(map),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.tournaments.read().map(|m| m.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn slot(&self, id: TournamentId) -> Result<Arc<Mutex<Slot>>, RegistryError> {
+        // A poisoned lock only means another thread panicked mid-insert of a whole Arc; the
+        // map itself is still consistent.
+        let map = self.tournaments.read().unwrap_or_else(|p| p.into_inner());
+        map.get(&id).cloned().ok_or(RegistryError::NotFound(id))
+    }
+
+    /// Stores a new tournament from its `Created` event and returns its id.
+    pub async fn create(&self, created: Event) -> Result<TournamentId, RegistryError> {
+        let state = Tournament::from_created(&created)?;
+        let id = self.store.create(vec![created]).await?;
+        let slot = Arc::new(Mutex::new(Slot { state, seq: 1 }));
+        self.tournaments
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, slot);
+        Ok(id)
+    }
+
+    /// Reads a tournament's current state.
+    pub async fn read<R>(
+        &self,
+        id: TournamentId,
+        f: impl FnOnce(&Tournament) -> R,
+    ) -> Result<R, RegistryError> {
+        let slot = self.slot(id)?;
+        let guard = slot.lock().await;
+        Ok(f(&guard.state))
+    }
+
+    /// Runs a command: `f` returns the events to store and the answer; the events are
+    /// committed, then applied, then the answer is returned.
+    pub async fn mutate<R>(
+        &self,
+        id: TournamentId,
+        f: impl FnOnce(&Tournament) -> Result<(Vec<Event>, R), EngineError>,
+    ) -> Result<R, RegistryError> {
+        let slot = self.slot(id)?;
+        let mut guard = slot.lock().await;
+        let (events, answer) = f(&guard.state)?;
+        if !events.is_empty() {
+            self.store.append(id, guard.seq, events.clone()).await?;
+            // The engine produced these events from this very state, so applying them cannot
+            // fail short of a bug; the sequence number still advances so the log and the
+            // cache never disagree on where the next event goes.
+            guard.seq += events.len() as u64;
+            for e in &events {
+                guard.state.apply(e)?;
+            }
+        }
+        Ok(answer)
+    }
+
+    /// Flushes and closes the store.
+    pub async fn close(&self) -> Result<(), StoreError> {
+        self.store.close().await
+    }
+}

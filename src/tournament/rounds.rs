@@ -23,6 +23,8 @@ pub enum PairingMode {
 }
 
 impl PairingMode {
+    pub const ALL: &[PairingMode] = &[PairingMode::Rswiss];
+
     pub fn parse(name: &str) -> Option<PairingMode> {
         match name {
             "rswiss" => Some(PairingMode::Rswiss),

@@ -73,6 +73,9 @@ impl Row {
     }
 }
 
+// Sums here start from +0.0 with `fold`: `Iterator::sum` for floats starts from -0.0, which
+// would reach the wire as `<double>-0.0</double>`.
+
 /// Points for the player on side `p2` of a stored result (rswiss: p2 takes the result as is,
 /// p1 its negation; +1 → 1.0, 0 → 0.5, -1 → 0).
 fn points(result_for_player: i8) -> f64 {
@@ -140,10 +143,10 @@ impl Tournament {
                     4..=9 => 1,
                     _ => 2,
                 };
-                let buchholz: f64 = opp_scores[trim..opp_scores.len() - trim].iter().sum();
-                let neustadtl = beaten[p].iter().map(|&o| score[o]).sum::<f64>()
-                    + 0.5 * drawn[p].iter().map(|&o| score[o]).sum::<f64>();
-                let opp_c: f64 = opponents[p].iter().map(|&o| c_score[o]).sum();
+                let buchholz: f64 = opp_scores[trim..opp_scores.len() - trim].iter().fold(0.0, |a, b| a + b);
+                let neustadtl = beaten[p].iter().map(|&o| score[o]).fold(0.0, |a, b| a + b)
+                    + 0.5 * drawn[p].iter().map(|&o| score[o]).fold(0.0, |a, b| a + b);
+                let opp_c = opponents[p].iter().map(|&o| c_score[o]).fold(0.0, |a, b| a + b);
                 Row {
                     id: self.players[p],
                     matches: matches[p],

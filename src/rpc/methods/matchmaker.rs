@@ -1,6 +1,17 @@
-//! `matchmaker.*`: the rswiss-compatible namespace.
-use crate::rpc::{Method, RpcError};
-pub static METHODS: &[Method] = &[];
+//! `matchmaker.*`: the rswiss-compatible namespace (spec rswiss.md §1.3).
+//!
+//! Names, parameter order, defaults, reply shapes and fault codes are rswiss's, so existing
+//! clients work unchanged. Where rswiss answered with a Ruby exception (fault 2 "Uncaught
+//! exception ..."), goswiss keeps code 2 and says plainly what was wrong.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::rpc::registry::RegistryError;
+use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::store::TournamentId;
+use crate::tournament::{EngineError, PairingMode, PlayerId, Row, Tournament};
 
 /// rswiss's fault 1 text for an unknown method or a wrong parameter count.
 pub fn missing_or_wrong_params(name: &str) -> RpcError {
@@ -9,3 +20,381 @@ pub fn missing_or_wrong_params(name: &str) -> RpcError {
         format!("Method {name} missing or wrong number of parameters!"),
     )
 }
+
+/// rswiss's catch-all code, with our own clear message.
+fn fault2(message: impl Into<String>) -> RpcError {
+    RpcError::new(2, message)
+}
+
+fn registry_error(e: RegistryError) -> RpcError {
+    match e {
+        RegistryError::NotFound(id) => fault2(format!("no tournament {id}")),
+        RegistryError::Engine(EngineError::Corrupt(m)) => {
+            tracing::error!(error = %m, "engine state is inconsistent");
+            RpcError::internal("internal error: inconsistent tournament state")
+        }
+        RegistryError::Engine(e) => RpcError::new(e.code(), e.to_string()),
+        RegistryError::Store(e) => {
+            tracing::error!(error = %e, "store failure");
+            RpcError::internal("storage failure: the call was not recorded")
+        }
+    }
+}
+
+/// Short rendering of a client value for error messages (never the whole request).
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 60 {
+        format!("{}…", &s[..s.floor_char_boundary(60)])
+    } else {
+        s
+    }
+}
+
+/// An integer the way rswiss took it: ints, integral doubles and numeric strings all work
+/// (Sequel cast them), anything else is fault 2.
+fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn int_param(p: &Params, i: usize, name: &str) -> Result<i64, RpcError> {
+    let v = p.raw(i).unwrap_or(&Value::Null);
+    as_int(v).ok_or_else(|| fault2(format!("{name} must be an integer, got {}", show(v))))
+}
+
+fn tournament_id(p: &Params) -> Result<TournamentId, RpcError> {
+    int_param(p, 0, "tournament id")
+}
+
+fn players_param(v: &Value) -> Result<Vec<PlayerId>, RpcError> {
+    let Value::Array(items) = v else {
+        return Err(fault2(format!(
+            "players must be an array of integer ids, got {}",
+            show(v)
+        )));
+    };
+    if items.is_empty() {
+        return Err(fault2("players must not be empty"));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Number(n) if n.is_i64() || n.is_u64() => n
+                .as_i64()
+                .ok_or_else(|| fault2(format!("player id {n} is out of range"))),
+            other => Err(fault2(format!(
+                "player ids must be integers; item {i} is {}",
+                show(other)
+            ))),
+        })
+        .collect()
+}
+
+fn bool_param(v: &Value, name: &str) -> Result<bool, RpcError> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Number(n) if n.as_i64() == Some(0) => Ok(false),
+        Value::Number(n) if n.as_i64() == Some(1) => Ok(true),
+        other => Err(fault2(format!(
+            "{name} must be a boolean, got {}",
+            show(other)
+        ))),
+    }
+}
+
+/// The options struct (4th parameter of create_tournament, a goswiss extension).
+fn options_param(v: Option<&Value>) -> Result<(PairingMode, Option<u64>), RpcError> {
+    let mut pairing = PairingMode::default();
+    let mut seed = None;
+    let Some(v) = v else {
+        return Ok((pairing, seed));
+    };
+    let Value::Object(map) = v else {
+        return Err(fault2(format!("options must be a struct, got {}", show(v))));
+    };
+    for (key, value) in map {
+        match key.as_str() {
+            "pairing" => {
+                let name = value.as_str().unwrap_or_default();
+                pairing = PairingMode::parse(name).ok_or_else(|| {
+                    fault2(format!(
+                        "unknown pairing mode {} (available: {})",
+                        show(value),
+                        PairingMode::ALL
+                            .iter()
+                            .map(|m| m.name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })?;
+            }
+            "seed" => {
+                let s = as_int(value).filter(|s| *s >= 0).ok_or_else(|| {
+                    fault2(format!(
+                        "seed must be a non-negative integer, got {}",
+                        show(value)
+                    ))
+                })?;
+                seed = Some(s as u64);
+            }
+            other => {
+                return Err(fault2(format!(
+                    "unknown option {other:?} (known: pairing, seed)"
+                )));
+            }
+        }
+    }
+    Ok((pairing, seed))
+}
+
+fn pair_value((p1, p2): (PlayerId, PlayerId)) -> Value {
+    json!([p1, p2])
+}
+
+/// A standings row as rswiss sends it: `[id, matches, score, buchholz, neustadtl, c_score,
+/// opp_c_score, wins]`, the five scores always doubles.
+fn row_value(r: &Row) -> Value {
+    json!([
+        r.id,
+        r.matches,
+        r.score,
+        r.buchholz_score,
+        r.neustadtl_score,
+        r.c_score,
+        r.opp_c_score,
+        r.wins
+    ])
+}
+
+async fn create_tournament(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let players = players_param(p.raw(0).unwrap_or(&Value::Null))?;
+    let additional = match p.raw(1) {
+        None => 0,
+        Some(_) => int_param(&p, 1, "additional_rounds")?,
+    };
+    if additional < 0 {
+        return Err(fault2(format!(
+            "additional_rounds must be ≥ 0, got {additional}"
+        )));
+    }
+    let additional = u32::try_from(additional)
+        .ok()
+        .filter(|a| *a <= 10_000)
+        .ok_or_else(|| {
+            fault2(format!(
+                "additional_rounds {additional} is too large (at most 10000)"
+            ))
+        })?;
+    let allow_repeat = match p.raw(2) {
+        None => true,
+        Some(v) => bool_param(v, "allow_repeat")?,
+    };
+    let (pairing, seed) = options_param(p.raw(3))?;
+    // 53 bits, so the recorded seed reads back exactly in JSON clients too.
+    let seed = seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
+    let created = Tournament::create(players, additional, allow_repeat, pairing, seed)
+        .map_err(|e| registry_error(e.into()))?;
+    let id = ctx.registry.create(created).await.map_err(registry_error)?;
+    Ok(json!(id))
+}
+
+async fn checkout_match(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tournament_id(&p)?;
+    let pair = ctx
+        .registry
+        .mutate(id, |t| t.checkout())
+        .await
+        .map_err(registry_error)?;
+    Ok(pair_value(pair))
+}
+
+async fn commit_match(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tournament_id(&p)?;
+    let pair = match p.raw(1) {
+        Some(Value::Array(items)) if items.len() == 2 => {
+            let a = as_int(&items[0]);
+            let b = as_int(&items[1]);
+            match (a, b) {
+                (Some(a), Some(b)) => (a, b),
+                _ => {
+                    return Err(fault2(format!(
+                        "the pair must hold two player ids, got {}",
+                        show(&Value::Array(items.clone()))
+                    )));
+                }
+            }
+        }
+        Some(other) => {
+            return Err(fault2(format!(
+                "the pair must be an array of exactly two player ids, got {}",
+                show(other)
+            )));
+        }
+        None => return Err(missing_or_wrong_params("matchmaker.commit_match")),
+    };
+    let result = p.raw(2).unwrap_or(&Value::Null);
+    let result = as_int(result).ok_or_else(|| {
+        fault2(format!(
+            "result must be -1 (first player wins), 0 (draw) or 1 (second player wins), got {}",
+            show(result)
+        ))
+    })?;
+    ctx.registry
+        .mutate(id, |t| Ok((t.commit(pair, result)?, ())))
+        .await
+        .map_err(|e| match e {
+            RegistryError::Engine(EngineError::UnknownPlayer(player)) => {
+                fault2(format!("no player {player} in tournament {id}"))
+            }
+            e => registry_error(e),
+        })?;
+    Ok(json!(true))
+}
+
+async fn read<R>(ctx: &Ctx, p: &Params, f: impl FnOnce(&Tournament) -> R) -> Result<R, RpcError> {
+    let id = tournament_id(p)?;
+    ctx.registry.read(id, f).await.map_err(registry_error)
+}
+
+async fn has_ended(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    Ok(json!(read(&ctx, &p, |t| t.has_ended()).await?))
+}
+
+async fn round(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    Ok(json!(read(&ctx, &p, |t| t.round()).await?))
+}
+
+async fn checkedout_matches(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let pairs = read(&ctx, &p, |t| t.checked_out_matches()).await?;
+    Ok(Value::Array(pairs.into_iter().map(pair_value).collect()))
+}
+
+async fn repeated_matches(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    Ok(json!(read(&ctx, &p, |t| t.repeated_matches()).await?))
+}
+
+async fn table_by_criteria(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let rows = read(&ctx, &p, |t| t.standings()).await?;
+    Ok(Value::Array(rows.iter().map(row_value).collect()))
+}
+
+async fn table_by_score(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let rows = read(&ctx, &p, |t| t.standings_by_score()).await?;
+    Ok(Value::Array(rows.iter().map(row_value).collect()))
+}
+
+async fn winner(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let (player, criterion) = read(&ctx, &p, |t| t.winner())
+        .await?
+        .map_err(|e| registry_error(e.into()))?;
+    Ok(json!([player, criterion.name()]))
+}
+
+const TID: &[Param] = &[Param::req("tournament_id", "int")];
+
+/// Wraps an async handler into the table's function-pointer shape.
+macro_rules! async_handler {
+    ($f:ident) => {
+        Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture { Box::pin($f(ctx, p)) })
+    };
+}
+
+/// In rswiss's `system.listMethods` order (spec §1.2), without the unusable `table2array`.
+pub static METHODS: &[Method] = &[
+    Method {
+        name: "matchmaker.repeated_matches",
+        params: TID,
+        returns: "int",
+        help: "Number of matches flagged as repeated (2 per repetition: the old and the new match).",
+        handler: async_handler!(repeated_matches),
+    },
+    Method {
+        name: "matchmaker.checkedout_matches",
+        params: TID,
+        returns: "array",
+        help: "Matches handed out and not yet committed, as [p1, p2] pairs.",
+        handler: async_handler!(checkedout_matches),
+    },
+    Method {
+        name: "matchmaker.create_tournament",
+        params: &[
+            Param::req("players", "array"),
+            Param::opt("additional_rounds", "int"),
+            Param::opt("allow_repeat", "boolean"),
+            Param::opt("options", "struct"),
+        ],
+        returns: "int",
+        help: "Creates a tournament of the given player ids; returns its id. additional_rounds \
+               (default 0) are played after ceil(log2 n); allow_repeat defaults to true; \
+               options: {pairing: \"rswiss\", seed: int}.",
+        handler: async_handler!(create_tournament),
+    },
+    Method {
+        name: "matchmaker.checkout_match",
+        params: TID,
+        returns: "array",
+        help: "Hands out the next match to play as [p1, p2] (p1 placed higher), pairing the next \
+               round when needed. Faults 201 (matches still out), 202 (ended), 204/205 \
+               (no round can be paired).",
+        handler: async_handler!(checkout_match),
+    },
+    Method {
+        name: "matchmaker.commit_match",
+        params: &[
+            Param::req("tournament_id", "int"),
+            Param::req("pair", "array"),
+            Param::req("result", "int"),
+        ],
+        returns: "boolean",
+        help: "Records the result of a checked-out match: -1 first player wins, 0 draw, 1 second \
+               player wins, relative to the pair as checkout_match returned it.",
+        handler: async_handler!(commit_match),
+    },
+    Method {
+        name: "matchmaker.has_ended",
+        params: TID,
+        returns: "boolean",
+        help: "True once every round is paired and every match committed.",
+        handler: async_handler!(has_ended),
+    },
+    Method {
+        name: "matchmaker.table_by_score",
+        params: TID,
+        returns: "array",
+        help: "Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, \
+               wins] sorted by score.",
+        handler: async_handler!(table_by_score),
+    },
+    Method {
+        name: "matchmaker.round",
+        params: TID,
+        returns: "int",
+        help: "Number of rounds paired so far.",
+        handler: async_handler!(round),
+    },
+    Method {
+        name: "matchmaker.table_by_criteria",
+        params: TID,
+        returns: "array",
+        help: "Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, \
+               wins] sorted by all six criteria.",
+        handler: async_handler!(table_by_criteria),
+    },
+    Method {
+        name: "matchmaker.winner",
+        params: TID,
+        returns: "array",
+        help: "[player id, deciding criterion] once the tournament has ended. Faults 401 (not \
+               ended), 402 (tied on every criterion).",
+        handler: async_handler!(winner),
+    },
+];

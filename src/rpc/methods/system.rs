@@ -1,3 +1,131 @@
-//! `system.*`: introspection generated from the method table.
-use crate::rpc::Method;
-pub static METHODS: &[Method] = &[];
+//! `system.*`: introspection and multicall, generated from the method table.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::rpc::{self, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+
+/// Most calls one `system.multicall` may carry; bounds the work of a single request.
+pub const MAX_MULTICALL: usize = 1000;
+
+fn method_param(p: &Params) -> Result<&'static Method, RpcError> {
+    let name: String = p.get(0, "method_name")?;
+    rpc::lookup(&name).ok_or_else(|| RpcError::method_not_found(&name))
+}
+
+fn list_methods(_: &Params) -> RpcResult {
+    Ok(Value::Array(
+        rpc::TABLE.iter().map(|m| json!(m.name)).collect(),
+    ))
+}
+
+fn method_help(p: &Params) -> RpcResult {
+    Ok(json!(method_param(p)?.help))
+}
+
+/// One signature per accepted arity: [return type, parameter types...].
+fn method_signature(p: &Params) -> RpcResult {
+    let m = method_param(p)?;
+    let sigs: Vec<Value> = (m.required_params()..=m.params.len())
+        .map(|n| {
+            let mut sig = vec![json!(m.returns)];
+            sig.extend(m.params[..n].iter().map(|p| json!(p.ty)));
+            Value::Array(sig)
+        })
+        .collect();
+    Ok(Value::Array(sigs))
+}
+
+fn fault_struct(e: &RpcError) -> Value {
+    let mut m = Map::new();
+    m.insert("faultCode".into(), json!(e.code));
+    m.insert("faultString".into(), json!(e.message));
+    Value::Object(m)
+}
+
+/// Runs each call in order; a success is wrapped in a one-element array, a failure becomes a
+/// fault struct (the de-facto multicall convention Python and Ruby clients expect).
+async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let calls: Vec<Value> = p.get(0, "calls")?;
+    if calls.len() > MAX_MULTICALL {
+        return Err(RpcError::invalid_params(format!(
+            "system.multicall takes at most {MAX_MULTICALL} calls, got {}",
+            calls.len()
+        )));
+    }
+    let mut results = Vec::with_capacity(calls.len());
+    for call in calls {
+        let outcome = one_call(&ctx, call).await;
+        results.push(match outcome {
+            Ok(v) => Value::Array(vec![v]),
+            Err(e) => fault_struct(&e),
+        });
+    }
+    Ok(Value::Array(results))
+}
+
+async fn one_call(ctx: &Arc<Ctx>, call: Value) -> RpcResult {
+    let Value::Object(mut call) = call else {
+        return Err(RpcError::invalid_request(
+            "each multicall entry must be a struct {methodName, params}",
+        ));
+    };
+    let name = match call.remove("methodName") {
+        Some(Value::String(s)) => s,
+        _ => {
+            return Err(RpcError::invalid_request(
+                "multicall entry without a methodName string",
+            ));
+        }
+    };
+    if name == "system.multicall" {
+        return Err(RpcError::invalid_request(
+            "system.multicall cannot be nested",
+        ));
+    }
+    let params = match call.remove("params") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(RpcError::invalid_request(
+                "multicall params must be an array",
+            ));
+        }
+    };
+    let method = rpc::lookup(&name).ok_or_else(|| rpc::unknown_method(&name))?;
+    rpc::call(ctx, method, Params::positional(params)).await
+}
+
+pub static METHODS: &[Method] = &[
+    Method {
+        name: "system.listMethods",
+        params: &[],
+        returns: "array",
+        help: "The names of every method this server offers.",
+        handler: Handler::Sync(|_, p| list_methods(p)),
+    },
+    Method {
+        name: "system.methodSignature",
+        params: &[Param::req("method_name", "string")],
+        returns: "array",
+        help: "The signatures of a method: one [return type, parameter types...] per arity.",
+        handler: Handler::Sync(|_, p| method_signature(p)),
+    },
+    Method {
+        name: "system.methodHelp",
+        params: &[Param::req("method_name", "string")],
+        returns: "string",
+        help: "One line of help for a method.",
+        handler: Handler::Sync(|_, p| method_help(p)),
+    },
+    Method {
+        name: "system.multicall",
+        params: &[Param::req("calls", "array")],
+        returns: "array",
+        help: "Runs several calls [{methodName, params}] in order in one request (at most 1000).",
+        handler: Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture {
+            Box::pin(multicall(ctx, p))
+        }),
+    },
+];
