@@ -42,7 +42,10 @@ fn has(program: &str) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_xmlrpc_client_plays_whole_tournaments() {
     let server = Server::start().await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/play_tournaments.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/play_tournaments.py"
+    );
     // Both allow_repeat modes, two tournaments per size. The rswiss pairing mode can dead-lock
     // a round exactly as rswiss does (fault 204/205); the script still checks everything
     // played up to that point.
@@ -61,7 +64,11 @@ async fn python_xmlrpc_client_plays_whole_tournaments() {
     )
     .await;
     assert!(out.status.success(), "{}", report(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("24 passed, 0 failed"), "{}", report(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("24 passed, 0 failed"),
+        "{}",
+        report(&out)
+    );
     server.stop().await;
 }
 
@@ -69,7 +76,10 @@ async fn python_xmlrpc_client_plays_whole_tournaments() {
 async fn python_client_without_the_options_struct_and_on_the_root_path() {
     // A plain rswiss client: three parameters, http://host:port/.
     let server = Server::start().await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/play_tournaments.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/play_tournaments.py"
+    );
     let out = run(
         "python3",
         &[
@@ -102,9 +112,25 @@ async fn ruby_xmlrpc_client_plays_whole_tournaments() {
         return;
     }
     let server = Server::start().await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ruby/play_tournaments.rb");
-    let out = run("ruby", &[script.into(), server.url("/"), "1,2,7,16,33,64".into(), "2".into()]).await;
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/ruby/play_tournaments.rb"
+    );
+    let out = run(
+        "ruby",
+        &[
+            script.into(),
+            server.url("/"),
+            "1,2,7,16,33,64".into(),
+            "2".into(),
+        ],
+    )
+    .await;
     assert!(out.status.success(), "{}", report(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("24 passed, 0 failed"), "{}", report(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("24 passed, 0 failed"),
+        "{}",
+        report(&out)
+    );
     server.stop().await;
 }

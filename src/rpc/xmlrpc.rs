@@ -96,7 +96,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.next()? {
                 Tok::Text(t) if t.trim().is_empty() => continue,
-                Tok::Text(t) => return Err(self.err(format!("unexpected text {:?}", shorten(&t)))),
+                Tok::Text(_) => return Err(self.err("unexpected text between elements")),
                 tok => return Ok(tok),
             }
         }
@@ -222,26 +222,26 @@ impl<'a> Parser<'a> {
         Ok(match tag {
             "i4" | "int" => {
                 let t = self.text_until(tag)?;
-                XValue::Integer(t.trim().parse().map_err(|_| {
-                    self.err(format!("<{tag}> {:?} is not a 32-bit integer", shorten(&t)))
-                })?)
+                XValue::Integer(
+                    t.trim()
+                        .parse()
+                        .map_err(|_| self.err(format!("<{tag}> value is not a 32-bit integer")))?,
+                )
             }
             "i8" => {
                 let t = self.text_until(tag)?;
-                XValue::Long(t.trim().parse().map_err(|_| {
-                    self.err(format!("<i8> {:?} is not a 64-bit integer", shorten(&t)))
-                })?)
+                XValue::Long(
+                    t.trim()
+                        .parse()
+                        .map_err(|_| self.err("<i8> value is not a 64-bit integer"))?,
+                )
             }
             "boolean" => {
                 let t = self.text_until(tag)?;
                 XValue::Boolean(match t.trim() {
                     "1" | "true" => true,
                     "0" | "false" => false,
-                    other => {
-                        return Err(
-                            self.err(format!("<boolean> {:?} is not 0 or 1", shorten(other)))
-                        );
-                    }
+                    _ => return Err(self.err("<boolean> value is not 0 or 1")),
                 })
             }
             "double" => {
@@ -251,19 +251,14 @@ impl<'a> Parser<'a> {
                     .parse()
                     .ok()
                     .filter(|f: &f64| f.is_finite())
-                    .ok_or_else(|| {
-                        self.err(format!("<double> {:?} is not a finite number", shorten(&t)))
-                    })?;
+                    .ok_or_else(|| self.err("<double> value is not a finite number"))?;
                 XValue::Double(f)
             }
             "string" => XValue::String(self.text_until(tag)?),
             "dateTime.iso8601" => {
                 let t = self.text_until(tag)?;
                 XValue::DateTime(DateTime::from_str(t.trim()).map_err(|_| {
-                    self.err(format!(
-                        "<dateTime.iso8601> {:?} is not of the form YYYYMMDDTHH:MM:SS",
-                        shorten(&t)
-                    ))
+                    self.err("<dateTime.iso8601> value is not of the form YYYYMMDDTHH:MM:SS")
                 })?)
             }
             "base64" => {
@@ -296,7 +291,9 @@ impl<'a> Parser<'a> {
                         }
                     },
                     other => {
-                        return Err(self.err(format!("expected <data>, found {}", describe(&other))));
+                        return Err(
+                            self.err(format!("expected <data>, found {}", describe(&other)))
+                        );
                     }
                 }
                 self.expect_end("array")?;
@@ -330,16 +327,12 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn shorten(s: &str) -> &str {
-    &s[..s.floor_char_boundary(40)]
-}
-
 fn describe(t: &Tok) -> String {
     match t {
         Tok::Start(n) => format!("<{n}>"),
         Tok::Empty(n) => format!("<{n}/>"),
         Tok::End(n) => format!("</{n}>"),
-        Tok::Text(t) => format!("text {:?}", shorten(t)),
+        Tok::Text(_) => "text".into(),
         Tok::Eof => "the end of the document".into(),
     }
 }
@@ -604,7 +597,7 @@ mod tests {
 
     #[test]
     fn malformed_input_is_reported_not_echoed() {
-        let secret = "SECRET-PAYLOAD-THAT-MUST-NOT-BE-ECHOED-0123456789";
+        let secret = "S3CR3T";
         for bad in [
             format!("<methodCall><methodName>x</methodName><params><param><value><int>{secret}"),
             format!("<methodCall><methodName>{secret}</methodName><params></methodCall>"),

@@ -143,10 +143,15 @@ impl Tournament {
                     4..=9 => 1,
                     _ => 2,
                 };
-                let buchholz: f64 = opp_scores[trim..opp_scores.len() - trim].iter().fold(0.0, |a, b| a + b);
+                let buchholz: f64 = opp_scores[trim..opp_scores.len() - trim]
+                    .iter()
+                    .fold(0.0, |a, b| a + b);
                 let neustadtl = beaten[p].iter().map(|&o| score[o]).fold(0.0, |a, b| a + b)
                     + 0.5 * drawn[p].iter().map(|&o| score[o]).fold(0.0, |a, b| a + b);
-                let opp_c = opponents[p].iter().map(|&o| c_score[o]).fold(0.0, |a, b| a + b);
+                let opp_c = opponents[p]
+                    .iter()
+                    .map(|&o| c_score[o])
+                    .fold(0.0, |a, b| a + b);
                 Row {
                     id: self.players[p],
                     matches: matches[p],

@@ -37,7 +37,9 @@ impl Server {
 
     pub async fn start_on(db: &Path, mut config: Config) -> Server {
         config.db = db.to_string_lossy().into_owned();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(goswiss::serve(config, listener, async move {
@@ -89,7 +91,9 @@ pub async fn xml_post(c: &reqwest::Client, url: &str, body: String) -> String {
         .expect("request");
     assert_eq!(r.status(), 200);
     assert_eq!(
-        r.headers().get("content-type").and_then(|v| v.to_str().ok()),
+        r.headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
         Some("text/xml; charset=utf-8")
     );
     r.text().await.expect("body")
@@ -97,7 +101,8 @@ pub async fn xml_post(c: &reqwest::Client, url: &str, body: String) -> String {
 
 /// Builds a Ruby-style one-line method call from already-encoded `<value>` contents.
 pub fn call_xml(method: &str, params: &[&str]) -> String {
-    let mut s = format!("<?xml version=\"1.0\" ?><methodCall><methodName>{method}</methodName><params>");
+    let mut s =
+        format!("<?xml version=\"1.0\" ?><methodCall><methodName>{method}</methodName><params>");
     for p in params {
         s.push_str(&format!("<param><value>{p}</value></param>"));
     }
@@ -110,7 +115,13 @@ pub fn i4(v: i64) -> String {
 }
 
 pub fn arr(items: &[String]) -> String {
-    format!("<array><data>{}</data></array>", items.iter().map(|i| format!("<value>{i}</value>")).collect::<String>())
+    format!(
+        "<array><data>{}</data></array>",
+        items
+            .iter()
+            .map(|i| format!("<value>{i}</value>"))
+            .collect::<String>()
+    )
 }
 
 pub fn fault(code: i32, msg: &str) -> String {
@@ -127,13 +138,26 @@ pub fn ok(value: &str) -> String {
 
 /// Extracts (faultCode, faultString) from a fault reply, if it is one.
 pub fn parse_fault(reply: &str) -> Option<(i32, String)> {
-    let code = reply.split("<name>faultCode</name><value><i4>").nth(1)?.split("</i4>").next()?.parse().ok()?;
-    let msg = reply.split("<name>faultString</name><value><string>").nth(1)?.split("</string>").next()?;
+    let code = reply
+        .split("<name>faultCode</name><value><i4>")
+        .nth(1)?
+        .split("</i4>")
+        .next()?
+        .parse()
+        .ok()?;
+    let msg = reply
+        .split("<name>faultString</name><value><string>")
+        .nth(1)?
+        .split("</string>")
+        .next()?;
     Some((code, msg.to_string()))
 }
 
 /// Extracts the two player ids from a checkout reply.
 pub fn parse_pair(reply: &str) -> Option<(i64, i64)> {
-    let mut ids = reply.split("<i4>").skip(1).map(|s| s.split("</i4>").next().and_then(|v| v.parse().ok()));
+    let mut ids = reply
+        .split("<i4>")
+        .skip(1)
+        .map(|s| s.split("</i4>").next().and_then(|v| v.parse().ok()));
     Some((ids.next()??, ids.next()??))
 }
