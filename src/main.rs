@@ -1,5 +1,6 @@
 //! The `goswiss` command: parses flags, loads the config, starts logging and runs the library.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
