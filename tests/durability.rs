@@ -1,0 +1,174 @@
+//! Durability: tournaments are played concurrently against the real binary, which is killed
+//! with SIGKILL mid-play and restarted on the same database. Every acknowledged commit must
+//! still be there, and the tournaments must play on to their end.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{arr, call_xml, i4, parse_fault, parse_pair};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Starts `goswiss serve` on an ephemeral port and returns it with its address, read from the
+/// "listening" log line.
+async fn spawn(db: &std::path::Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_goswiss"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--json-logs", "--db"])
+        .arg(db)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start goswiss");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let addr = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            if v["fields"]["message"] == "listening" {
+                return v["fields"]["addr"].as_str().map(str::to_string);
+            }
+        }
+        None
+    })
+    .await
+    .expect("daemon starts within 30 s")
+    .expect("listening line");
+    // Keep draining the log so the daemon never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, format!("http://{addr}/"))
+}
+
+async fn post(c: &reqwest::Client, url: &str, body: String) -> Option<String> {
+    let r = c.post(url).header("content-type", "text/xml").body(body).send().await.ok()?;
+    r.text().await.ok()
+}
+
+#[derive(Default)]
+struct Log {
+    /// Acknowledged commits: (p1, p2, result) in the stored orientation.
+    acked: Vec<(i64, i64, i64)>,
+    /// A commit sent and not (yet) acknowledged.
+    in_flight: Option<(i64, i64, i64)>,
+}
+
+fn points(log: &[(i64, i64, i64)]) -> HashMap<i64, f64> {
+    let mut s = HashMap::new();
+    for &(a, b, r) in log {
+        *s.entry(a).or_insert(0.0) += [1.0, 0.5, 0.0][(r + 1) as usize];
+        *s.entry(b).or_insert(0.0) += [0.0, 0.5, 1.0][(r + 1) as usize];
+    }
+    s
+}
+
+/// Scores per player from a table_by_criteria reply.
+fn table_scores(reply: &str) -> HashMap<i64, f64> {
+    let mut out = HashMap::new();
+    for row in reply.split("<value><array><data><value><i4>").skip(1) {
+        let id: i64 = row.split("</i4>").next().unwrap().parse().unwrap();
+        let score: f64 = row.split("<double>").nth(1).unwrap().split("</double>").next().unwrap().parse().unwrap();
+        out.insert(id, score);
+    }
+    out
+}
+
+/// Plays tournament `t` until the connection fails or it ends; returns whether it ended.
+async fn play(url: String, t: i64, log: Arc<Mutex<Log>>, seed: i64) -> bool {
+    let c = reqwest::Client::new();
+    let mut k = seed;
+    loop {
+        let Some(r) = post(&c, &url, call_xml("matchmaker.checkout_match", &[&i4(t)])).await else {
+            return false;
+        };
+        let Some(pair) = parse_pair(&r) else {
+            let (code, msg) = parse_fault(&r).expect("a pair or a fault");
+            assert_eq!(code, 202, "{msg}");
+            return true;
+        };
+        k = (k * 7 + 3) % 11;
+        let result = [-1, 0, 1][(k % 3) as usize];
+        log.lock().unwrap().in_flight = Some((pair.0, pair.1, result));
+        let body = call_xml("matchmaker.commit_match", &[&i4(t), &arr(&[i4(pair.0), i4(pair.1)]), &i4(result)]);
+        let Some(r) = post(&c, &url, body).await else {
+            return false;
+        };
+        assert!(r.contains("<boolean>1</boolean>"), "{r}");
+        let mut l = log.lock().unwrap();
+        l.in_flight = None;
+        l.acked.push((pair.0, pair.1, result));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_loses_no_acknowledged_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("durable.db");
+    let (mut child, url) = spawn(&db).await;
+    let c = reqwest::Client::new();
+    let players = arr(&(1..=16).map(i4).collect::<Vec<_>>());
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        let r = post(&c, &url, call_xml("matchmaker.create_tournament", &[&players])).await.unwrap();
+        ids.push(r.split("<i4>").nth(1).unwrap().split("</i4>").next().unwrap().parse::<i64>().unwrap());
+    }
+    let logs: Vec<Arc<Mutex<Log>>> = ids.iter().map(|_| Arc::default()).collect();
+    let tasks: Vec<_> = ids
+        .iter()
+        .zip(&logs)
+        .map(|(&t, log)| tokio::spawn(play(url.clone(), t, Arc::clone(log), t)))
+        .collect();
+    // Kill once roughly half of the 4 × 32 matches are acknowledged.
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while logs.iter().map(|l| l.lock().unwrap().acked.len()).sum::<usize>() < 64 {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+    .await
+    .expect("half the matches within 60 s");
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+    for t in tasks {
+        assert!(!t.await.unwrap(), "no tournament could have ended before the kill");
+    }
+
+    let (child, url) = spawn(&db).await;
+    for (&t, log) in ids.iter().zip(&logs) {
+        let log = log.lock().unwrap();
+        let table = post(&c, &url, call_xml("matchmaker.table_by_criteria", &[&i4(t)])).await.unwrap();
+        let got = table_scores(&table);
+        let acked = points(&log.acked);
+        let mut with_in_flight = log.acked.clone();
+        with_in_flight.extend(log.in_flight);
+        let maybe = points(&with_in_flight);
+        for p in 1..=16 {
+            let g = got.get(&p).copied().unwrap_or(-1.0);
+            let a = acked.get(&p).copied().unwrap_or(0.0);
+            let m = maybe.get(&p).copied().unwrap_or(0.0);
+            assert!(g == a || g == m, "tournament {t} player {p}: {g} after restart, {a} acknowledged");
+        }
+        // Acknowledged commits cannot be committed again.
+        for &(a, b, r) in &log.acked {
+            let again = post(&c, &url, call_xml("matchmaker.commit_match", &[&i4(t), &arr(&[i4(a), i4(b)]), &i4(r)])).await.unwrap();
+            assert_eq!(parse_fault(&again).map(|f| f.0), Some(303), "{again}");
+        }
+    }
+    // Finish every tournament: commit what is still out, then play on to 202.
+    for (&t, log) in ids.iter().zip(&logs) {
+        let out = post(&c, &url, call_xml("matchmaker.checkedout_matches", &[&i4(t)])).await.unwrap();
+        let mut ids_out = out.split("<i4>").skip(1).map(|s| s.split("</i4>").next().unwrap().parse::<i64>().unwrap());
+        while let (Some(a), Some(b)) = (ids_out.next(), ids_out.next()) {
+            let r = post(&c, &url, call_xml("matchmaker.commit_match", &[&i4(t), &arr(&[i4(a), i4(b)]), &i4(0)])).await.unwrap();
+            assert!(r.contains("<boolean>1</boolean>"), "{r}");
+        }
+        assert!(play(url.clone(), t, Arc::clone(log), 1).await, "tournament {t} finishes after the restart");
+        let ended = post(&c, &url, call_xml("matchmaker.has_ended", &[&i4(t)])).await.unwrap();
+        assert!(ended.contains("<boolean>1</boolean>"));
+        let round = post(&c, &url, call_xml("matchmaker.round", &[&i4(t)])).await.unwrap();
+        assert!(round.contains("<i4>4</i4>"), "{round}");
+    }
+    drop(child);
+}
