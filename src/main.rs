@@ -71,6 +71,7 @@ fn init_tracing(config: &Config) {
         .unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     if config.json_logs {
         builder.json().init();

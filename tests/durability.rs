@@ -44,7 +44,13 @@ async fn spawn(db: &std::path::Path) -> (Child, String) {
 }
 
 async fn post(c: &reqwest::Client, url: &str, body: String) -> Option<String> {
-    let r = c.post(url).header("content-type", "text/xml").body(body).send().await.ok()?;
+    let r = c
+        .post(url)
+        .header("content-type", "text/xml")
+        .body(body)
+        .send()
+        .await
+        .ok()?;
     r.text().await.ok()
 }
 
@@ -70,7 +76,15 @@ fn table_scores(reply: &str) -> HashMap<i64, f64> {
     let mut out = HashMap::new();
     for row in reply.split("<value><array><data><value><i4>").skip(1) {
         let id: i64 = row.split("</i4>").next().unwrap().parse().unwrap();
-        let score: f64 = row.split("<double>").nth(1).unwrap().split("</double>").next().unwrap().parse().unwrap();
+        let score: f64 = row
+            .split("<double>")
+            .nth(1)
+            .unwrap()
+            .split("</double>")
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
         out.insert(id, score);
     }
     out
@@ -92,7 +106,10 @@ async fn play(url: String, t: i64, log: Arc<Mutex<Log>>, seed: i64) -> bool {
         k = (k * 7 + 3) % 11;
         let result = [-1, 0, 1][(k % 3) as usize];
         log.lock().unwrap().in_flight = Some((pair.0, pair.1, result));
-        let body = call_xml("matchmaker.commit_match", &[&i4(t), &arr(&[i4(pair.0), i4(pair.1)]), &i4(result)]);
+        let body = call_xml(
+            "matchmaker.commit_match",
+            &[&i4(t), &arr(&[i4(pair.0), i4(pair.1)]), &i4(result)],
+        );
         let Some(r) = post(&c, &url, body).await else {
             return false;
         };
@@ -112,8 +129,23 @@ async fn sigkill_loses_no_acknowledged_commit() {
     let players = arr(&(1..=16).map(i4).collect::<Vec<_>>());
     let mut ids = Vec::new();
     for _ in 0..4 {
-        let r = post(&c, &url, call_xml("matchmaker.create_tournament", &[&players])).await.unwrap();
-        ids.push(r.split("<i4>").nth(1).unwrap().split("</i4>").next().unwrap().parse::<i64>().unwrap());
+        let r = post(
+            &c,
+            &url,
+            call_xml("matchmaker.create_tournament", &[&players]),
+        )
+        .await
+        .unwrap();
+        ids.push(
+            r.split("<i4>")
+                .nth(1)
+                .unwrap()
+                .split("</i4>")
+                .next()
+                .unwrap()
+                .parse::<i64>()
+                .unwrap(),
+        );
     }
     let logs: Vec<Arc<Mutex<Log>>> = ids.iter().map(|_| Arc::default()).collect();
     let tasks: Vec<_> = ids
@@ -123,7 +155,12 @@ async fn sigkill_loses_no_acknowledged_commit() {
         .collect();
     // Kill once roughly half of the 4 × 32 matches are acknowledged.
     tokio::time::timeout(Duration::from_secs(60), async {
-        while logs.iter().map(|l| l.lock().unwrap().acked.len()).sum::<usize>() < 64 {
+        while logs
+            .iter()
+            .map(|l| l.lock().unwrap().acked.len())
+            .sum::<usize>()
+            < 64
+        {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
     })
@@ -132,42 +169,91 @@ async fn sigkill_loses_no_acknowledged_commit() {
     child.start_kill().unwrap();
     child.wait().await.unwrap();
     for t in tasks {
-        assert!(!t.await.unwrap(), "no tournament could have ended before the kill");
+        assert!(
+            !t.await.unwrap(),
+            "no tournament could have ended before the kill"
+        );
     }
 
     let (child, url) = spawn(&db).await;
     for (&t, log) in ids.iter().zip(&logs) {
-        let log = log.lock().unwrap();
-        let table = post(&c, &url, call_xml("matchmaker.table_by_criteria", &[&i4(t)])).await.unwrap();
+        let (acked_log, in_flight) = {
+            let l = log.lock().unwrap();
+            (l.acked.clone(), l.in_flight)
+        };
+        let table = post(
+            &c,
+            &url,
+            call_xml("matchmaker.table_by_criteria", &[&i4(t)]),
+        )
+        .await
+        .unwrap();
         let got = table_scores(&table);
-        let acked = points(&log.acked);
-        let mut with_in_flight = log.acked.clone();
-        with_in_flight.extend(log.in_flight);
+        let acked = points(&acked_log);
+        let mut with_in_flight = acked_log.clone();
+        with_in_flight.extend(in_flight);
         let maybe = points(&with_in_flight);
         for p in 1..=16 {
             let g = got.get(&p).copied().unwrap_or(-1.0);
             let a = acked.get(&p).copied().unwrap_or(0.0);
             let m = maybe.get(&p).copied().unwrap_or(0.0);
-            assert!(g == a || g == m, "tournament {t} player {p}: {g} after restart, {a} acknowledged");
+            assert!(
+                g == a || g == m,
+                "tournament {t} player {p}: {g} after restart, {a} acknowledged"
+            );
         }
         // Acknowledged commits cannot be committed again.
-        for &(a, b, r) in &log.acked {
-            let again = post(&c, &url, call_xml("matchmaker.commit_match", &[&i4(t), &arr(&[i4(a), i4(b)]), &i4(r)])).await.unwrap();
+        for &(a, b, r) in &acked_log {
+            let again = post(
+                &c,
+                &url,
+                call_xml(
+                    "matchmaker.commit_match",
+                    &[&i4(t), &arr(&[i4(a), i4(b)]), &i4(r)],
+                ),
+            )
+            .await
+            .unwrap();
             assert_eq!(parse_fault(&again).map(|f| f.0), Some(303), "{again}");
         }
     }
     // Finish every tournament: commit what is still out, then play on to 202.
     for (&t, log) in ids.iter().zip(&logs) {
-        let out = post(&c, &url, call_xml("matchmaker.checkedout_matches", &[&i4(t)])).await.unwrap();
-        let mut ids_out = out.split("<i4>").skip(1).map(|s| s.split("</i4>").next().unwrap().parse::<i64>().unwrap());
+        let out = post(
+            &c,
+            &url,
+            call_xml("matchmaker.checkedout_matches", &[&i4(t)]),
+        )
+        .await
+        .unwrap();
+        let mut ids_out = out
+            .split("<i4>")
+            .skip(1)
+            .map(|s| s.split("</i4>").next().unwrap().parse::<i64>().unwrap());
         while let (Some(a), Some(b)) = (ids_out.next(), ids_out.next()) {
-            let r = post(&c, &url, call_xml("matchmaker.commit_match", &[&i4(t), &arr(&[i4(a), i4(b)]), &i4(0)])).await.unwrap();
+            let r = post(
+                &c,
+                &url,
+                call_xml(
+                    "matchmaker.commit_match",
+                    &[&i4(t), &arr(&[i4(a), i4(b)]), &i4(0)],
+                ),
+            )
+            .await
+            .unwrap();
             assert!(r.contains("<boolean>1</boolean>"), "{r}");
         }
-        assert!(play(url.clone(), t, Arc::clone(log), 1).await, "tournament {t} finishes after the restart");
-        let ended = post(&c, &url, call_xml("matchmaker.has_ended", &[&i4(t)])).await.unwrap();
+        assert!(
+            play(url.clone(), t, Arc::clone(log), 1).await,
+            "tournament {t} finishes after the restart"
+        );
+        let ended = post(&c, &url, call_xml("matchmaker.has_ended", &[&i4(t)]))
+            .await
+            .unwrap();
         assert!(ended.contains("<boolean>1</boolean>"));
-        let round = post(&c, &url, call_xml("matchmaker.round", &[&i4(t)])).await.unwrap();
+        let round = post(&c, &url, call_xml("matchmaker.round", &[&i4(t)]))
+            .await
+            .unwrap();
         assert!(round.contains("<i4>4</i4>"), "{round}");
     }
     drop(child);

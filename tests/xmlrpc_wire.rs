@@ -104,21 +104,11 @@ async fn replies_are_byte_identical_to_rswiss_shapes() {
         };
     // Scores: a 1.0 (win), third 1.0 (bye), b 0.0. Ties on score break by buchholz: a (opp b:
     // 0.0) vs third (no opponents: 0.0), then neustadtl a 0.0 = third 0.0, c_score a 1.0 > 0.0.
-    let expected = format!(
-        "<array><data>{}{}{}</data></array>",
-        format!(
-            "<value>{}</value>",
-            row(a, 1, "1.0", "0.0", "0.0", "1.0", "0.0", 1)
-        ),
-        format!(
-            "<value>{}</value>",
-            row(third, 1, "1.0", "0.0", "0.0", "0.0", "0.0", 0)
-        ),
-        format!(
-            "<value>{}</value>",
-            row(b, 1, "0.0", "1.0", "0.0", "0.0", "1.0", 0)
-        ),
-    );
+    let expected = arr(&[
+        row(a, 1, "1.0", "0.0", "0.0", "1.0", "0.0", 1),
+        row(third, 1, "1.0", "0.0", "0.0", "0.0", "0.0", 0),
+        row(b, 1, "0.0", "1.0", "0.0", "0.0", "1.0", 0),
+    ]);
     assert_eq!(table, ok(&expected));
     assert_eq!(
         w.call("matchmaker.table_by_score", &[&i4(t)]).await,
@@ -498,8 +488,8 @@ async fn bad_input_gets_clear_faults_and_the_daemon_keeps_serving() {
         fault(-32600, "request body exceeds the limit of 65536 bytes")
     );
     let chunked = |body: &str| {
-        let mut req = format!(
-            "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        let mut req = String::from(
+            "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
         );
         for piece in body.as_bytes().chunks(1000) {
             req.push_str(&format!(

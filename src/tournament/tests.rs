@@ -234,10 +234,9 @@ fn two_players_with_additional_rounds_repeat_once_then_fault() {
 }
 
 /// Builds a tournament from explicit rounds so criteria can be checked by hand.
-fn scripted(
-    players: Vec<PlayerId>,
-    rounds: &[(&[(PlayerId, PlayerId, Outcome)], Option<PlayerId>)],
-) -> Tournament {
+type ScriptedRound<'a> = (&'a [(PlayerId, PlayerId, Outcome)], Option<PlayerId>);
+
+fn scripted(players: Vec<PlayerId>, rounds: &[ScriptedRound]) -> Tournament {
     let n = players.len();
     let created = Tournament::create(players, 10, true, PairingMode::Rswiss, 0).unwrap();
     let mut t = Tournament::from_created(&created).unwrap();
