@@ -57,6 +57,16 @@ pub struct Overrides {
 }
 
 impl Config {
+    /// Every setting's name, as in the file and (upper-cased, prefixed) in the environment.
+    pub const KEYS: [&'static str; 6] = [
+        "listen",
+        "db",
+        "log_level",
+        "json_logs",
+        "max_body_bytes",
+        "max_connections",
+    ];
+
     /// Loads the layers. `path` is the `--config` file (an error if missing); without it the
     /// default path is read when it exists.
     pub fn load(path: Option<&Path>, overrides: &Overrides) -> Result<Config, Box<figment::Error>> {
@@ -70,9 +80,80 @@ impl Config {
             None => {}
         }
         figment
-            .merge(Env::prefixed("GOSWISS_").ignore(&["config"]))
+            // Only the settings' own names: other GOSWISS_* variables (GOSWISS_CONFIG, test
+            // switches) are not settings and must not fail the load.
+            .merge(Env::prefixed("GOSWISS_").only(&Config::KEYS))
             .merge(Serialized::defaults(overrides))
             .extract()
             .map_err(Box::new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_file_then_env_then_flags() {
+        figment::Jail::expect_with(|jail| {
+            assert_eq!(
+                Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?,
+                Config::default()
+            );
+            jail.create_dir("config")?;
+            jail.create_file(
+                DEFAULT_CONFIG_PATH,
+                "listen = \"127.0.0.1:7000\"\ndb = \"file.db\"\nmax_body_bytes = 4096\n",
+            )?;
+            let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
+            assert_eq!(
+                (c.listen.as_str(), c.db.as_str(), c.max_body_bytes),
+                ("127.0.0.1:7000", "file.db", 4096)
+            );
+            jail.set_env("GOSWISS_DB", "env.db");
+            jail.set_env("GOSWISS_MAX_BODY_BYTES", "2048");
+            jail.set_env("GOSWISS_SOMETHING_ELSE", "1");
+            let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
+            assert_eq!(
+                (c.listen.as_str(), c.db.as_str(), c.max_body_bytes),
+                ("127.0.0.1:7000", "env.db", 2048)
+            );
+            let flags = Overrides {
+                db: Some("flag.db".into()),
+                ..Overrides::default()
+            };
+            let c = Config::load(None, &flags).map_err(|e| e.to_string())?;
+            assert_eq!(c.db, "flag.db");
+            // An explicit file must exist; unknown keys are errors, not silently ignored.
+            assert!(Config::load(Some(Path::new("missing.toml")), &flags).is_err());
+            jail.create_file("typo.toml", "lisen = \"x\"\n")?;
+            assert!(Config::load(Some(Path::new("typo.toml")), &flags).is_err());
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn keys_name_every_setting() {
+        let v = serde_json::to_value(Config::default()).unwrap();
+        let mut names: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut keys = Config::KEYS.to_vec();
+        names.sort();
+        keys.sort();
+        assert_eq!(names, keys);
+    }
+
+    #[test]
+    fn the_example_file_is_the_defaults() {
+        // Every line of the shipped example, uncommented, must parse to the defaults.
+        let uncommented: String = EXAMPLE
+            .lines()
+            .filter_map(|l| l.strip_prefix('#'))
+            .filter(|l| l.contains(" = ") && !l.starts_with(' '))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let parsed: Config = Figment::from(Toml::string(&uncommented))
+            .extract()
+            .expect("example parses");
+        assert_eq!(parsed, Config::default());
     }
 }
