@@ -23,6 +23,10 @@ pub enum RegistryError {
     Store(#[from] StoreError),
 }
 
+/// Tournaments up to this size run their commands inline: pairing them takes well under a
+/// millisecond, less than a trip to the blocking pool.
+const INLINE_PLAYERS: usize = 512;
+
 struct Slot {
     state: Tournament,
     /// Number of events stored so far: the sequence number of the next one.
@@ -97,14 +101,28 @@ impl Registry {
 
     /// Runs a command: `f` returns the events to store and the answer; the events are
     /// committed, then applied, then the answer is returned.
-    pub async fn mutate<R>(
-        &self,
-        id: TournamentId,
-        f: impl FnOnce(&Tournament) -> Result<(Vec<Event>, R), EngineError>,
-    ) -> Result<R, RegistryError> {
+    ///
+    /// For large tournaments the command (which may pair a round) runs on the blocking pool,
+    /// so a big pairing never stalls the async workers serving other connections.
+    pub async fn mutate<R, F>(&self, id: TournamentId, f: F) -> Result<R, RegistryError>
+    where
+        F: FnOnce(&Tournament) -> Result<(Vec<Event>, R), EngineError> + Send + 'static,
+        R: Send + 'static,
+    {
         let slot = self.slot(id)?;
-        let mut guard = slot.lock().await;
-        let (events, answer) = f(&guard.state)?;
+        let mut guard = slot.lock_owned().await;
+        let (events, answer) = if guard.state.players().len() > INLINE_PLAYERS {
+            let (back, outcome) = tokio::task::spawn_blocking(move || {
+                let outcome = f(&guard.state);
+                (guard, outcome)
+            })
+            .await
+            .map_err(|e| EngineError::Corrupt(format!("command panicked: {e}")))?;
+            guard = back;
+            outcome?
+        } else {
+            f(&guard.state)?
+        };
         if !events.is_empty() {
             self.store.append(id, guard.seq, events.clone()).await?;
             // The engine produced these events from this very state, so applying them cannot

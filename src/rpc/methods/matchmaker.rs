@@ -13,6 +13,9 @@ use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcRe
 use crate::store::TournamentId;
 use crate::tournament::{EngineError, PairingMode, PlayerId, Row, Tournament};
 
+/// Largest field accepted: bounds the work one round's pairing can cost.
+pub const MAX_PLAYERS: usize = 100_000;
+
 /// rswiss's fault 1 text for an unknown method or a wrong parameter count.
 pub fn missing_or_wrong_params(name: &str) -> RpcError {
     RpcError::new(
@@ -83,6 +86,12 @@ fn players_param(v: &Value) -> Result<Vec<PlayerId>, RpcError> {
     };
     if items.is_empty() {
         return Err(fault2("players must not be empty"));
+    }
+    if items.len() > MAX_PLAYERS {
+        return Err(fault2(format!(
+            "a tournament takes at most {MAX_PLAYERS} players, got {}",
+            items.len()
+        )));
     }
     items
         .iter()
@@ -249,7 +258,7 @@ async fn commit_match(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         ))
     })?;
     ctx.registry
-        .mutate(id, |t| Ok((t.commit(pair, result)?, ())))
+        .mutate(id, move |t| Ok((t.commit(pair, result)?, ())))
         .await
         .map_err(|e| match e {
             RegistryError::Engine(EngineError::UnknownPlayer(player)) => {
