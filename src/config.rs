@@ -94,6 +94,8 @@ mod tests {
     use super::*;
 
     #[test]
+    // figment::Jail's closure type is fixed by figment, large error and all.
+    #[allow(clippy::result_large_err)]
     fn layers_file_then_env_then_flags() {
         figment::Jail::expect_with(|jail| {
             assert_eq!(
