@@ -15,3 +15,5 @@ pub mod tourney;
 
 pub use diag::{LineCtx, Severity, Warning};
 pub use tourney::Tournament;
+pub mod report;
+pub mod tscore;

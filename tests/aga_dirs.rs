@@ -1,0 +1,212 @@
+//! Whole-directory golden tests: each oracle tournament directory is loaded with the compat
+//! reader and its `dump.json`, `send2aga.tde` and `tscore` outputs are reproduced exactly; the
+//! modern results report reproduces the AGA's own example.
+
+use std::path::Path;
+
+use goswiss::aga::Tournament;
+use goswiss::aga::report::{DateStyle, ReportOptions, results_report, send2aga};
+use goswiss::aga::tscore::{TscoreOptions, tscore};
+use serde_json::Value;
+
+const ORACLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/data/aga/oracle/agatourn"
+);
+const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/aga/upstream");
+
+fn load(case: &str) -> Tournament {
+    let dir = Path::new(ORACLE).join(case);
+    let register = std::fs::read_to_string(dir.join("register.tde")).unwrap();
+    let mut rounds = Vec::new();
+    for n in 1.. {
+        match std::fs::read_to_string(dir.join(format!("{n}.tde"))) {
+            Ok(t) => rounds.push(t),
+            Err(_) => break,
+        }
+    }
+    let rounds: Vec<Option<&str>> = rounds.iter().map(|s| Some(s.as_str())).collect();
+    Tournament::load(&register, &rounds)
+}
+
+fn golden(case: &str, file: &str) -> Option<String> {
+    std::fs::read_to_string(Path::new(ORACLE).join(case).join(file)).ok()
+}
+
+fn check_dump(case: &str) {
+    let mut t = load(case);
+    let got = t.dump();
+    let want: Value = serde_json::from_str(&golden(case, "dump.json").unwrap()).unwrap();
+    if got != want {
+        let (g, w) = (got.as_object().unwrap(), want.as_object().unwrap());
+        for (k, v) in w {
+            assert_eq!(g.get(k), Some(v), "{case}: dump key {k}");
+        }
+        panic!("{case}: dump has extra keys");
+    }
+}
+
+fn check_outputs(case: &str) {
+    let mut t = load(case);
+    let s = send2aga(&mut t).expect("send2aga runs");
+    assert_eq!(
+        s.text,
+        golden(case, "send2aga.tde").unwrap(),
+        "{case}: send2aga.tde"
+    );
+    let runs = [
+        ("default", TscoreOptions::default()),
+        (
+            "fr99",
+            TscoreOptions {
+                final_round: Some(99),
+                ..Default::default()
+            },
+        ),
+        (
+            "mcmahon_fr99",
+            TscoreOptions {
+                final_round: Some(99),
+                mcmahon: true,
+                ..Default::default()
+            },
+        ),
+    ];
+    for (name, opts) in runs {
+        let mut t = load(case);
+        let out = tscore(&mut t, &opts).expect("tscore runs");
+        assert_eq!(
+            out.scores,
+            golden(case, &format!("scores_{name}.txt")).unwrap(),
+            "{case}: scores_{name}"
+        );
+        if let Some(summary) = golden(case, &format!("summary_{name}.txt")) {
+            assert_eq!(out.summary, summary, "{case}: summary_{name}");
+        }
+    }
+}
+
+#[test]
+fn agatourn_t_dump() {
+    check_dump("agatourn-t");
+}
+
+#[test]
+fn synthetic8_dump() {
+    check_dump("synthetic8");
+}
+
+#[test]
+fn quirks_dump() {
+    check_dump("quirks");
+}
+
+#[test]
+fn agatourn_t_send2aga_and_tscore() {
+    check_outputs("agatourn-t");
+}
+
+#[test]
+fn synthetic8_send2aga_and_tscore() {
+    check_outputs("synthetic8");
+}
+
+#[test]
+fn quirks_refuses_reports() {
+    // Its error flag is set, so the oracle has no send2aga or tscore output: both refuse.
+    let mut t = load("quirks");
+    assert!(t.error());
+    assert!(golden("quirks", "send2aga.tde").is_none());
+    assert!(send2aga(&mut t).is_err());
+    assert!(tscore(&mut t, &TscoreOptions::default()).is_err());
+    let r = results_report(
+        &t,
+        &ReportOptions {
+            start: Some("2004-06-15".into()),
+            ..Default::default()
+        },
+    );
+    assert!(
+        r.unwrap_err()
+            .findings
+            .iter()
+            .any(|f| f.code == "tournament.has_errors")
+    );
+}
+
+fn princeton() -> Tournament {
+    let register = "## TOURNEY Princeton Go Club Rated Games, Princeton, NJ, June 15-30, 2004\n\
+                    ## RULES AGA\n\
+                    USA489 Matthews, Paul 4k\n\
+                    USA3199 Mott, Rick 4k\n";
+    Tournament::load(
+        register,
+        &[
+            Some("USA489 USA3199 b 0 7\n"),
+            Some("USA3199 USA489 w 0 7\n"),
+        ],
+    )
+}
+
+#[test]
+fn results_report_reproduces_the_aga_example() {
+    let t = princeton();
+    let opts = ReportOptions {
+        start: Some("2004-06-15".into()),
+        finish: Some("6/30/2004".into()),
+        ..Default::default()
+    };
+    let r = results_report(&t, &opts).unwrap();
+    let want =
+        std::fs::read_to_string(format!("{UPSTREAM}/usgo-ratingquals-2004-example.txt")).unwrap();
+    assert_eq!(r.text, want);
+    assert!(r.findings.is_empty());
+
+    // The 2020 variant adds location= (and spells the header `Tourney`).
+    let opts = ReportOptions {
+        tourney: Some("Princeton Go Club Rated Games, Princeton, NJ".into()),
+        location: Some("Princeton, NJ".into()),
+        ..opts
+    };
+    let r = results_report(&t, &opts).unwrap();
+    let want = std::fs::read_to_string(format!("{UPSTREAM}/usgo-agagd-2020-example.txt")).unwrap();
+    assert_eq!(r.text.replacen("TOURNEY", "Tourney", 1), want);
+
+    let iso = ReportOptions {
+        start: Some("6/15/2004".into()),
+        date_style: DateStyle::Iso,
+        ..Default::default()
+    };
+    assert!(
+        results_report(&t, &iso)
+            .unwrap()
+            .text
+            .contains("        start=2004-06-15\n")
+    );
+}
+
+#[test]
+fn results_report_refuses_what_the_loader_refuses() {
+    let opts = ReportOptions {
+        start: Some("2024-01-02".into()),
+        ..Default::default()
+    };
+    // A `?` result, a TMP ID and komi out of range.
+    let mut t = Tournament::new();
+    t.read_register("USA1 A, B 3d\nTMP2 C, D 2k\nUSA3 E, F 1k\n");
+    t.read_round(1, "USA1 TMP2 ? 0 6\nUSA1 USA3 w 0 25\n");
+    let refusal = results_report(&t, &opts).unwrap_err();
+    let codes: Vec<&str> = refusal.findings.iter().map(|f| f.code).collect();
+    for code in [
+        "report.unfinished_game",
+        "report.temporary_id",
+        "report.komi_range",
+    ] {
+        assert!(codes.contains(&code), "{code} missing from {codes:?}");
+    }
+    assert!(refusal.to_string().contains("no result"));
+    // No start date.
+    let t = princeton();
+    let r = results_report(&t, &ReportOptions::default()).unwrap_err();
+    assert_eq!(r.findings[0].code, "report.no_start_date");
+}
