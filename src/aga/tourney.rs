@@ -534,6 +534,11 @@ impl Tournament {
 
     /// The canonical dump of `dump.json` (spec §2.1): every scalar a Perl string.
     pub fn dump(&mut self) -> Value {
+        self.dump_with(true)
+    }
+
+    /// The dump, optionally without the all-pairs handicap table (quadratic in the players).
+    pub fn dump_with(&mut self, with_handicaps: bool) -> Value {
         let new_mark = self.log.len();
         let new_warnings: Vec<String> = self.log[..new_mark]
             .iter()
@@ -570,7 +575,7 @@ impl Tournament {
             );
         }
         let mut handicaps = Vec::new();
-        for p1 in &ids {
+        for p1 in ids.iter().filter(|_| with_handicaps) {
             for p2 in &ids {
                 if p1 == p2 {
                     continue;
