@@ -210,3 +210,70 @@ fn results_report_refuses_what_the_loader_refuses() {
     let r = results_report(&t, &ReportOptions::default()).unwrap_err();
     assert_eq!(r.findings[0].code, "report.no_start_date");
 }
+
+#[test]
+fn strict_mode_fixes_the_quirks() {
+    use goswiss::aga::tourney::Mode;
+    let dir = Path::new(ORACLE).join("quirks");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
+    let register = read("register.tde").unwrap();
+    let (r1, r2, r4) = (
+        read("1.tde").unwrap(),
+        read("2.tde").unwrap(),
+        read("4.tde").unwrap(),
+    );
+    let rounds = [
+        Some(r1.as_str()),
+        Some(r2.as_str()),
+        None,
+        Some(r4.as_str()),
+    ];
+    let mut t = Tournament::load_mode(Mode::Strict, &register, &rounds);
+    assert_eq!(t.tourney(), Some("Quirk Test"));
+    assert_eq!(t.directive("RULES"), Some(&["ING".to_string()][..]));
+    let games: Vec<String> = t.games().iter().map(|g| g.list_string()).collect();
+    assert!(
+        games.contains(&"USA2122,TMP5,b,3,0,1".to_string()),
+        "{games:?}"
+    );
+    assert!(
+        games.contains(&"TMP5,USA123,w,0,7.5,1".to_string()),
+        "{games:?}"
+    );
+    assert_eq!(t.player("TMP5").unwrap().name, "Lower, Case");
+    let codes: Vec<&str> = t.log().iter().map(|w| w.code).collect();
+    assert!(codes.contains(&"round.gap"), "{codes:?}");
+    assert!(!codes.contains(&"round.unparsable"), "{codes:?}");
+    let gap = t.log().iter().find(|w| w.code == "round.gap").unwrap();
+    assert!(
+        gap.message.contains("3.tde") && gap.message.contains("4.tde"),
+        "{}",
+        gap.message
+    );
+    // `## Rules ING` counts in strict mode.
+    assert_eq!(
+        t.handicap("5.0", "4.5", None),
+        ("0".to_string(), "7".to_string())
+    );
+    // Compat ignores all of this.
+    let mut c = Tournament::load(&register, &rounds);
+    assert_eq!(c.tourney(), Some("Unknown tournament"));
+    assert_eq!(
+        c.handicap("5.0", "4.5", None),
+        ("0".to_string(), "6".to_string())
+    );
+}
+
+#[test]
+fn strict_mode_recomputes_bands() {
+    use goswiss::aga::tourney::Mode;
+    for (mode, want) in [(Mode::Compat, Some(0)), (Mode::Strict, Some(1))] {
+        let mut t = Tournament::with_mode(mode);
+        assert_eq!(t.which_band_is(Some("4k")), Some(0));
+        t.add_register_line("## BAND 6d 3d");
+        t.add_register_line("## BAND 1k 5k");
+        assert_eq!(t.which_band_is(Some("4k")), want, "{mode:?}");
+        let bands = t.directive("BAND").unwrap().len();
+        assert_eq!(bands, if mode == Mode::Compat { 3 } else { 2 });
+    }
+}

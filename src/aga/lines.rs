@@ -100,6 +100,22 @@ static GAME: LazyLock<Regex> = LazyLock::new(|| {
         "+(-?[0-9]+)$"
     ))
 });
+/// `strict` mode: komi may be a decimal (`7.5`) and a one-digit ID is an ID.
+static GAME_STRICT: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        "^",
+        ws!(),
+        "*([0-9A-Za-z_]*)([0-9]+)",
+        ws!(),
+        "+([0-9A-Za-z_]*)([0-9]+)",
+        ws!(),
+        "+([bwBW?])",
+        ws!(),
+        "+([0-9]+)",
+        ws!(),
+        "+(-?[0-9]+(?:\\.[0-9]+)?)$"
+    ))
+});
 
 /// A parsed player line of `register.tde` (the hash `ParseRegisterLine` returns).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -295,6 +311,11 @@ pub fn parse_register_line(raw: &str, ctx: &LineCtx) -> (RegisterLine, Vec<Warni
 
 /// `ParseRoundLine`.
 pub fn parse_round_line(raw: &str, ctx: &LineCtx) -> (RoundLine, Vec<Warning>) {
+    parse_round_line_mode(raw, ctx, false)
+}
+
+/// `ParseRoundLine`, or with `strict` its `strict`-mode variant that accepts a decimal komi.
+pub fn parse_round_line_mode(raw: &str, ctx: &LineCtx, strict: bool) -> (RoundLine, Vec<Warning>) {
     let line = trim_end(raw);
     if line.is_empty() {
         return (RoundLine::Empty, vec![]);
@@ -311,7 +332,8 @@ pub fn parse_round_line(raw: &str, ctx: &LineCtx) -> (RoundLine, Vec<Warning>) {
     if line.is_empty() {
         return (RoundLine::Comment(comment), vec![]);
     }
-    if let Some(c) = GAME.captures(&line) {
+    let game: &Regex = if strict { &GAME_STRICT } else { &GAME };
+    if let Some(c) = game.captures(&line) {
         let g = |i: usize| c.get(i).map_or("", |m| m.as_str()).to_string();
         return (
             RoundLine::Game(GameLine {

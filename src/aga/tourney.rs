@@ -9,9 +9,11 @@ use serde_json::{Value, json};
 
 use super::diag::{LineCtx, Severity, Warning, plain};
 use super::handicap::agatourn_table;
-use super::lines::{RegisterLine, RoundLine, parse_register_line, parse_round_line};
+use super::lines::{RegisterLine, RoundLine, parse_register_line, parse_round_line_mode};
 use super::perl::{fmt_num, int, is_space, numify};
-use super::rating::{NOTARANK, collapse, rank_to_rating, rating_of_text, sigma};
+use super::rating::{
+    NOTARANK, collapse, normalize_id_strict, rank_to_rating, rating_of_text, sigma,
+};
 
 /// A registered player, as AGATourn keeps it (ratings stay the text that was read).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,9 +64,23 @@ pub struct Bands {
     pub bot: Vec<f64>,
 }
 
+/// Which behaviour to follow (spec §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Exactly AGATourn 1.035, quirks included.
+    #[default]
+    Compat,
+    /// Sane behaviour for today's AGA: directive names upper-cased, decimal komi, numeric IDs in
+    /// round files normalised like register IDs, a duplicate ID keeps the first line, a gap in
+    /// the round files is reported, bands recomputed when a BAND directive is added.
+    Strict,
+}
+
 /// AGATourn's tournament object.
 #[derive(Debug, Clone)]
 pub struct Tournament {
+    mode: Mode,
     directives: BTreeMap<String, Vec<String>>,
     players: BTreeMap<String, Player>,
     /// Registration order (first line of each ID).
@@ -109,6 +125,7 @@ impl Tournament {
             vec!["Unknown tournament".to_string()],
         );
         Tournament {
+            mode: Mode::Compat,
             directives,
             players: BTreeMap::new(),
             order: Vec::new(),
@@ -126,13 +143,51 @@ impl Tournament {
         }
     }
 
+    /// A fresh object in the given mode.
+    pub fn with_mode(mode: Mode) -> Self {
+        Tournament {
+            mode,
+            ..Tournament::new()
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
     /// Loads a tournament directory: `register.tde`, then `1.tde`, `2.tde`, … up to the first
     /// missing file (`None`), as AGATourn's `new` does.
     pub fn load(register: &str, rounds: &[Option<&str>]) -> Self {
-        let mut t = Tournament::new();
+        Self::load_mode(Mode::Compat, register, rounds)
+    }
+
+    /// [`Tournament::load`] in the given mode; `strict` reports round files after a gap.
+    pub fn load_mode(mode: Mode, register: &str, rounds: &[Option<&str>]) -> Self {
+        let mut t = Tournament::with_mode(mode);
         t.read_register(register);
         for (i, text) in rounds.iter().enumerate() {
-            let Some(text) = text else { break };
+            let Some(text) = text else {
+                let later: Vec<String> = rounds[i..]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.is_some())
+                    .map(|(j, _)| format!("{}.tde", i + j + 1))
+                    .collect();
+                if mode == Mode::Strict && !later.is_empty() {
+                    let w = LineCtx::new(None, None).warn(
+                        Severity::Error,
+                        "round.gap",
+                        format!(
+                            "round file {}.tde is missing, so {} were not read",
+                            i + 1,
+                            later.join(", ")
+                        ),
+                        "",
+                    );
+                    t.emit(vec![w]);
+                }
+                break;
+            };
             t.read_round(i + 1, text);
         }
         t.line = None;
@@ -193,7 +248,14 @@ impl Tournament {
         self.emit(warnings);
         match parsed {
             RegisterLine::Directive { name, value } => {
-                let name = name.unwrap_or_default();
+                let mut name = name.unwrap_or_default();
+                if self.mode == Mode::Strict {
+                    name = name.to_ascii_uppercase();
+                    if name == "BAND" {
+                        // Recomputed on the next use instead of AGATourn's one-time cache.
+                        self.bands = None;
+                    }
+                }
                 let value = value.unwrap_or_default();
                 if matches!(name.as_str(), "HANDICAPS" | "ROUNDS" | "RULES" | "TOURNEY") {
                     self.directives.insert(name, vec![value]);
@@ -212,6 +274,9 @@ impl Tournament {
                         &format!("Error: Player ID {id} is duplicated{}\n", ctx.file_msg()),
                     );
                     self.emit(vec![w]);
+                    if self.mode == Mode::Strict {
+                        return;
+                    }
                 } else {
                     self.order.push(id.clone());
                 }
@@ -236,10 +301,15 @@ impl Tournament {
 
     /// `AddRoundLine`.
     pub fn add_round_line(&mut self, raw: &str) {
-        let (parsed, warnings) = parse_round_line(raw, &self.ctx());
+        let strict = self.mode == Mode::Strict;
+        let (parsed, warnings) = parse_round_line_mode(raw, &self.ctx(), strict);
         self.emit(warnings);
         let RoundLine::Game(g) = parsed else { return };
-        let (w, b) = (g.white_id(), g.black_id());
+        let (mut w, mut b) = (g.white_id(), g.black_id());
+        if strict {
+            w = normalize_id_strict(&w);
+            b = normalize_id_strict(&b);
+        }
         for id in [&w, &b] {
             if !self.players.contains_key(id.as_str()) {
                 let msg = format!("Game {w}.vs.{b}, {id} is not registered\n");
@@ -398,8 +468,13 @@ impl Tournament {
             return ("-1".into(), "-1".into());
         };
         // Reading RULES autovivifies an empty list, which dump.json shows.
+        let strict = self.mode == Mode::Strict;
         let rules = self.directives.entry("RULES".to_string()).or_default();
-        let ing = ing.unwrap_or_else(|| rules.first().is_some_and(|r| r == "ING"));
+        let ing = ing.unwrap_or_else(|| {
+            rules
+                .first()
+                .is_some_and(|r| r == "ING" || (strict && r.eq_ignore_ascii_case("ING")))
+        });
         let d = agatourn_table(c1, c2, ing);
         (fmt_num(d.handicap), fmt_num(d.komi))
     }
@@ -424,12 +499,13 @@ impl Tournament {
     }
 
     fn set_bands(&mut self) {
-        if !self.directives.contains_key("BAND") {
-            self.directives
-                .insert("BAND".to_string(), vec!["99D 99K".to_string()]);
+        let default = vec!["99D 99K".to_string()];
+        if !self.directives.contains_key("BAND") && self.mode == Mode::Compat {
+            self.directives.insert("BAND".to_string(), default.clone());
         }
         self.bands = Some(Bands::default());
-        let list = self.directives.get("BAND").cloned().unwrap_or_default();
+        // Strict mode does not store the implicit band as if it were a directive.
+        let list = self.directives.get("BAND").cloned().unwrap_or(default);
         for band in &list {
             let parts = split_ws(band);
             let mut top = int(numify(&rank_to_rating(parts.first().copied())));
@@ -507,7 +583,13 @@ impl Tournament {
 
     /// `BandName(index)` for a Perl array index (negative counts from the end).
     pub fn band_name(&mut self, idx: i64) -> Option<String> {
-        let list = self.directives.get("BAND")?.clone();
+        let list = match self.directives.get("BAND") {
+            Some(l) => l.clone(),
+            None if self.mode == Mode::Strict && self.bands.is_some() => {
+                vec!["99D 99K".to_string()]
+            }
+            None => return None,
+        };
         for band in &list {
             let parts = split_ws(band);
             let top = int(numify(&rank_to_rating(parts.first().copied())));

@@ -9,13 +9,15 @@ use serde_json::{Value, json};
 use crate::aga::Tournament;
 use crate::aga::diag::{LineCtx, Severity, Warning};
 use crate::aga::handicap::{Convention, HandicapOptions, decide};
-use crate::aga::lines::{RegisterLine, RoundLine, parse_register_line, parse_round_line};
+use crate::aga::lines::parse_round_line_mode;
+use crate::aga::lines::{RegisterLine, RoundLine, parse_register_line};
 use crate::aga::perl::fmt_num;
 use crate::aga::rating::{
     NOTARANK, collapse, normalize_id, normalize_id_strict, rank_to_rating, rating_of_text, split_id,
 };
 use crate::aga::report::{Refusal, ReportOptions, results_report, send2aga};
 use crate::aga::tdlist;
+use crate::aga::tourney::Mode;
 use crate::aga::tscore::{TscoreError, TscoreOptions, tscore};
 use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult};
 
@@ -59,12 +61,36 @@ fn has_error(w: &[Warning]) -> bool {
     w.iter().any(|w| w.severity == Severity::Error)
 }
 
-/// Loads register + round texts (`null` in `rounds` is a missing file: reading stops there).
-fn load(p: &Params) -> Result<Tournament, RpcError> {
+fn mode_param(p: &Params, index: usize) -> Result<Mode, RpcError> {
+    Ok(p.opt::<Mode>(index, "mode")?.unwrap_or_default())
+}
+
+/// Loads register + round texts (`null` in `rounds` is a missing file: reading stops there)
+/// and returns the options struct (param 2) without its `mode` key, which picks the mode.
+fn load(p: &Params) -> Result<(Tournament, Value), RpcError> {
     let register: String = p.get(0, "register")?;
     let rounds: Vec<Option<String>> = p.opt(1, "rounds")?.unwrap_or_default();
     let rounds: Vec<Option<&str>> = rounds.iter().map(|r| r.as_deref()).collect();
-    Ok(Tournament::load(&register, &rounds))
+    let mut options = match p.raw(2) {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "parameter options: expected a struct",
+            ));
+        }
+    };
+    let mode = match options.as_object_mut().and_then(|m| m.remove("mode")) {
+        None | Some(Value::Null) => Mode::Compat,
+        Some(v) => Mode::deserialize(v).map_err(|e| {
+            RpcError::invalid_params(format!("option mode: {e} (compat or strict)"))
+        })?,
+    };
+    Ok((Tournament::load_mode(mode, &register, &rounds), options))
+}
+
+fn from_options<T: for<'de> Deserialize<'de>>(options: Value) -> Result<T, RpcError> {
+    T::deserialize(options).map_err(|e| RpcError::invalid_params(format!("parameter options: {e}")))
 }
 
 fn refusal_error(r: Refusal) -> RpcError {
@@ -193,6 +219,7 @@ pub fn handicap_method(p: &Params) -> RpcResult {
 
 pub fn parse_register_method(p: &Params) -> RpcResult {
     let text: String = p.get(0, "text")?;
+    let mode = mode_param(p, 1)?;
     let mut lines = Vec::new();
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let ctx = LineCtx::new(Some("register.tde"), Some(i + 1));
@@ -211,7 +238,7 @@ pub fn parse_register_method(p: &Params) -> RpcResult {
         lines.push(entry);
     }
     // The tournament object adds the register-level checks (duplicate IDs) to the line checks.
-    let mut t = Tournament::new();
+    let mut t = Tournament::with_mode(mode);
     t.read_register(&text);
     Ok(json!({
         "lines": lines,
@@ -225,6 +252,7 @@ pub fn parse_register_method(p: &Params) -> RpcResult {
 pub fn parse_round_method(p: &Params) -> RpcResult {
     let text: String = p.get(0, "text")?;
     let round: Option<u32> = p.opt(1, "round")?;
+    let strict = mode_param(p, 2)? == Mode::Strict;
     let file = round.map_or("round.tde".to_string(), |r| format!("{r}.tde"));
     let mut games = Vec::new();
     let mut directives = Vec::new();
@@ -232,11 +260,11 @@ pub fn parse_round_method(p: &Params) -> RpcResult {
     let mut warnings = Vec::new();
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let ctx = LineCtx::new(Some(&file), Some(i + 1));
-        let (l, w) = parse_round_line(raw, &ctx);
+        let (l, w) = parse_round_line_mode(raw, &ctx, strict);
         warnings.extend(w);
         match l {
             RoundLine::Game(g) => games.push(json!({
-                "line": i + 1, "white": g.white_id(), "black": g.black_id(), "result": g.result,
+                "line": i + 1, "white": if strict { normalize_id_strict(&g.white_id()) } else { g.white_id() }, "black": if strict { normalize_id_strict(&g.black_id()) } else { g.black_id() }, "result": g.result,
                 "handicap": g.handi, "komi": g.komi, "comment": g.comment,
             })),
             RoundLine::Directive { name } => directives.push(json!({"line": i + 1, "name": name})),
@@ -306,8 +334,8 @@ struct TournamentParams {
 }
 
 pub fn tournament_method(p: &Params) -> RpcResult {
-    let mut t = load(p)?;
-    let o: TournamentParams = options(p, 2, "options")?;
+    let (mut t, o) = load(p)?;
+    let o: TournamentParams = from_options(o)?;
     let load_warnings = t.log().to_vec();
     let mut dump = t.dump_with(o.handicaps);
     if let Some(m) = dump.as_object_mut() {
@@ -332,8 +360,8 @@ pub fn tournament_method(p: &Params) -> RpcResult {
 }
 
 pub fn tscore_method(p: &Params) -> RpcResult {
-    let mut t = load(p)?;
-    let opts: TscoreOptions = options(p, 2, "options")?;
+    let (mut t, o) = load(p)?;
+    let opts: TscoreOptions = from_options(o)?;
     match tscore(&mut t, &opts) {
         Ok(s) => serde_json::to_value(&s).map_err(|e| RpcError::internal(e.to_string())),
         Err(e @ TscoreError::HasErrors) => {
@@ -344,14 +372,14 @@ pub fn tscore_method(p: &Params) -> RpcResult {
 }
 
 pub fn send2aga_method(p: &Params) -> RpcResult {
-    let mut t = load(p)?;
+    let (mut t, _) = load(p)?;
     let r = send2aga(&mut t).map_err(refusal_error)?;
     serde_json::to_value(&r).map_err(|e| RpcError::internal(e.to_string()))
 }
 
 pub fn results_report_method(p: &Params) -> RpcResult {
-    let t = load(p)?;
-    let opts: ReportOptions = options(p, 2, "options")?;
+    let (t, o) = load(p)?;
+    let opts: ReportOptions = from_options(o)?;
     let r = results_report(&t, &opts).map_err(refusal_error)?;
     serde_json::to_value(&r).map_err(|e| RpcError::internal(e.to_string()))
 }
@@ -390,14 +418,18 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.parse_register",
-        params: &[Param::req("text", "string")],
+        params: &[Param::req("text", "string"), Param::opt("mode", "string")],
         returns: "struct",
         help: "Parse a register.tde text: players, directives, comments, structured warnings.",
         handler: Handler::Blocking(|_, p| parse_register_method(p)),
     },
     Method {
         name: "aga.parse_round",
-        params: &[Param::req("text", "string"), Param::opt("round", "int")],
+        params: &[
+            Param::req("text", "string"),
+            Param::opt("round", "int"),
+            Param::opt("mode", "string"),
+        ],
         returns: "struct",
         help: "Parse a round file N.tde: games (white black result handicap komi), structured warnings.",
         handler: Handler::Blocking(|_, p| parse_round_method(p)),
@@ -428,10 +460,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.send2aga",
-        params: &[
-            Param::req("register", "string"),
-            Param::opt("rounds", "array"),
-        ],
+        params: FILES,
         returns: "struct",
         help: "The legacy GoPair send2aga.tde text (refused while the files have errors).",
         handler: Handler::Blocking(|_, p| send2aga_method(p)),
@@ -554,6 +583,18 @@ mod tests {
             call(parse_tdlist_method, vec![json!(5)]).unwrap_err().code,
             -32602
         );
+        let r = call(
+            parse_round_method,
+            vec![json!("1 2 w 0 7.5\n"), json!(1), json!("strict")],
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                r["games"][0]["white"].clone(),
+                r["games"][0]["komi"].clone()
+            ),
+            (json!("USA1"), json!("7.5"))
+        );
     }
 
     #[test]
@@ -593,7 +634,31 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, codes::FILES_HAVE_ERRORS);
-        let r = call(tscore_method, vec![reg, rounds, json!({"mcmahon": true})]).unwrap();
+        let r = call(
+            tscore_method,
+            vec![reg.clone(), rounds.clone(), json!({"mcmahon": true})],
+        )
+        .unwrap();
         assert!(r["scores"].as_str().unwrap().contains("MBnd"));
+        let e = call(
+            tscore_method,
+            vec![reg.clone(), rounds.clone(), json!({"mode": "lax"})],
+        )
+        .unwrap_err();
+        assert_eq!(e.code, -32602);
+        let e = call(
+            tournament_method,
+            vec![reg.clone(), rounds.clone(), json!({"nope": 1})],
+        )
+        .unwrap_err();
+        assert_eq!(e.code, -32602);
+        // Strict mode: a numeric ID in a round file matches the registered USA ID.
+        let r = call(
+            tournament_method,
+            vec![reg, json!(["1 USA2 w 0 6.5\n"]), json!({"mode": "strict"})],
+        )
+        .unwrap();
+        assert_eq!(r["players"]["USA1"]["wins"], "1");
+        assert_eq!(r["games"][0], "USA1,USA2,w,0,6.5,1");
     }
 }
