@@ -209,7 +209,8 @@ pub fn handicap_method(p: &Params) -> RpcResult {
     let white = if handicap < 0.0 { "player2" } else { "player1" };
     Ok(json!({
         "handicap": handicap as i64,
-        "komi": komi,
+        // Whole komi (the AGATourn tables) as an integer, a real komi (7.5) as a double.
+        "komi": if komi.fract() == 0.0 { json!(komi as i64) } else { json!(komi) },
         "stones": stones as i64,
         "white": white,
         "valid": valid,
@@ -512,7 +513,7 @@ mod tests {
         let r = call(handicap_method, vec![json!("4d"), json!("2k")]).unwrap();
         assert_eq!(
             (r["handicap"].clone(), r["komi"].clone()),
-            (json!(3), json!(0.0))
+            (json!(3), json!(0))
         );
         let r = call(handicap_method, vec![json!(9.0), json!(-30.0)]).unwrap();
         assert_eq!(r["handicap"], 33);
@@ -527,7 +528,7 @@ mod tests {
             vec![json!("5.0"), json!("4.5"), json!({"rules": "ING"})],
         )
         .unwrap();
-        assert_eq!(r["komi"], 7.0);
+        assert_eq!(r["komi"], 7);
         let r = call(handicap_method, vec![json!("abc"), json!("3.0")]).unwrap();
         assert_eq!(r["valid"], false);
         assert_eq!(r["warnings"].as_array().unwrap().len(), 2);
