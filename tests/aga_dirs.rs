@@ -277,3 +277,26 @@ fn strict_mode_recomputes_bands() {
         assert_eq!(bands, if mode == Mode::Compat { 3 } else { 2 });
     }
 }
+
+#[test]
+fn results_report_decimal_komi_needs_a_policy() {
+    use goswiss::aga::tourney::Mode;
+    let register = "## TOURNEY T\nUSA1 A, B 3d\nUSA2 C, D 2d\n";
+    let t = Tournament::load_mode(Mode::Strict, register, &[Some("USA1 USA2 w 0 7.5\n")]);
+    let opts = ReportOptions {
+        start: Some("2024-05-04".into()),
+        ..Default::default()
+    };
+    let refusal = results_report(&t, &opts).unwrap_err();
+    assert_eq!(
+        refusal.findings.iter().map(|f| f.code).collect::<Vec<_>>(),
+        ["report.komi_decimal"]
+    );
+    let opts = ReportOptions {
+        decimal_komi_integer_part: true,
+        ..opts
+    };
+    let r = results_report(&t, &opts).unwrap();
+    assert!(r.text.ends_with("GAMES\n1 2 w 0 7\n"), "{}", r.text);
+    assert_eq!(r.findings[0].code, "report.komi_integer_part");
+}

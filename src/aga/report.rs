@@ -167,6 +167,9 @@ pub struct ReportOptions {
     /// `City, ST`.
     pub location: Option<String>,
     pub date_style: DateStyle,
+    /// What to do with a decimal komi (strict-mode round files): `false` refuses the report;
+    /// `true` writes its integer part (the AGA's half point implied) and says so in a finding.
+    pub decimal_komi_integer_part: bool,
 }
 
 /// Parses `yyyy-mm-dd` or `m/d/yyyy` into (y, m, d).
@@ -344,7 +347,28 @@ pub fn results_report(t: &Tournament, opts: &ReportOptions) -> Result<Report, Re
             }
         }
         let komi = numify(&g.komi);
-        if g.komi.parse::<i64>().is_err() || !(-20.0..=20.0).contains(&komi) {
+        let mut komi_text = g.komi.clone();
+        let decimal = g.komi.parse::<i64>().is_err() && g.komi.parse::<f64>().is_ok();
+        if decimal && opts.decimal_komi_integer_part {
+            komi_text = fmt_num(komi.trunc());
+            f.push(Finding::warning(
+                "report.komi_integer_part",
+                format!(
+                    "{where_}: komi {} written as {komi_text} (the half point is implied)",
+                    g.komi
+                ),
+            ));
+        } else if decimal {
+            f.push(Finding::error(
+                "report.komi_decimal",
+                format!(
+                    "{where_}: komi {} is not an integer; the AGA loader wants an integer komi \
+                     (set decimal_komi_integer_part to write its integer part)",
+                    g.komi
+                ),
+            ));
+        }
+        if (!decimal && g.komi.parse::<i64>().is_err()) || !(-20.0..=20.0).contains(&komi) {
             f.push(Finding::error(
                 "report.komi_range",
                 format!("{where_}: komi {} must be an integer in -20..20", g.komi),
@@ -364,7 +388,7 @@ pub fn results_report(t: &Tournament, opts: &ReportOptions) -> Result<Report, Re
             strip(&g.black),
             g.result,
             g.handicap,
-            g.komi
+            komi_text
         ));
     }
     if f.iter().any(|x| x.severity == Severity::Error) {
