@@ -98,6 +98,25 @@ proptest! {
     }
 
     #[test]
+    fn tdlist_streaming_equals_line_by_line(lines in prop::collection::vec(any_line(), 0..6), tabs in any::<bool>()) {
+        let mut text = lines.join("\r\n");
+        if tabs {
+            text = text.replace(' ', "\t");
+        }
+        let mut fast = Vec::new();
+        goswiss::aga::tdlist::for_each_line(&text, |n, r, w| fast.push((n, r.map(|r| r.to_json()), w)));
+        let slow: Vec<_> = text
+            .split_inclusive('\n')
+            .enumerate()
+            .map(|(i, l)| {
+                let (r, w) = parse_tdlist_line(l, &LineCtx::new(None, Some(i + 1)));
+                (i + 1, r.map(|r| r.to_json()), w)
+            })
+            .collect();
+        prop_assert_eq!(fast, slow);
+    }
+
+    #[test]
     fn normalize_is_idempotent(id in prop_oneof!["[A-Za-z]{0,4}0{0,3}[0-9A-Za-z]{0,5}", "\\PC{0,12}"]) {
         let once = normalize_id(&id);
         prop_assert_eq!(normalize_id(&once), once.clone());

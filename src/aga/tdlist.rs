@@ -267,23 +267,89 @@ fn space_record<'a>(stripped: &str, ctx: &LineCtx) -> (Option<TdRecord<'a>>, Vec
     (Some(rec), warnings)
 }
 
-/// Parses a whole list, line by line (`\n` ends a line; a CR before it is dropped), calling `f`
+/// Parses a whole list, line by line (`\n` ends a line; CRs before it are dropped), calling `f`
 /// with the 1-based line number, the record (or `None` for a line that failed) and its warnings.
 /// Streaming: nothing is collected here, so the caller decides what to keep.
+///
+/// One SIMD scan for TABs and newlines over the whole text finds every field boundary; a line with
+/// exactly 8 TABs is a tab record built from those offsets without looking at its bytes again.
+/// Anything else goes through [`parse_tdlist_line`].
 pub fn for_each_line<'a>(
     text: &'a str,
     mut f: impl FnMut(usize, Option<TdRecord<'a>>, Vec<Warning>),
 ) {
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let ctx = LineCtx::new(None, Some(i + 1));
-        let (rec, w) = parse_tdlist_line(line, &ctx);
-        f(i + 1, rec, w);
+    let bytes = text.as_bytes();
+    let mut line_start = 0;
+    let mut tabs = [0usize; 8];
+    let mut ntabs = 0;
+    let mut line_no = 0;
+    let mut finish = |start: usize, end: usize, ntabs: usize, tabs: &[usize; 8], line_no: usize| {
+        // `end` is past the line's `\n` (or the text's end); CR/LF are stripped as Perl does.
+        let mut stop = end;
+        while stop > start && matches!(bytes[stop - 1], b'\n' | b'\r') {
+            stop -= 1;
+        }
+        if ntabs == 8 {
+            let field = |a: usize, b: usize| text.get(a..b).unwrap_or("");
+            let rec = TdRecord {
+                format: TdFormat::Tab,
+                name: Cow::Borrowed(field(start, tabs[0])),
+                aga_num: Cow::Borrowed(field(tabs[0] + 1, tabs[1])),
+                mem_type: Cow::Borrowed(field(tabs[1] + 1, tabs[2])),
+                aga_rating: Cow::Borrowed(field(tabs[2] + 1, tabs[3])),
+                expire: Cow::Borrowed(field(tabs[3] + 1, tabs[4])),
+                club: Cow::Borrowed(field(tabs[4] + 1, tabs[5])),
+                state: Cow::Borrowed(field(tabs[5] + 1, tabs[6])),
+                sigma: Some(field(tabs[6] + 1, tabs[7])),
+                rating_date: Some(field(tabs[7] + 1, stop)),
+                aga_rank: None,
+            };
+            f(line_no, Some(rec), Vec::new());
+        } else {
+            let ctx = LineCtx::new(None, Some(line_no));
+            let (rec, w) = parse_tdlist_line(text.get(start..end).unwrap_or(""), &ctx);
+            f(line_no, rec, w);
+        }
+    };
+    for pos in memchr::memchr2_iter(b'\t', b'\n', bytes) {
+        if bytes[pos] == b'\t' {
+            if ntabs < 8 {
+                tabs[ntabs] = pos;
+            }
+            ntabs += 1;
+            continue;
+        }
+        line_no += 1;
+        finish(line_start, pos + 1, ntabs, &tabs, line_no);
+        line_start = pos + 1;
+        ntabs = 0;
+    }
+    if line_start < bytes.len() {
+        finish(line_start, bytes.len(), ntabs, &tabs, line_no + 1);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streaming_equals_line_by_line() {
+        let text = "A, B \t1\tFull\t\t1/2/2003\t\tCA\t\t\r\nCorporation       6 7 CA\n\r\n\ta\tb\n\
+                    x\ty\t\t\t\t\t\t\tlast\r\r";
+        let mut fast = Vec::new();
+        for_each_line(text, |n, r, w| fast.push((n, r.map(|r| r.to_json()), w)));
+        let slow: Vec<_> = text
+            .split_inclusive('\n')
+            .enumerate()
+            .map(|(i, l)| {
+                let (r, w) = parse_tdlist_line(l, &LineCtx::new(None, Some(i + 1)));
+                (i + 1, r.map(|r| r.to_json()), w)
+            })
+            .collect();
+        assert_eq!(fast.len(), 5);
+        assert_eq!(fast, slow);
+    }
 
     #[test]
     fn tab_and_space() {
