@@ -177,9 +177,28 @@ pub fn handicap_method(p: &Params) -> RpcResult {
         _ => {
             let mut c = Vec::new();
             for x in [&p1, &p2] {
-                let mut t = Tournament::new();
-                let r = t.rating(x);
-                warnings.extend(t.log().iter().cloned());
+                let r = if convention == Convention::DataObjects {
+                    // DataObjects reads ranks as N.5 (Rank_to_Rating), not AGATourn's N.
+                    let r = rank_to_rating(Some(x));
+                    if r == NOTARANK {
+                        warnings.push(Warning {
+                            file: None,
+                            line: None,
+                            severity: Severity::Warning,
+                            code: "rating.invalid",
+                            message: format!("{x:?} is neither a rank nor a rating"),
+                            legacy_text: String::new(),
+                        });
+                        None
+                    } else {
+                        Some(r)
+                    }
+                } else {
+                    let mut t = Tournament::new();
+                    let r = t.rating(x);
+                    warnings.extend(t.log().iter().cloned());
+                    r
+                };
                 let (v, _, w) = collapse(r.as_deref());
                 warnings.extend(w);
                 c.push(v);
@@ -529,6 +548,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r["komi"], 7);
+        let opts = json!({"convention": "data_objects"});
+        let r = call(
+            handicap_method,
+            vec![json!("3d"), json!("2d"), opts.clone()],
+        )
+        .unwrap();
+        assert_eq!(
+            (r["handicap"].clone(), r["komi"].clone()),
+            (json!(0), json!(-7.5))
+        );
+        let r = call(
+            handicap_method,
+            vec![json!("1d"), json!("5k"), opts.clone()],
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                r["handicap"].clone(),
+                r["komi"].clone(),
+                r["stones"].clone()
+            ),
+            (json!(5), json!(0.5), json!(5))
+        );
+        let r = call(handicap_method, vec![json!("x"), json!("5k"), opts]).unwrap();
+        assert_eq!(r["valid"], false);
         let r = call(handicap_method, vec![json!("abc"), json!("3.0")]).unwrap();
         assert_eq!(r["valid"], false);
         assert_eq!(r["warnings"].as_array().unwrap().len(), 2);
