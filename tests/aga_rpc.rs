@@ -58,3 +58,23 @@ fn tournament_method_matches_the_oracle_dump() {
     assert_eq!(r["standings"].as_array().unwrap().len(), 8);
     assert_eq!(r["standings"][0]["id"], "USA101");
 }
+
+#[test]
+fn quadratic_work_is_bounded() {
+    use goswiss::rpc::methods::aga::{MAX_HANDICAP_TABLE_PLAYERS, tscore_method};
+    let register: String = (1..=MAX_HANDICAP_TABLE_PLAYERS + 1)
+        .map(|i| format!("USA{i} P{i}, X 3d\n"))
+        .collect();
+    let p = Params::positional(vec![json!(register), json!([]), json!({"handicaps": true})]);
+    let e = tournament_method(&p).unwrap_err();
+    assert_eq!(e.code, -32602);
+    assert!(e.message.contains("limited to 1000"), "{}", e.message);
+    // Without the table the same tournament loads, standings included.
+    let p = Params::positional(vec![json!(register), json!([])]);
+    let r = tournament_method(&p).unwrap();
+    assert_eq!(
+        r["standings"].as_array().unwrap().len(),
+        MAX_HANDICAP_TABLE_PLAYERS + 1
+    );
+    assert!(tscore_method(&p).is_ok());
+}

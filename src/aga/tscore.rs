@@ -246,63 +246,69 @@ pub fn tscore(t: &mut Tournament, opts: &TscoreOptions) -> Result<Tscore, Tscore
         }
     }
 
-    // Place, ties, head-to-head.
-    let mut place: HashMap<String, i64> = HashMap::new();
-    for band in &bands {
-        for id in band {
-            for o in band {
-                if o == id {
-                    continue;
-                }
-                let beats_me = if opts.mcmahon {
-                    let key = |x: &str| {
-                        (
-                            get(&mcm, x),
-                            get(&som, x),
-                            get(&sodm, x),
-                            get(&sos, x),
-                            get(&sods, x),
-                        )
-                    };
-                    key(o) > key(id)
-                } else {
-                    let key = |x: &str| (get(&wins, x), get(&sos, x), get(&sods, x));
-                    key(o) > key(id)
-                };
-                *place.entry(id.clone()).or_default() += i64::from(beats_me);
-            }
+    // Place, ties, head-to-head: per band, on vectors (these loops are quadratic in a band).
+    let key = |x: &str| -> [i64; 5] {
+        if opts.mcmahon {
+            [
+                get(&mcm, x),
+                get(&som, x),
+                get(&sodm, x),
+                get(&sos, x),
+                get(&sods, x),
+            ]
+        } else {
+            [get(&wins, x), get(&sos, x), get(&sods, x), 0, 0]
         }
-    }
-    let count_ties = |place: &HashMap<String, i64>| {
-        let mut ties: HashMap<String, i64> = ids.iter().map(|i| (i.clone(), 1)).collect();
-        for band in &bands {
-            for id in band {
-                for o in band {
-                    if id != o && get(place, id) == get(place, o) {
-                        *ties.entry(id.clone()).or_default() += 1;
-                    }
-                }
-            }
-        }
-        ties
     };
-    let mut ties = count_ties(&place);
+    let count_ties = |places: &[i64]| -> Vec<i64> {
+        places
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                1 + places
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, q)| j != i && q == p)
+                    .count() as i64
+            })
+            .collect()
+    };
+    let mut place: HashMap<String, i64> = HashMap::new();
+    let mut ties: HashMap<String, i64> = HashMap::new();
     let mut hth: HashMap<String, i64> = HashMap::new();
-    if !opts.mcmahon {
-        for band in &bands {
-            for id in band {
-                for o in band {
-                    if id == o || get(&place, id) != get(&place, o) || get(&ties, id) != 2 {
+    for band in &bands {
+        let keys: Vec<[i64; 5]> = band.iter().map(|x| key(x)).collect();
+        // Place = how many others of the band beat this player on the tie-breaker sequence.
+        let mut places: Vec<i64> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                keys.iter()
+                    .enumerate()
+                    .filter(|&(j, o)| j != i && o > k)
+                    .count() as i64
+            })
+            .collect();
+        let mut band_ties = count_ties(&places);
+        if !opts.mcmahon {
+            // Head-to-head for two-way ties, in band order, on the places as they change.
+            for i in 0..band.len() {
+                for j in 0..band.len() {
+                    if i == j || places[i] != places[j] || band_ties[i] != 2 {
                         continue;
                     }
-                    if beat.contains(&(id.clone(), o.clone())) {
-                        hth.insert(id.clone(), 1);
-                        *place.entry(o.clone()).or_default() += 1;
+                    if beat.contains(&(band[i].clone(), band[j].clone())) {
+                        hth.insert(band[i].clone(), 1);
+                        places[j] += 1;
                     }
                 }
             }
+            band_ties = count_ties(&places);
         }
-        ties = count_ties(&place);
+        for (i, id) in band.iter().enumerate() {
+            place.insert(id.clone(), places[i]);
+            ties.insert(id.clone(), band_ties[i]);
+        }
     }
 
     let rounds_text = t.rounds().unwrap_or_default();

@@ -353,9 +353,26 @@ struct TournamentParams {
     tscore: Option<TscoreOptions>,
 }
 
+/// Above this many players the all-pairs handicap table (quadratic) is refused.
+pub const MAX_HANDICAP_TABLE_PLAYERS: usize = 1_000;
+/// Above this many players tscore (quadratic per band) is refused.
+pub const MAX_TSCORE_PLAYERS: usize = 5_000;
+
+fn too_many(what: &str, n: usize, max: usize) -> String {
+    format!("{what} is limited to {max} registered players; this tournament has {n}")
+}
+
 pub fn tournament_method(p: &Params) -> RpcResult {
     let (mut t, o) = load(p)?;
     let o: TournamentParams = from_options(o)?;
+    let n = t.players().len();
+    if o.handicaps && n > MAX_HANDICAP_TABLE_PLAYERS {
+        return Err(RpcError::invalid_params(too_many(
+            "the handicap table",
+            n,
+            MAX_HANDICAP_TABLE_PLAYERS,
+        )));
+    }
     let load_warnings = t.log().to_vec();
     let mut dump = t.dump_with(o.handicaps);
     if let Some(m) = dump.as_object_mut() {
@@ -366,12 +383,17 @@ pub fn tournament_method(p: &Params) -> RpcResult {
         }
         m.insert("warnings".into(), warnings_json(&load_warnings));
         let opts = o.tscore.unwrap_or_default();
-        let (standings, why) = match tscore(&mut t, &opts) {
+        let result = if n > MAX_TSCORE_PLAYERS {
+            Err(too_many("tscore", n, MAX_TSCORE_PLAYERS))
+        } else {
+            tscore(&mut t, &opts).map_err(|e| e.to_string())
+        };
+        let (standings, why) = match result {
             Ok(s) => (
                 serde_json::to_value(&s.standings).unwrap_or(Value::Null),
                 Value::Null,
             ),
-            Err(e) => (Value::Null, Value::String(e.to_string())),
+            Err(e) => (Value::Null, Value::String(e)),
         };
         m.insert("standings".into(), standings);
         m.insert("standings_error".into(), why);
@@ -382,6 +404,14 @@ pub fn tournament_method(p: &Params) -> RpcResult {
 pub fn tscore_method(p: &Params) -> RpcResult {
     let (mut t, o) = load(p)?;
     let opts: TscoreOptions = from_options(o)?;
+    let n = t.players().len();
+    if n > MAX_TSCORE_PLAYERS {
+        return Err(RpcError::invalid_params(too_many(
+            "tscore",
+            n,
+            MAX_TSCORE_PLAYERS,
+        )));
+    }
     match tscore(&mut t, &opts) {
         Ok(s) => serde_json::to_value(&s).map_err(|e| RpcError::internal(e.to_string())),
         Err(e @ TscoreError::HasErrors) => {
