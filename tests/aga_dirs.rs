@@ -300,3 +300,29 @@ fn results_report_decimal_komi_needs_a_policy() {
     assert!(r.text.ends_with("GAMES\n1 2 w 0 7\n"), "{}", r.text);
     assert_eq!(r.findings[0].code, "report.komi_integer_part");
 }
+
+#[test]
+fn raku_send_to_aga_reproduces_its_expected_text() {
+    use goswiss::aga::report::raku_send_to_aga;
+    use goswiss::aga::tourney::Mode;
+    let register = "## TOURNEY Test Tournament 1\n## DATE 2016-04-28\n## RULES Mine\n\
+                    TST22 Last Name 22, First Name 22 5D\n\
+                    TST1 LN 1, FN 1 4.0\n\
+                    TZZS4 Last Name 4, First Name 4 14K\n\
+                    TST3 Last Name 3, First Name 3 3D\n";
+    let rounds = [Some("TST1 TST22 w 2 0.5\nTZZS4 TST3 w 0 7.5\n")];
+    let t = Tournament::load_mode(Mode::Strict, register, &rounds);
+    let r = raku_send_to_aga(&t).unwrap();
+    let want = std::fs::read_to_string(format!("{UPSTREAM}/raku-objects-send-to-aga-expected.txt"))
+        .unwrap();
+    assert_eq!(r.text, want);
+    // It refuses to run without DATE and RULES.
+    let t = Tournament::load_mode(Mode::Strict, "TST1 LN 1, FN 1 4.0\n", &[]);
+    let codes: Vec<&str> = raku_send_to_aga(&t)
+        .unwrap_err()
+        .findings
+        .iter()
+        .map(|f| f.code)
+        .collect();
+    assert_eq!(codes, ["report.no_date", "report.no_rules"]);
+}

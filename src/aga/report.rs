@@ -427,3 +427,103 @@ pub fn results_report(t: &Tournament, opts: &ReportOptions) -> Result<Report, Re
         findings: f,
     })
 }
+
+/// The Raku `Games-Go-AGA-Objects` `send-to-aga` text (§14.2c), the modern layout of the
+/// DataObjects family: `TOURNEY`, right-aligned `start=` / `finish=` / `rules=` (from the `DATE`
+/// and `RULES` directives, both required), `PLAYERS` with right-aligned IDs and names and the
+/// rating in `%5.1f`, `GAMES` with right-aligned IDs, the winner upper-cased and komi as given.
+pub fn raku_send_to_aga(t: &Tournament) -> Result<Report, Refusal> {
+    let mut f = Vec::new();
+    if t.error() {
+        f.push(has_errors_finding());
+    }
+    let first = |name: &str| {
+        t.directive(name)
+            .and_then(|v| v.first().cloned())
+            .filter(|v| !v.is_empty())
+    };
+    let date = first("DATE");
+    let rules = first("RULES");
+    if date.is_none() {
+        f.push(Finding::error(
+            "report.no_date",
+            "a DATE directive is required",
+        ));
+    }
+    if rules.is_none() {
+        f.push(Finding::error(
+            "report.no_rules",
+            "a RULES directive is required",
+        ));
+    }
+    let (Some(date), Some(rules)) = (date, rules) else {
+        return Err(Refusal { findings: f });
+    };
+    if f.iter().any(|x| x.severity == Severity::Error) {
+        return Err(Refusal { findings: f });
+    }
+    let dates: Vec<&str> = date.split(is_space).filter(|d| !d.is_empty()).collect();
+    let start = dates.first().copied().unwrap_or("");
+    let finish = dates.get(1).copied().unwrap_or(start);
+    let split = |name: &str| -> (String, String) {
+        match name.split_once(',') {
+            Some((last, first)) => (last.trim().to_string(), first.trim().to_string()),
+            None => (name.trim().to_string(), String::new()),
+        }
+    };
+    let players: Vec<(&String, &super::tourney::Player)> = t
+        .registration_order()
+        .iter()
+        .filter_map(|id| t.player(id).map(|p| (id, p)))
+        .collect();
+    let width = 2 + players
+        .iter()
+        .map(|(_, p)| {
+            let (l, fi) = split(&p.name);
+            l.chars().count() + fi.chars().count()
+        })
+        .max()
+        .unwrap_or(0);
+    let mut out = format!(
+        "TOURNEY {}\n     start={start}\n    finish={finish}\n     rules={rules}\n\nPLAYERS\n",
+        t.tourney().unwrap_or("")
+    );
+    for (id, p) in &players {
+        let (l, fi) = split(&p.name);
+        let full = if fi.is_empty() {
+            l
+        } else {
+            format!("{l}, {fi}")
+        };
+        let rating = numify(&super::rating::rank_to_rating(Some(
+            p.rank.as_deref().unwrap_or(&p.rating),
+        )));
+        out.push_str(&format!("{id:>9} {full:>width$} {rating:>5.1}\n"));
+    }
+    out.push_str("\nGAMES\n");
+    for g in t.games() {
+        if g.result == "w" || g.result == "b" {
+            out.push_str(&format!(
+                "{:>9} {:>9} {} {} {}\n",
+                g.white,
+                g.black,
+                g.result.to_ascii_uppercase(),
+                g.handicap,
+                g.komi
+            ));
+        } else {
+            f.push(Finding::warning(
+                "report.unfinished_games_skipped",
+                format!(
+                    "round {} game {} vs {} has no result and is not reported",
+                    g.round, g.white, g.black
+                ),
+            ));
+        }
+    }
+    Ok(Report {
+        text: out,
+        notes: vec![],
+        findings: f,
+    })
+}

@@ -15,7 +15,7 @@ use crate::aga::perl::fmt_num;
 use crate::aga::rating::{
     NOTARANK, collapse, normalize_id, normalize_id_strict, rank_to_rating, rating_of_text, split_id,
 };
-use crate::aga::report::{Refusal, ReportOptions, results_report, send2aga};
+use crate::aga::report::{Refusal, ReportOptions, raku_send_to_aga, results_report, send2aga};
 use crate::aga::tdlist;
 use crate::aga::tourney::Mode;
 use crate::aga::tscore::{TscoreError, TscoreOptions, tscore};
@@ -428,9 +428,27 @@ pub fn send2aga_method(p: &Params) -> RpcResult {
 }
 
 pub fn results_report_method(p: &Params) -> RpcResult {
-    let (t, o) = load(p)?;
-    let opts: ReportOptions = from_options(o)?;
-    let r = results_report(&t, &opts).map_err(refusal_error)?;
+    let (t, mut o) = load(p)?;
+    let format = o
+        .as_object_mut()
+        .and_then(|m| m.remove("format"))
+        .filter(|v| !v.is_null());
+    let r = match format.as_ref().map(|f| f.as_str()) {
+        None | Some(Some("aga")) => {
+            let opts: ReportOptions = from_options(o)?;
+            results_report(&t, &opts)
+        }
+        Some(Some("data_objects")) => {
+            if o.as_object().is_some_and(|m| !m.is_empty()) {
+                return Err(RpcError::invalid_params(
+                    "the data_objects format takes its dates and rules from the DATE and RULES directives; no other options",
+                ));
+            }
+            raku_send_to_aga(&t)
+        }
+        _ => return Err(RpcError::invalid_params("option format must be \"aga\" or \"data_objects\"")),
+    }
+    .map_err(refusal_error)?;
     serde_json::to_value(&r).map_err(|e| RpcError::internal(e.to_string()))
 }
 
@@ -703,6 +721,25 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, codes::REPORT_REFUSED);
+        let dob =
+            json!("## TOURNEY T\n## DATE 2024-03-01\n## RULES AGA\nUSA1 A, B 3d\nUSA2 C, D 2d\n");
+        let r = call(
+            results_report_method,
+            vec![dob, rounds.clone(), json!({"format": "data_objects"})],
+        )
+        .unwrap();
+        assert!(
+            r["text"]
+                .as_str()
+                .unwrap()
+                .contains("     USA1      USA2 W 0 6\n")
+        );
+        let e = call(
+            results_report_method,
+            vec![reg.clone(), rounds.clone(), json!({"format": "x"})],
+        )
+        .unwrap_err();
+        assert_eq!(e.code, -32602);
         let e = call(
             send2aga_method,
             vec![reg.clone(), json!(["USA1 USA2 w 0 7.5\n"])],
