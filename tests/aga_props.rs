@@ -98,6 +98,19 @@ proptest! {
     }
 
     #[test]
+    fn tscore_options_never_panic(
+        final_round in prop::option::of(any::<i64>()),
+        mcmahon in any::<bool>(),
+        bar in any::<i64>(),
+        columns in any::<i64>(),
+    ) {
+        let register = "## BAND 9d 30k\nUSA1 A, B 3d\nUSA2 C, D 2k\nUSA3 E, F 5.5\n";
+        let mut t = Tournament::load(register, &[Some("USA1 USA2 w 0 6\nUSA3 USA9 ? 0 6\n"), Some("USA2 USA3 b 2 0\n")]);
+        let out = tscore(&mut t, &TscoreOptions { final_round, mcmahon, bar, columns });
+        prop_assert!(out.is_ok());
+    }
+
+    #[test]
     fn tdlist_streaming_equals_line_by_line(lines in prop::collection::vec(any_line(), 0..6), tabs in any::<bool>()) {
         let mut text = lines.join("\r\n");
         if tabs {

@@ -113,6 +113,15 @@ pub fn tscore(t: &mut Tournament, opts: &TscoreOptions) -> Result<Tscore, Tscore
     if t.error() {
         return Err(TscoreError::HasErrors);
     }
+    // Options come from clients: keep them in a range where the layout arithmetic cannot
+    // overflow (tscore itself accepts any number).
+    const LIMIT: i64 = 1_000_000;
+    let opts = &TscoreOptions {
+        final_round: opts.final_round.map(|r| r.clamp(-LIMIT, LIMIT)),
+        mcmahon: opts.mcmahon,
+        bar: opts.bar.clamp(-LIMIT, LIMIT),
+        columns: opts.columns.clamp(-LIMIT, LIMIT),
+    };
     let players = t.players().clone();
     let ids: Vec<String> = players.keys().cloned().collect();
     let mut bands: Vec<Vec<String>> = Vec::new();
