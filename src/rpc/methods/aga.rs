@@ -551,6 +551,30 @@ mod tests {
     }
 
     #[test]
+    fn table_lists_every_method_once() {
+        let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+        for want in [
+            "aga.parse_register",
+            "aga.parse_round",
+            "aga.parse_tdlist",
+            "aga.tournament",
+            "aga.handicap",
+            "aga.rank_to_rating",
+            "aga.normalize_id",
+            "aga.results_report",
+            "aga.send2aga",
+            "aga.tscore",
+        ] {
+            assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want}");
+            assert!(
+                crate::rpc::lookup(want).is_some(),
+                "{want} is in the server's table"
+            );
+        }
+        assert_eq!(names.len(), 10);
+    }
+
+    #[test]
     fn simple_methods() {
         let r = call(normalize_id_method, vec![json!("usa02122")]).unwrap();
         assert_eq!(r["id"], "USA2122");
