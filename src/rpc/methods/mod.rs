@@ -1,12 +1,13 @@
 //! One file per namespace. Each exposes `pub static METHODS: &[Method]`; `all()` concatenates
 //! them in the order `system.listMethods` reports.
 
+pub mod aga;
 pub mod matchmaker;
 pub mod system;
 
 use super::Method;
 
 pub fn all() -> Vec<&'static Method> {
-    let namespaces: &[&'static [Method]] = &[system::METHODS, matchmaker::METHODS];
+    let namespaces: &[&'static [Method]] = &[system::METHODS, matchmaker::METHODS, aga::METHODS];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }
