@@ -270,6 +270,7 @@ pub(crate) fn parse_game(
     };
     // Identifiers rewritten because of lower-case letters live after the game's bytes.
     let mut extra: Vec<u8> = Vec::new();
+    let mut any_extra = false;
     let mut stack: Vec<Option<TreeCtx>> = Vec::new();
     let mut tree: Option<TreeCtx> = None;
     let mut seq_open = false;
@@ -345,6 +346,7 @@ pub(crate) fn parse_game(
                     current = new_node(&mut arena, tree.as_mut());
                 }
                 let ident = make_ident(game, a, b, &mut extra, opts);
+                any_extra |= ident.start & EXTRA != 0;
                 add_values(&mut arena, game, &extra, current, ident, vals_start, nvals);
             }
         }
@@ -353,7 +355,7 @@ pub(crate) fn parse_game(
     let game_len = end as u32;
     arena.buf.reserve_exact(end + extra.len());
     arena.buf.extend_from_slice(&game[..end]);
-    if !extra.is_empty() {
+    if any_extra {
         arena.buf.extend_from_slice(&extra);
         for p in &mut arena.props {
             if p.ident.start & EXTRA != 0 {

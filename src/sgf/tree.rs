@@ -82,11 +82,13 @@ fn is_valid_ident(ident: &str) -> bool {
     (1..=64).contains(&ident.len()) && ident.bytes().all(|b| b.is_ascii_uppercase())
 }
 
-/// sgfmill's `is_valid_property_value`: no unescaped `]`, no trailing lone `\`.
-fn is_valid_value(v: &[u8]) -> bool {
+/// sgfmill's `is_valid_property_value`: no unescaped `]`, no trailing lone `\` (a trail
+/// byte of a multibyte character is neither, when the game reads them character-aware).
+fn is_valid_value(v: &[u8], mb: Multibyte) -> bool {
     let mut i = 0;
     while i < v.len() {
         match v[i] {
+            b if mb.is_lead(b) => i += 2,
             b'\\' => {
                 if i + 1 >= v.len() {
                     return false;
@@ -630,7 +632,10 @@ impl Game {
         if values.is_empty() {
             return Err(SgfError::value("empty property list"));
         }
-        if values.iter().any(|v| !is_valid_value(v.as_ref())) {
+        if values
+            .iter()
+            .any(|v| !is_valid_value(v.as_ref(), self.multibyte))
+        {
             return Err(SgfError::value("ill-formed raw property value"));
         }
         if ident == "SZ"
