@@ -209,6 +209,14 @@ impl Game {
         Ok(game)
     }
 
+    /// A game whose root has no properties at all, for building a tree from scratch (e.g.
+    /// from a JSON description). Raw values added later are in `encoding`.
+    pub fn empty(size: u8, encoding: &str) -> Result<Game, SgfError> {
+        let mut game = Game::new_with_charset(size, encoding)?;
+        game.arena.nodes[0].props.len = 0;
+        Ok(game)
+    }
+
     /// Loads the first game in `bytes` with sgfmill's rules.
     pub fn from_bytes(bytes: &[u8]) -> Result<Game, SgfError> {
         Game::from_bytes_with(bytes, &LoadOptions::default())
