@@ -136,7 +136,7 @@ struct Lexer<'a> {
 impl Lexer<'_> {
     /// The next token, or `None` when the stream has ended (end of input or a byte that
     /// starts no token).
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Token> {
         if self.done {
             return None;
@@ -262,16 +262,19 @@ pub(crate) fn parse_game(
         mb: opts.multibyte,
         done: false,
     };
+    // `game` runs to the end of the input (a collection may hold thousands of games), so
+    // the first guess at the sizes is bounded; the vectors grow as needed.
+    let guess = game.len().min(1 << 12);
     let mut arena = Arena {
         buf: Vec::new(),
-        vals: Vec::with_capacity(game.len() / 6 + 4),
-        props: Vec::with_capacity(game.len() / 7 + 4),
-        nodes: Vec::with_capacity(game.len() / 7 + 4),
+        vals: Vec::with_capacity(guess / 6 + 4),
+        props: Vec::with_capacity(guess / 7 + 4),
+        nodes: Vec::with_capacity(guess / 7 + 4),
     };
     // Identifiers rewritten because of lower-case letters live after the game's bytes.
     let mut extra: Vec<u8> = Vec::new();
     let mut any_extra = false;
-    let mut stack: Vec<Option<TreeCtx>> = Vec::new();
+    let mut stack: Vec<Option<TreeCtx>> = Vec::with_capacity(8);
     let mut tree: Option<TreeCtx> = None;
     let mut seq_open = false;
     let mut current: u32 = NONE;

@@ -754,17 +754,20 @@ impl Game {
     /// `Some((colour, None))`.
     pub fn get_move(&self, node: NodeId) -> Result<Option<(Colour, Option<Point>)>, SgfError> {
         let n = self.check(node)?;
-        let (colour, ident) = if self.find_prop(n, b"B").is_some() {
-            (Colour::Black, "B")
-        } else if self.find_prop(n, b"W").is_some() {
-            (Colour::White, "W")
-        } else {
-            return Ok(None);
+        let (colour, prop) = match self.find_prop(n, b"B") {
+            Some(p) => (Colour::Black, p),
+            None => match self.find_prop(n, b"W") {
+                Some(p) => (Colour::White, p),
+                None => return Ok(None),
+            },
         };
-        match self.get(node, ident)? {
-            Value::Move(m) => Ok(Some((colour, m))),
-            _ => Err(SgfError::value("bad move")),
+        // The typed read of a Move, without collecting the values (this is the hot path
+        // of main-line replay).
+        if prop.vals.len != 1 {
+            return Err(SgfError::value("multiple values"));
         }
+        let raw = self.arena.bytes(self.arena.vals[prop.vals.start as usize]);
+        Ok(Some((colour, self.ctx().go_point(raw)?)))
     }
 
     /// Removes B and W, then sets the colour's move (`None` = pass).
