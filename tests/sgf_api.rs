@@ -126,6 +126,11 @@ fn load_checks_in_order() {
     assert_eq!(load_err(b"(;SZ[19:19])"), "bad SZ property: b'19:19'");
     assert_eq!(load_err(b"(;SZ[0])"), "size out of range: 0");
     assert_eq!(load_err(b"(;SZ[27])"), "size out of range: 27");
+    assert_eq!(load_err(b"(;SZ[-0_1])"), "size out of range: -1");
+    assert_eq!(
+        load_err(b"(;SZ[123456789012345678901234567890])"),
+        "size out of range: 123456789012345678901234567890"
+    );
     assert_eq!(
         load_err(b"(;SZ[ 9 ]CA[\xe9])"),
         "encoding names must be ascii"
@@ -306,6 +311,26 @@ fn property_editing() {
     );
     g.set_date(2026, 11, 22).unwrap();
     assert_eq!(g.get_raw(root, "DT").unwrap(), b"2026-11-22");
+}
+
+#[test]
+fn unknown_and_registered_properties() {
+    let mut g = load("(;XX[a\\]b]YY[7])");
+    let root = g.root();
+    assert_eq!(g.get(root, "XX").unwrap(), Value::Text("a]b".into()));
+    g.register_property_type("YY", goswiss::sgf::PropType::Number);
+    assert_eq!(g.get(root, "YY").unwrap(), Value::Number(7));
+    g.set_strict_properties(true);
+    assert_eq!(g.get(root, "XX").unwrap_err().message, "unknown property");
+    assert_eq!(g.get(root, "YY").unwrap(), Value::Number(7));
+    assert_eq!(
+        g.set(root, "ZZ", &Value::Text("x".into()))
+            .unwrap_err()
+            .message,
+        "unknown property"
+    );
+    // Raw access is never refused.
+    assert_eq!(g.get_raw(root, "XX").unwrap(), b"a\\]b");
 }
 
 #[test]

@@ -251,6 +251,12 @@ fn py_digits(s: &[u8], out: &mut String) -> bool {
 
 /// Python `int(bytes)` for base 10; `None` if Python would raise (or the value overflows i64).
 pub fn py_int(s: &[u8]) -> Option<i64> {
+    py_int_text(s)?.parse().ok()
+}
+
+/// The decimal text Python's `int(bytes)` would produce (`-7` for `b" -0_07 "`), however
+/// large; `None` if Python would raise.
+pub fn py_int_text(s: &[u8]) -> Option<String> {
     let s = strip_ws(s);
     let (neg, body) = match s.first() {
         Some(b'-') => (true, &s[1..]),
@@ -264,7 +270,12 @@ pub fn py_int(s: &[u8]) -> Option<i64> {
     if !py_digits(body, &mut digits) {
         return None;
     }
-    digits.parse().ok()
+    let sign_len = usize::from(neg);
+    let trimmed = digits[sign_len..].trim_start_matches('0');
+    if trimmed.is_empty() {
+        return Some("0".to_owned());
+    }
+    Some(format!("{}{trimmed}", if neg { "-" } else { "" }))
 }
 
 /// Python `float(bytes)`; `None` if Python would raise.

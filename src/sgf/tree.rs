@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::charset::{Charset, Multibyte};
 use super::error::{ErrorKind, SgfError, bytes_repr};
 use super::grammar::{self, Arena, GrammarOptions, NONE, NodeData, Prop, Span};
-use super::props::{Colour, Context, Point, PropType, Value, py_int};
+use super::props::{Colour, Context, Point, PropType, Value, py_int_text};
 
 /// An identifier and its raw values.
 pub type RawProperty<'a> = (&'a [u8], Vec<&'a [u8]>);
@@ -76,6 +76,10 @@ pub struct Game {
     /// The encoding raw values are in (sgfmill's presenter encoding), fixed at load.
     charset: Charset,
     multibyte: Multibyte,
+    /// Types registered by the caller for identifiers outside the FF[4] table.
+    custom_types: Vec<(Vec<u8>, PropType)>,
+    /// When set, reading or writing an unknown identifier typed is an error instead of Text.
+    strict_properties: bool,
 }
 
 fn is_valid_ident(ident: &str) -> bool {
@@ -200,6 +204,8 @@ impl Game {
             size,
             charset,
             multibyte: Multibyte::Safe,
+            custom_types: Vec::new(),
+            strict_properties: false,
         };
         let root = game.root();
         game.put(root, b"FF", &[b"4".as_slice()]);
@@ -256,15 +262,18 @@ impl Game {
             size: 19,
             charset: Charset::LATIN1,
             multibyte: Multibyte::Safe,
+            custom_types: Vec::new(),
+            strict_properties: false,
         };
         let root = game.root();
         if let Some(sz) = game.raw_first(root, b"SZ") {
-            let size = py_int(sz)
+            let text = py_int_text(sz)
                 .ok_or_else(|| SgfError::value(format!("bad SZ property: {}", bytes_repr(sz))))?;
-            if !(1..=26).contains(&size) {
-                return Err(SgfError::value(format!("size out of range: {size}")));
+            // Python ints are unbounded: a huge SZ is "out of range", not "bad".
+            match text.parse::<u8>() {
+                Ok(size) if (1..=26).contains(&size) => game.size = size,
+                _ => return Err(SgfError::value(format!("size out of range: {text}"))),
             }
-            game.size = size as u8;
         }
         let charset = match &opts.override_encoding {
             Some(name) => {
@@ -726,16 +735,46 @@ impl Game {
 
     // ------------------------------------------------------------------ typed properties
 
+    /// Gives an identifier outside the FF[4] table a type (e.g. a private property a
+    /// server writes). Identifiers of the table keep their type.
+    pub fn register_property_type(&mut self, ident: &str, ty: PropType) {
+        self.custom_types.retain(|(i, _)| i != ident.as_bytes());
+        self.custom_types.push((ident.as_bytes().to_vec(), ty));
+    }
+
+    /// With `strict`, typed access to an identifier that is neither in the table nor
+    /// registered fails with `unknown property` (sgfmill: read as Text).
+    pub fn set_strict_properties(&mut self, strict: bool) {
+        self.strict_properties = strict;
+    }
+
+    /// The type used for `ident`: the FF[4] table, then registered types, then Text (or an
+    /// error in strict mode).
+    pub fn prop_type(&self, ident: &[u8]) -> Result<PropType, SgfError> {
+        let (ty, known) = PropType::of(ident);
+        if known {
+            return Ok(ty);
+        }
+        if let Some((_, ty)) = self.custom_types.iter().find(|(i, _)| i == ident) {
+            return Ok(*ty);
+        }
+        if self.strict_properties {
+            return Err(SgfError::value("unknown property"));
+        }
+        Ok(ty)
+    }
+
     /// The typed value of a property (unknown identifiers are Text).
     pub fn get(&self, node: NodeId, ident: &str) -> Result<Value, SgfError> {
         let raw = self.get_raw_list(node, ident)?;
-        self.ctx().interpret(PropType::of(ident.as_bytes()).0, &raw)
+        self.ctx()
+            .interpret(self.prop_type(ident.as_bytes())?, &raw)
     }
 
     /// Interprets raw values as the property `ident` would be (for callers holding raw
     /// values, e.g. a JSON view).
     pub fn interpret(&self, ident: &[u8], raw: &[&[u8]]) -> Result<Value, SgfError> {
-        self.ctx().interpret(PropType::of(ident).0, raw)
+        self.ctx().interpret(self.prop_type(ident)?, raw)
     }
 
     /// Sets a property from a typed value.
@@ -746,7 +785,7 @@ impl Game {
         }
         let raw = self
             .ctx()
-            .serialise(PropType::of(ident.as_bytes()).0, value)?;
+            .serialise(self.prop_type(ident.as_bytes())?, value)?;
         self.set_raw_list(node, ident, &raw)
     }
 
