@@ -108,6 +108,13 @@ pub struct GrammarOptions {
     pub sgfmill_empty_ident: bool,
 }
 
+/// Identifier equality without a `memcmp` call: identifiers are one or two letters almost
+/// always, and this comparison is on the hot path of parsing and of reading moves.
+#[inline(always)]
+pub(crate) fn ident_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// Python's `\s` on bytes: space, TAB, LF, VT, FF, CR.
 #[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
@@ -243,10 +250,15 @@ fn err(msg: &str) -> SgfError {
 }
 
 /// Parses the first game at or after `from`. `Ok(None)`: no game start found.
+///
+/// `scratch` is working storage reused across the games of a collection: the game is built
+/// there (where the memory is already warm) and copied out at exactly its size, which costs
+/// less than growing fresh vectors per game.
 pub(crate) fn parse_game(
     s: &[u8],
     from: usize,
     opts: &GrammarOptions,
+    scratch: &mut Arena,
 ) -> Result<Option<Parsed>, SgfError> {
     let Some(base) = find_start(s, from, opts) else {
         return Ok(None);
@@ -262,15 +274,10 @@ pub(crate) fn parse_game(
         mb: opts.multibyte,
         done: false,
     };
-    // `game` runs to the end of the input (a collection may hold thousands of games), so
-    // the first guess at the sizes is bounded; the vectors grow as needed.
-    let guess = game.len().min(1 << 12);
-    let mut arena = Arena {
-        buf: Vec::new(),
-        vals: Vec::with_capacity(guess / 6 + 4),
-        props: Vec::with_capacity(guess / 7 + 4),
-        nodes: Vec::with_capacity(guess / 7 + 4),
-    };
+    scratch.vals.clear();
+    scratch.props.clear();
+    scratch.nodes.clear();
+    let arena = scratch;
     // Identifiers rewritten because of lower-case letters live after the game's bytes.
     let mut extra: Vec<u8> = Vec::new();
     let mut any_extra = false;
@@ -292,7 +299,7 @@ pub(crate) fn parse_game(
                 if !seq_open {
                     return Err(err("unexpected node"));
                 }
-                current = new_node(&mut arena, tree.as_mut());
+                current = new_node(arena, tree.as_mut());
             }
             Token::Open | Token::Close => {
                 if seq_open {
@@ -346,20 +353,20 @@ pub(crate) fn parse_game(
                     if !lenient_root {
                         return Err(err("property value outside a node"));
                     }
-                    current = new_node(&mut arena, tree.as_mut());
+                    current = new_node(arena, tree.as_mut());
                 }
                 let ident = make_ident(game, a, b, &mut extra, opts);
                 any_extra |= ident.start & EXTRA != 0;
-                add_values(&mut arena, game, &extra, current, ident, vals_start, nvals);
+                add_values(arena, game, &extra, current, ident, vals_start, nvals);
             }
         }
     }
     let end = lx.i;
     let game_len = end as u32;
-    arena.buf.reserve_exact(end + extra.len());
-    arena.buf.extend_from_slice(&game[..end]);
+    let mut buf = Vec::with_capacity(end + extra.len());
+    buf.extend_from_slice(&game[..end]);
     if any_extra {
-        arena.buf.extend_from_slice(&extra);
+        buf.extend_from_slice(&extra);
         for p in &mut arena.props {
             if p.ident.start & EXTRA != 0 {
                 p.ident.start = game_len + (p.ident.start & !EXTRA);
@@ -367,7 +374,12 @@ pub(crate) fn parse_game(
         }
     }
     Ok(Some(Parsed {
-        arena,
+        arena: Arena {
+            buf,
+            vals: arena.vals.to_vec(),
+            props: arena.props.to_vec(),
+            nodes: arena.nodes.to_vec(),
+        },
         end: base + end,
     }))
 }
@@ -445,7 +457,7 @@ fn add_values(
     let range = nd.props.range();
     let found = arena.props[range.clone()]
         .iter()
-        .position(|p| ident_bytes(game, extra, p.ident) == wanted);
+        .position(|p| ident_eq(ident_bytes(game, extra, p.ident), wanted));
     match found {
         None => {
             arena.props.push(Prop {

@@ -123,11 +123,12 @@ pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, S
     };
     let mut games = Vec::new();
     let mut pos = 0;
+    let mut scratch = Arena::default();
     loop {
         let n = games.len();
         let wrap =
             |e: SgfError| SgfError::new(e.kind, format!("error parsing game {n}: {}", e.message));
-        let parsed = parse_one(bytes, pos, opts).map_err(wrap)?;
+        let parsed = parse_one(bytes, pos, opts, &mut scratch).map_err(wrap)?;
         match parsed {
             None => break,
             Some((game, end)) => {
@@ -159,15 +160,17 @@ fn parse_one(
     bytes: &[u8],
     from: usize,
     opts: &LoadOptions,
+    scratch: &mut Arena,
 ) -> Result<Option<(Game, usize)>, SgfError> {
-    let Some(parsed) = grammar::parse_game(bytes, from, &opts.grammar(Multibyte::Safe))? else {
+    let Some(parsed) = grammar::parse_game(bytes, from, &opts.grammar(Multibyte::Safe), scratch)?
+    else {
         return Ok(None);
     };
     let mut game = Game::from_arena(parsed.arena, opts, bytes)?;
     if opts.multibyte_aware && game.charset.multibyte() != Multibyte::Safe {
         // The charset is known only once the root is read: parse again, character-aware.
         let mb = game.charset.multibyte();
-        if let Some(again) = grammar::parse_game(bytes, from, &opts.grammar(mb))? {
+        if let Some(again) = grammar::parse_game(bytes, from, &opts.grammar(mb), scratch)? {
             let mut g = Game::from_arena(again.arena, opts, bytes)?;
             g.multibyte = mb;
             return Ok(Some((g, again.end)));
@@ -238,7 +241,7 @@ impl Game {
             }
             None => bytes,
         };
-        match parse_one(bytes, 0, opts)? {
+        match parse_one(bytes, 0, opts, &mut Arena::default())? {
             Some((game, _)) => Ok(game),
             None => Err(SgfError::value("no SGF data found")),
         }
@@ -580,7 +583,7 @@ impl Game {
     fn find_prop(&self, n: usize, ident: &[u8]) -> Option<&Prop> {
         self.props_of(n)
             .iter()
-            .find(|p| self.arena.bytes(p.ident) == ident)
+            .find(|p| grammar::ident_eq(self.arena.bytes(p.ident), ident))
     }
 
     fn values_of<'a>(&'a self, p: &Prop) -> impl Iterator<Item = &'a [u8]> + 'a {
