@@ -434,6 +434,17 @@ fn multibyte_trail_bytes() {
         );
         assert_eq!(g.main_sequence().len(), 2);
     }
+    // A trail byte that breaks the byte-wise reading (`\` before `]` and `)`).
+    let bytes = encoding_rs::SHIFT_JIS
+        .encode("(;CA[SJIS]C[ソ])")
+        .0
+        .into_owned();
+    assert_eq!(
+        Game::from_bytes(&bytes).unwrap_err().message,
+        "unexpected end of SGF data"
+    );
+    let g = Game::from_bytes_with(&bytes, &opts).unwrap();
+    assert_eq!(g.get(g.root(), "C").unwrap(), Value::Text("ソ".into()));
     // Writing text with such characters does not double the trail byte.
     let mut g = Game::from_bytes_with(b"(;CA[SJIS])", &opts).unwrap();
     let root = g.root();

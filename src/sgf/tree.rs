@@ -162,21 +162,48 @@ fn parse_one(
     opts: &LoadOptions,
     scratch: &mut Arena,
 ) -> Result<Option<(Game, usize)>, SgfError> {
-    let Some(parsed) = grammar::parse_game(bytes, from, &opts.grammar(Multibyte::Safe), scratch)?
-    else {
+    if !opts.multibyte_aware {
+        return parse_with(bytes, from, opts, scratch, Multibyte::Safe);
+    }
+    // Character-aware scanning needs the charset before the bytes are read.
+    if let Some(name) = &opts.override_encoding {
+        let mb = Charset::lookup(name)?.multibyte();
+        return parse_with(bytes, from, opts, scratch, mb);
+    }
+    // Otherwise the charset is in the root: read byte-wise first, then again
+    // character-aware if CA names a multibyte charset.
+    match parse_with(bytes, from, opts, scratch, Multibyte::Safe) {
+        Ok(Some((game, _))) if game.charset.multibyte() != Multibyte::Safe => {
+            parse_with(bytes, from, opts, scratch, game.charset.multibyte())
+        }
+        Err(e) => {
+            // A trail byte may have broken the byte-wise reading: try each multibyte
+            // family and keep a reading whose own CA confirms it.
+            for mb in [Multibyte::ShiftJis, Multibyte::DoubleByte] {
+                if let Ok(Some((game, end))) = parse_with(bytes, from, opts, scratch, mb)
+                    && game.charset.multibyte() == mb
+                {
+                    return Ok(Some((game, end)));
+                }
+            }
+            Err(e)
+        }
+        other => other,
+    }
+}
+
+fn parse_with(
+    bytes: &[u8],
+    from: usize,
+    opts: &LoadOptions,
+    scratch: &mut Arena,
+    mb: Multibyte,
+) -> Result<Option<(Game, usize)>, SgfError> {
+    let Some(parsed) = grammar::parse_game(bytes, from, &opts.grammar(mb), scratch)? else {
         return Ok(None);
     };
     let mut game = Game::from_arena(parsed.arena, opts, bytes)?;
-    if opts.multibyte_aware && game.charset.multibyte() != Multibyte::Safe {
-        // The charset is known only once the root is read: parse again, character-aware.
-        let mb = game.charset.multibyte();
-        if let Some(again) = grammar::parse_game(bytes, from, &opts.grammar(mb), scratch)? {
-            let mut g = Game::from_arena(again.arena, opts, bytes)?;
-            g.multibyte = mb;
-            return Ok(Some((g, again.end)));
-        }
-        game.multibyte = mb;
-    }
+    game.multibyte = mb;
     Ok(Some((game, parsed.end)))
 }
 
