@@ -464,10 +464,13 @@ impl Game {
         }
     }
 
-    /// `node` and its descendants along child 0.
+    /// The descendants of `node` along child 0, from its first child to a leaf (`node`
+    /// itself excluded, as in sgfmill).
     pub fn main_sequence_below(&self, node: NodeId) -> Result<Vec<NodeId>, SgfError> {
         self.check(node)?;
-        Ok(self.main_sequence_below_unchecked(node))
+        let mut below = self.main_sequence_below_unchecked(node);
+        below.remove(0);
+        Ok(below)
     }
 
     /// Root down to `node`'s parent.
@@ -820,7 +823,7 @@ impl Game {
     }
 
     /// The node's move: `None` without B/W; B wins when both are present; a pass is
-    /// `Some((colour, None))`.
+    /// `Some((colour, None))`. Only the first raw value is read (sgfmill's `get_move`).
     pub fn get_move(&self, node: NodeId) -> Result<Option<(Colour, Option<Point>)>, SgfError> {
         let n = self.check(node)?;
         let (colour, prop) = match self.find_prop(n, b"B") {
@@ -830,11 +833,9 @@ impl Game {
                 None => return Ok(None),
             },
         };
-        // The typed read of a Move, without collecting the values (this is the hot path
-        // of main-line replay).
-        if prop.vals.len != 1 {
-            return Err(SgfError::value("multiple values"));
-        }
+        // sgfmill reads the first raw value as a point, without the typed "multiple
+        // values" check (and without collecting the values: this is the hot path of
+        // main-line replay).
         let raw = self.arena.bytes(self.arena.vals[prop.vals.start as usize]);
         Ok(Some((colour, self.ctx().go_point(raw)?)))
     }
@@ -1022,9 +1023,8 @@ impl Game {
     /// sgfmill's `serialise(wrap)`: byte-exact, in the charset of the root `CA`.
     pub fn serialise(&self, wrap: Option<usize>) -> Result<Vec<u8>, SgfError> {
         let target = self.get_charset().map_err(|_| {
-            let raw = self.get_raw_list(self.root(), "CA").unwrap_or_default();
-            let list: Vec<String> = raw.iter().map(|v| bytes_repr(v)).collect();
-            SgfError::value(format!("unsupported charset: [{}]", list.join(", ")))
+            let raw = self.get_raw(self.root(), "CA").unwrap_or_default();
+            SgfError::value(format!("unsupported charset: {}", bytes_repr(raw)))
         })?;
         let out = super::serialise::serialise_arena(&self.arena, wrap);
         if target == self.charset.name() {
