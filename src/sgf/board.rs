@@ -302,6 +302,35 @@ mod tests {
     }
 
     #[test]
+    fn basics_and_full_board_self_capture() {
+        // sgfmill board_tests: test_basics, test_full_board_selfcapture.
+        let mut b = Board::new(9);
+        assert!(b.is_empty());
+        assert_eq!(b.get(Point::new(2, 3)), None);
+        b.play(Point::new(2, 3), Colour::Black).unwrap();
+        assert_eq!(b.get(Point::new(2, 3)), Some(Colour::Black));
+        assert!(!b.is_empty());
+        b.play(Point::new(3, 4), Colour::White).unwrap();
+        assert!(b.play(Point::new(3, 4), Colour::White).is_err());
+        assert!(b.play(Point::new(9, 2), Colour::White).is_err());
+        assert_eq!(
+            b.stones(),
+            vec![
+                (Colour::Black, Point::new(2, 3)),
+                (Colour::White, Point::new(3, 4))
+            ]
+        );
+        let mut full = Board::new(9);
+        for row in 0..9 {
+            for col in 0..9 {
+                full.play(Point::new(row, col), Colour::Black).unwrap();
+            }
+        }
+        assert_eq!(full, Board::new(9));
+        assert!(full.is_empty());
+    }
+
+    #[test]
     fn setup_and_score() {
         let mut b = Board::new(3);
         let black: BTreeSet<Point> = [p("aa", 3)].into();
