@@ -2,7 +2,8 @@
 //! `aga::tdlist::for_each_line`. The list is generated from the anonymised 526-row sample (same
 //! fields, empty fields, CRLF ends, trailing spaces), with fresh IDs so no line repeats.
 
-use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
 use goswiss::aga::tdlist;
 
 const SAMPLE: &str = concat!(

@@ -3,11 +3,17 @@
 
 pub mod aga;
 pub mod matchmaker;
+pub mod sgf;
 pub mod system;
 
 use super::Method;
 
 pub fn all() -> Vec<&'static Method> {
-    let namespaces: &[&'static [Method]] = &[system::METHODS, matchmaker::METHODS, aga::METHODS];
+    let namespaces: &[&'static [Method]] = &[
+        system::METHODS,
+        matchmaker::METHODS,
+        aga::METHODS,
+        sgf::METHODS,
+    ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }

@@ -1,0 +1,725 @@
+//! `sgf.*`: SGF records over RPC — parse to a JSON tree, serialise a JSON tree, game info,
+//! the main line as setup + moves, and normalise (parse + serialise, sgfmill-exact).
+//!
+//! SGF travels as a string. A file that is not UTF-8 travels as base64 (an XML-RPC
+//! `<base64>` value reaches handlers as a string holding the base64 text), flagged with the
+//! `base64` option, or as an array of byte values. Points are given SGF-native (`"pd"`:
+//! column then row from the top) with the GTP vertex beside them (`"Q16"`).
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use serde::Deserialize;
+use serde_json::{Map, json};
+
+use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult, Value as J};
+use crate::sgf::{self, Colour, ErrorKind, Game, LoadOptions, Point, PropType, SgfError, Value};
+
+/// Error codes of the `sgf.*` namespace (documented in docs/sgf.md).
+pub mod codes {
+    /// The SGF could not be loaded (syntax, SZ, CA): sgfmill's message.
+    pub const LOAD: i32 = 710;
+    /// The record loaded but what the method needs from it is invalid (e.g. setup after the
+    /// root, a malformed move on the main line).
+    pub const VALUE: i32 = 711;
+    /// Text could not be decoded or encoded in the record's charset.
+    pub const ENCODING: i32 = 712;
+    /// A JSON tree given to `sgf.serialise` is not a valid SGF tree.
+    pub const TREE: i32 = 713;
+}
+
+/// Options shared by every method (all optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct Options {
+    /// The `sgf` string is base64 of the file's bytes; results carry `sgf_base64` too.
+    base64: bool,
+    /// `sgf.parse`: return every game of a collection, not just the first.
+    collection: bool,
+    /// Use this charset instead of the root CA (sgfmill's override_encoding).
+    encoding: Option<String>,
+    /// Line width for output; 0 = no wrapping. Default 79.
+    wrap: Option<usize>,
+    /// Leniencies (each off by default: sgfmill behaviour).
+    root_without_semicolon: bool,
+    multibyte_aware: bool,
+    utf16: bool,
+    detect_encoding: bool,
+    /// All four leniencies at once.
+    lenient: bool,
+}
+
+impl Options {
+    fn load_options(&self, text_input: bool) -> LoadOptions {
+        LoadOptions {
+            // A JSON string is already text: its bytes are UTF-8, whatever CA says
+            // (sgfmill's `from_string`).
+            override_encoding: self
+                .encoding
+                .clone()
+                .or_else(|| text_input.then(|| "UTF-8".to_owned())),
+            root_without_semicolon: self.root_without_semicolon || self.lenient,
+            multibyte_aware: self.multibyte_aware || self.lenient,
+            utf16: self.utf16 || self.lenient,
+            detect_encoding: self.detect_encoding || self.lenient,
+            sgfmill_empty_ident: false,
+        }
+    }
+
+    fn wrap(&self) -> Option<usize> {
+        match self.wrap {
+            None => Some(79),
+            Some(0) => None,
+            Some(w) => Some(w),
+        }
+    }
+}
+
+fn options(p: &Params, index: usize) -> Result<Options, RpcError> {
+    Ok(p.opt::<Options>(index, "options")?.unwrap_or_default())
+}
+
+/// The SGF bytes of parameter 0 and whether they came as text.
+fn input_bytes(p: &Params, opts: &Options) -> Result<(Vec<u8>, bool), RpcError> {
+    match p.raw(0) {
+        Some(J::String(s)) if opts.base64 => {
+            let cleaned: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+            B64.decode(cleaned.as_bytes())
+                .map(|b| (b, false))
+                .map_err(|e| {
+                    RpcError::invalid_params(format!("parameter sgf: invalid base64: {e}"))
+                })
+        }
+        Some(J::String(s)) => Ok((s.as_bytes().to_vec(), true)),
+        Some(J::Array(items)) => items
+            .iter()
+            .map(|v| v.as_u64().and_then(|n| u8::try_from(n).ok()))
+            .collect::<Option<Vec<u8>>>()
+            .map(|b| (b, false))
+            .ok_or_else(|| {
+                RpcError::invalid_params("parameter sgf: an array must hold byte values 0-255")
+            }),
+        Some(_) => Err(RpcError::invalid_params(
+            "parameter sgf: expected a string (SGF text, or base64 with the base64 option) or an array of bytes",
+        )),
+        None => Err(RpcError::invalid_params("missing parameter sgf")),
+    }
+}
+
+fn sgf_error(code: i32, e: &SgfError) -> RpcError {
+    let code = match e.kind {
+        ErrorKind::UnicodeDecode | ErrorKind::UnicodeEncode if code != codes::LOAD => {
+            codes::ENCODING
+        }
+        _ => code,
+    };
+    RpcError::new(code, e.to_string())
+}
+
+fn load(p: &Params, opts: &Options) -> Result<Game, RpcError> {
+    let (bytes, text) = input_bytes(p, opts)?;
+    Game::from_bytes_with(&bytes, &opts.load_options(text)).map_err(|e| sgf_error(codes::LOAD, &e))
+}
+
+// ---------------------------------------------------------------- JSON views
+
+fn point_json(p: Point, size: u8) -> J {
+    let sgf = p.to_sgf(size);
+    json!({
+        "sgf": String::from_utf8_lossy(&sgf),
+        "gtp": p.to_gtp(),
+    })
+}
+
+fn err_json(e: &SgfError) -> J {
+    json!({ "error": e.to_string(), "class": e.kind.class() })
+}
+
+/// A typed value as JSON (points SGF-native + GTP).
+fn value_json(v: &Value, size: u8) -> J {
+    let pt = |p: &Point| point_json(*p, size);
+    match v {
+        Value::None => json!(true),
+        Value::Number(n) => json!(n),
+        Value::Real(f) => json!(f),
+        Value::Double(d) => json!(d),
+        Value::Colour(c) => json!(c.letter()),
+        Value::Text(t) => json!(t),
+        Value::Move(m) => m.as_ref().map_or(J::Null, pt),
+        Value::Points(ps) => J::Array(ps.iter().map(pt).collect()),
+        Value::Ap(name, version) => json!({"name": name, "version": version}),
+        Value::Arrows(v) => J::Array(v.iter().map(|(a, b)| json!([pt(a), pt(b)])).collect()),
+        Value::Figure(f) => f.as_ref().map_or(
+            J::Null,
+            |(flags, name)| json!({"flags": flags, "name": name}),
+        ),
+        Value::Labels(v) => J::Array(
+            v.iter()
+                .map(|(p, t)| json!({"point": pt(p), "text": t}))
+                .collect(),
+        ),
+    }
+}
+
+fn decode_lossy(game: &Game, raw: &[u8]) -> (String, bool) {
+    match game.raw_charset().decode(raw) {
+        Ok(s) => (s, true),
+        Err(_) => (String::from_utf8_lossy(raw).into_owned(), false),
+    }
+}
+
+fn node_json(game: &Game, node: sgf::NodeId) -> Result<J, RpcError> {
+    let size = game.size();
+    let mut props = Map::new();
+    let map = game
+        .raw_property_map(node)
+        .map_err(|e| sgf_error(codes::VALUE, &e))?;
+    for (ident, raws) in map {
+        let name = String::from_utf8_lossy(ident).into_owned();
+        let (ty, known) = PropType::of(ident);
+        let mut exact = true;
+        let raw_text: Vec<String> = raws
+            .iter()
+            .map(|r| {
+                let (s, ok) = decode_lossy(game, r);
+                exact &= ok;
+                s
+            })
+            .collect();
+        let value = match game.interpret(ident, &raws) {
+            Ok(v) => value_json(&v, size),
+            Err(e) => err_json(&e),
+        };
+        let mut entry = json!({
+            "raw": raw_text,
+            "type": if known { ty.name() } else { "private" },
+            "value": value,
+        });
+        if !exact {
+            entry["raw_base64"] = J::Array(raws.iter().map(|r| json!(B64.encode(r))).collect());
+        }
+        props.insert(name, entry);
+    }
+    Ok(json!({
+        "id": node.index(),
+        "parent": game.parent(node).map(|p| p.index()),
+        "children": game.children(node).map(|c| c.index()).collect::<Vec<_>>(),
+        "props": props,
+    }))
+}
+
+fn game_json(game: &Game) -> Result<J, RpcError> {
+    let nodes = game
+        .preorder()
+        .into_iter()
+        .map(|n| node_json(game, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = json!({
+        "size": game.size(),
+        "raw_charset": game.raw_charset().name(),
+        "nodes": nodes,
+    });
+    match game.get_charset() {
+        Ok(c) => out["charset"] = json!(c),
+        Err(e) => out["charset_error"] = json!(e.to_string()),
+    }
+    Ok(out)
+}
+
+/// Output bytes as the result object: text (decoded in its charset) and, when asked for or
+/// when the bytes do not decode, base64.
+fn output_json(game: &Game, bytes: &[u8], want_base64: bool) -> J {
+    let charset = game
+        .get_charset()
+        .ok()
+        .and_then(|c| sgf::Charset::lookup(&c).ok())
+        .unwrap_or(sgf::Charset::LATIN1);
+    let (text, exact) = match charset.decode(bytes) {
+        Ok(t) => (t, true),
+        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
+    };
+    let mut out = json!({ "sgf": text, "charset": charset.name() });
+    if want_base64 || !exact {
+        out["sgf_base64"] = json!(B64.encode(bytes));
+    }
+    out
+}
+
+// ---------------------------------------------------------------- handlers
+
+/// `sgf.parse(sgf, options)` → `{games: [{size, charset, raw_charset, nodes: [...]}]}`.
+pub fn parse(p: &Params) -> RpcResult {
+    let opts = options(p, 1)?;
+    let games = if opts.collection {
+        let (bytes, text) = input_bytes(p, &opts)?;
+        sgf::parse_collection(&bytes, &opts.load_options(text))
+            .map_err(|e| sgf_error(codes::LOAD, &e))?
+    } else {
+        vec![load(p, &opts)?]
+    };
+    let games = games.iter().map(game_json).collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({ "games": games }))
+}
+
+/// `sgf.normalise(sgf, options)` → `{sgf, charset[, sgf_base64]}`: sgfmill's load + serialise.
+pub fn normalise(p: &Params) -> RpcResult {
+    let opts = options(p, 1)?;
+    let game = load(p, &opts)?;
+    let bytes = game
+        .serialise(opts.wrap())
+        .map_err(|e| sgf_error(codes::ENCODING, &e))?;
+    Ok(output_json(&game, &bytes, opts.base64))
+}
+
+fn info_field<T>(
+    errors: &mut Map<String, J>,
+    name: &str,
+    r: Result<T, SgfError>,
+    f: impl FnOnce(T) -> J,
+) -> J {
+    match r {
+        Ok(v) => f(v),
+        Err(e) => {
+            errors.insert(name.to_owned(), json!(e.to_string()));
+            J::Null
+        }
+    }
+}
+
+/// `sgf.game_info(sgf, options)` → the root's game information, typed.
+pub fn game_info(p: &Params) -> RpcResult {
+    let opts = options(p, 1)?;
+    let game = load(p, &opts)?;
+    let root = game.root();
+    let mut errors = Map::new();
+    let mut out = json!({
+        "size": game.size(),
+        "charset": info_field(&mut errors, "charset", game.get_charset(), |c| json!(c)),
+        "komi": info_field(&mut errors, "komi", game.komi(), |k| json!(k)),
+        "handicap": info_field(&mut errors, "handicap", game.handicap(), |h| json!(h)),
+        "player_b": info_field(&mut errors, "player_b", game.player_name(Colour::Black), |n| json!(n)),
+        "player_w": info_field(&mut errors, "player_w", game.player_name(Colour::White), |n| json!(n)),
+        "winner": info_field(&mut errors, "winner", game.winner(), |w| json!(w.map(Colour::letter))),
+        "nodes": game.node_count(),
+        "main_line_length": game.main_sequence().len(),
+    });
+    for (ident, key) in [
+        ("RE", "result"),
+        ("DT", "date"),
+        ("RU", "rules"),
+        ("EV", "event"),
+        ("RO", "round"),
+        ("GN", "game_name"),
+        ("PC", "place"),
+        ("BR", "rank_b"),
+        ("WR", "rank_w"),
+        ("TM", "time_limit"),
+        ("OT", "overtime"),
+    ] {
+        if !game.has_property(root, ident) {
+            continue;
+        }
+        out[key] = match game.get(root, ident) {
+            Ok(v) => value_json(&v, game.size()),
+            Err(e) => {
+                errors.insert(key.to_owned(), json!(e.to_string()));
+                J::Null
+            }
+        };
+    }
+    if !errors.is_empty() {
+        out["errors"] = J::Object(errors);
+    }
+    Ok(out)
+}
+
+/// `sgf.main_line(sgf, options)` → `{size, komi, handicap, setup: {black, white}, moves}`
+/// (sgfmill's get_setup_and_moves): what a rules engine replays.
+pub fn main_line(p: &Params) -> RpcResult {
+    let opts = options(p, 1)?;
+    let game = load(p, &opts)?;
+    let size = game.size();
+    let sm = sgf::get_setup_and_moves(&game).map_err(|e| sgf_error(codes::VALUE, &e))?;
+    let mut black = Vec::new();
+    let mut white = Vec::new();
+    for (c, pt) in sm.board.stones() {
+        match c {
+            Colour::Black => black.push(point_json(pt, size)),
+            Colour::White => white.push(point_json(pt, size)),
+        }
+    }
+    let moves: Vec<J> = sm
+        .plays
+        .iter()
+        .map(|(c, pt)| json!({ "colour": c.letter(), "point": pt.map(|p| point_json(p, size)) }))
+        .collect();
+    Ok(json!({
+        "size": size,
+        "komi": game.komi().ok(),
+        "handicap": game.handicap().ok().flatten(),
+        "setup": { "black": black, "white": white },
+        "moves": moves,
+    }))
+}
+
+/// The raw strings of one property in a JSON tree: `["pd"]` or `{"raw": ["pd"], ...}`.
+fn raw_list(ident: &str, v: &J) -> Result<Vec<String>, RpcError> {
+    let list = match v {
+        J::Object(o) => o.get("raw").unwrap_or(&J::Null),
+        other => other,
+    };
+    let bad = || {
+        RpcError::new(
+            codes::TREE,
+            format!("property {ident}: expected a list of raw strings"),
+        )
+    };
+    match list {
+        J::String(s) => Ok(vec![s.clone()]),
+        J::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
+fn tree_error(msg: impl Into<String>) -> RpcError {
+    RpcError::new(codes::TREE, msg)
+}
+
+/// Builds a game from the JSON tree of `sgf.parse` (or a minimal one: nodes with `id`,
+/// `parent`, `props` of raw strings).
+fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
+    let tree = match tree.get("games").and_then(|g| g.get(0)) {
+        Some(g) => g,
+        None => tree,
+    };
+    let nodes = tree.get("nodes").and_then(J::as_array).ok_or_else(|| {
+        RpcError::invalid_params("parameter tree: expected an object with a nodes array")
+    })?;
+    let root_json = nodes
+        .first()
+        .ok_or_else(|| tree_error("the tree has no nodes"))?;
+    let props_of = |n: &J| -> Result<Vec<(String, Vec<String>)>, RpcError> {
+        match n.get("props") {
+            None | Some(J::Null) => Ok(Vec::new()),
+            Some(J::Object(o)) => o
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), raw_list(k, v)?)))
+                .collect(),
+            Some(_) => Err(tree_error("props must be an object")),
+        }
+    };
+    let root_props = props_of(root_json)?;
+    let raw_of = |ident: &str| {
+        root_props
+            .iter()
+            .find(|(k, _)| k == ident)
+            .and_then(|(_, v)| v.first())
+    };
+    let size = match raw_of("SZ") {
+        Some(s) => sgf::props::py_int(s.as_bytes())
+            .and_then(|n| u8::try_from(n).ok())
+            .filter(|n| (1..=26).contains(n))
+            .ok_or_else(|| tree_error(format!("bad SZ property: {s}")))?,
+        None => 19,
+    };
+    let charset = opts
+        .encoding
+        .clone()
+        .or_else(|| raw_of("CA").cloned())
+        .unwrap_or_else(|| "ISO-8859-1".to_owned());
+    let cs = sgf::Charset::lookup(&charset).map_err(|e| tree_error(e.to_string()))?;
+    let mut game = Game::empty(size, cs.name()).map_err(|e| tree_error(e.to_string()))?;
+    let mut ids: std::collections::HashMap<u64, sgf::NodeId> = std::collections::HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let id = n.get("id").and_then(J::as_u64).unwrap_or(i as u64);
+        let node = if i == 0 {
+            if n.get("parent").is_some_and(|p| !p.is_null()) {
+                return Err(tree_error("the first node must be the root (parent null)"));
+            }
+            game.root()
+        } else {
+            let parent = n.get("parent").and_then(J::as_u64).ok_or_else(|| {
+                tree_error(format!("node {id}: only the first node may lack a parent"))
+            })?;
+            let parent = *ids.get(&parent).ok_or_else(|| {
+                tree_error(format!("node {id}: parent {parent} is not an earlier node"))
+            })?;
+            game.new_child(parent, None)
+                .map_err(|e| tree_error(e.to_string()))?
+        };
+        if ids.insert(id, node).is_some() {
+            return Err(tree_error(format!("duplicate node id {id}")));
+        }
+        for (ident, raws) in props_of(n)? {
+            let bytes = raws
+                .iter()
+                .map(|r| cs.encode(r))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| sgf_error(codes::ENCODING, &e))?;
+            game.set_raw_list(node, &ident, &bytes)
+                .map_err(|e| tree_error(format!("node {id}, property {ident}: {e}")))?;
+        }
+    }
+    Ok(game)
+}
+
+/// `sgf.serialise(tree, options)` → `{sgf, charset[, sgf_base64]}`.
+pub fn serialise(p: &Params) -> RpcResult {
+    let opts = options(p, 1)?;
+    let tree = p.get::<J>(0, "tree")?;
+    let game = game_from_json(&tree, &opts)?;
+    let bytes = game
+        .serialise(opts.wrap())
+        .map_err(|e| sgf_error(codes::ENCODING, &e))?;
+    Ok(output_json(&game, &bytes, opts.base64))
+}
+
+const SGF_AND_OPTIONS: &[Param] = &[Param::req("sgf", "string"), Param::opt("options", "struct")];
+
+pub static METHODS: &[Method] = &[
+    Method {
+        name: "sgf.parse",
+        params: SGF_AND_OPTIONS,
+        returns: "struct",
+        help: "Parse SGF (text, or base64 with options.base64) into a JSON tree with raw and typed values.",
+        handler: Handler::Blocking(|_, p| parse(p)),
+    },
+    Method {
+        name: "sgf.serialise",
+        params: &[
+            Param::req("tree", "struct"),
+            Param::opt("options", "struct"),
+        ],
+        returns: "struct",
+        help: "Write a JSON tree (as sgf.parse returns, or nodes with raw props) as SGF, byte-exact like sgfmill.",
+        handler: Handler::Blocking(|_, p| serialise(p)),
+    },
+    Method {
+        name: "sgf.game_info",
+        params: SGF_AND_OPTIONS,
+        returns: "struct",
+        help: "Game information of an SGF record: size, komi, handicap, players, winner, result, date, rules.",
+        handler: Handler::Blocking(|_, p| game_info(p)),
+    },
+    Method {
+        name: "sgf.main_line",
+        params: SGF_AND_OPTIONS,
+        returns: "struct",
+        help: "Setup stones and the moves of the main line (sgfmill get_setup_and_moves), SGF and GTP coordinates.",
+        handler: Handler::Blocking(|_, p| main_line(p)),
+    },
+    Method {
+        name: "sgf.normalise",
+        params: SGF_AND_OPTIONS,
+        returns: "struct",
+        help: "Parse and serialise an SGF record exactly as sgfmill does (options.wrap: width, 0 = none).",
+        handler: Handler::Blocking(|_, p| normalise(p)),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(f: fn(&Params) -> RpcResult, args: Vec<J>) -> RpcResult {
+        f(&Params::positional(args))
+    }
+
+    #[test]
+    fn normalise_matches_sgfmill_serialiser() {
+        let r = call(normalise, vec![json!("(;SZ[9]FF[4];B[aa];W[tt])")]).unwrap();
+        // Text input is UTF-8 (sgfmill's from_string): CA is set accordingly.
+        assert_eq!(r["sgf"], "(;FF[4]CA[UTF-8]SZ[9];B[aa];W[tt])\n");
+        assert_eq!(r["charset"], "UTF-8");
+        let r = call(normalise, vec![json!("(;C[x];B[aa])"), json!({"wrap": 0})]).unwrap();
+        assert_eq!(r["sgf"], "(;C[x]CA[UTF-8];B[aa])\n");
+    }
+
+    #[test]
+    fn base64_input_keeps_the_file_charset() {
+        let bytes = b"(;CA[ISO-8859-1]PB[Jos\xe9];B[aa])";
+        let r = call(
+            normalise,
+            vec![json!(B64.encode(bytes)), json!({"base64": true})],
+        )
+        .unwrap();
+        assert_eq!(r["sgf"], "(;CA[ISO-8859-1]PB[José];B[aa])\n");
+        assert_eq!(
+            B64.decode(r["sgf_base64"].as_str().unwrap()).unwrap(),
+            b"(;CA[ISO-8859-1]PB[Jos\xe9];B[aa])\n"
+        );
+        // Bytes as an array work too.
+        let arr: Vec<J> = bytes.iter().map(|&b| json!(b)).collect();
+        let r = call(game_info, vec![J::Array(arr)]).unwrap();
+        assert_eq!(r["player_b"], "José");
+    }
+
+    #[test]
+    fn parse_gives_raw_and_typed_values() {
+        let r = call(
+            parse,
+            vec![json!(
+                "(;SZ[19]KM[6.5]AB[dd][pp];W[qd](;B[]C[a\\]b])(;B[tt]))"
+            )],
+        )
+        .unwrap();
+        let g = &r["games"][0];
+        assert_eq!(g["size"], 19);
+        let nodes = g["nodes"].as_array().unwrap();
+        assert_eq!(nodes.len(), 4);
+        assert_eq!(nodes[0]["props"]["KM"]["value"], 6.5);
+        assert_eq!(nodes[0]["props"]["AB"]["type"], "stone_list");
+        // Sorted as points (row from the bottom first): pp (Q4) before dd (D16).
+        assert_eq!(
+            nodes[0]["props"]["AB"]["value"][0],
+            json!({"sgf": "pp", "gtp": "Q4"})
+        );
+        assert_eq!(
+            nodes[0]["props"]["AB"]["value"][1],
+            json!({"sgf": "dd", "gtp": "D16"})
+        );
+        assert_eq!(
+            nodes[1]["props"]["W"]["value"],
+            json!({"sgf": "qd", "gtp": "R16"})
+        );
+        assert_eq!(nodes[1]["children"], json!([2, 3]));
+        assert_eq!(nodes[2]["props"]["B"]["value"], J::Null);
+        assert_eq!(nodes[2]["props"]["C"]["raw"], json!(["a\\]b"]));
+        assert_eq!(nodes[2]["props"]["C"]["value"], "a]b");
+        assert_eq!(nodes[3]["parent"], 1);
+    }
+
+    #[test]
+    fn parse_then_serialise_round_trips() {
+        let text = "(;FF[4]CA[UTF-8]GM[1]PB[名人]SZ[9];B[ee](;W[cc])(;C[x\\]y]W[gg]))\n";
+        let parsed = call(parse, vec![json!(text)]).unwrap();
+        let out = call(serialise, vec![parsed]).unwrap();
+        assert_eq!(out["sgf"], text);
+        // Minimal tree form.
+        let tree = json!({"nodes": [
+            {"id": 0, "props": {"SZ": ["9"], "CA": ["UTF-8"]}},
+            {"id": 5, "parent": 0, "props": {"B": ["aa"]}},
+            {"id": 6, "parent": 0, "props": {"B": {"raw": ["bb"]}}},
+        ]});
+        let out = call(serialise, vec![tree]).unwrap();
+        assert_eq!(out["sgf"], "(;CA[UTF-8]SZ[9](;B[aa])(;B[bb]))\n");
+    }
+
+    #[test]
+    fn serialise_rejects_bad_trees() {
+        let bad = [
+            json!({"nodes": []}),
+            json!({"nodes": [{"props": {"b": ["x"]}}]}),
+            json!({"nodes": [{"props": {"C": ["a]b"]}}]}),
+            json!({"nodes": [{"id": 0}, {"id": 1, "parent": 7}]}),
+            json!({"nodes": [{"id": 0}, {"id": 0, "parent": 0}]}),
+            json!({"nodes": [{"props": {"C": [1]}}]}),
+        ];
+        for t in bad {
+            let e = call(serialise, vec![t.clone()]).unwrap_err();
+            assert_eq!(e.code, codes::TREE, "{t}: {e}");
+        }
+        let e = call(serialise, vec![json!("not a tree")]).unwrap_err();
+        assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
+        let e = call(
+            serialise,
+            vec![json!({"nodes": [{"props": {"C": ["日本"], "CA": ["latin1"]}}]})],
+        )
+        .unwrap_err();
+        assert_eq!(e.code, codes::ENCODING);
+    }
+
+    #[test]
+    fn game_info_and_main_line() {
+        let text =
+            "(;SZ[9]KM[6.5]HA[2]PB[Alice]PW[Bob]RE[W+R]DT[2026-11-22]AB[cc][gg];W[ee];B[];W[tt])";
+        let r = call(game_info, vec![json!(text)]).unwrap();
+        assert_eq!(r["komi"], 6.5);
+        assert_eq!(r["handicap"], 2);
+        assert_eq!(r["winner"], "w");
+        assert_eq!(r["result"], "W+R");
+        assert_eq!(r["date"], "2026-11-22");
+        assert!(r.get("errors").is_none());
+        let r = call(main_line, vec![json!(text)]).unwrap();
+        assert_eq!(r["setup"]["black"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            r["moves"][0],
+            json!({"colour": "w", "point": {"sgf": "ee", "gtp": "E5"}})
+        );
+        assert_eq!(r["moves"][1]["point"], J::Null);
+        assert_eq!(r["moves"][2]["point"], J::Null);
+        let e = call(main_line, vec![json!("(;SZ[9];AB[aa])")]).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (codes::VALUE, "setup properties after the root node")
+        );
+        let r = call(game_info, vec![json!("(;HA[1]KM[x])")]).unwrap();
+        assert!(r["errors"]["komi"].is_string() && r["errors"]["handicap"].is_string());
+    }
+
+    #[test]
+    fn client_errors_are_clear() {
+        let e = call(parse, vec![json!("(;B[aa]")]).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (codes::LOAD, "unexpected end of SGF data")
+        );
+        let e = call(parse, vec![json!("(;)"), json!({"nope": true})]).unwrap_err();
+        assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
+        let e = call(parse, vec![json!("!!"), json!({"base64": true})]).unwrap_err();
+        assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
+        let e = call(parse, vec![json!(42)]).unwrap_err();
+        assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
+        let e = call(parse, vec![json!([1, 300])]).unwrap_err();
+        assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
+        let e = call(
+            parse,
+            vec![json!("(;GN[a])(;B)"), json!({"collection": true})],
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "error parsing game 1: property with no values");
+        let r = call(
+            parse,
+            vec![json!("(;GN[a])(;GN[b])"), json!({"collection": true})],
+        )
+        .unwrap();
+        assert_eq!(r["games"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn lenient_option() {
+        let sjis = encoding_rs::SHIFT_JIS
+            .encode("(PB[表]C[ソ];B[aa])")
+            .0
+            .into_owned();
+        let b64 = B64.encode(&sjis);
+        let e = call(parse, vec![json!(b64), json!({"base64": true})]).unwrap_err();
+        assert_eq!(e.message, "no SGF data found");
+        let r = call(
+            game_info,
+            vec![
+                json!(b64),
+                json!({"base64": true, "lenient": true, "encoding": "Shift_JIS"}),
+            ],
+        )
+        .unwrap();
+        assert_eq!(r["player_b"], "表");
+    }
+
+    #[test]
+    fn methods_are_declared() {
+        let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+        assert_eq!(
+            names,
+            [
+                "sgf.parse",
+                "sgf.serialise",
+                "sgf.game_info",
+                "sgf.main_line",
+                "sgf.normalise"
+            ]
+        );
+    }
+}
