@@ -91,7 +91,7 @@ fn swiss_graph(rng: &mut ChaCha8Rng, players: usize, hard: bool) -> DenseCosts<i
     rating.sort_unstable_by(|a, b| b.cmp(a));
     let rounds = rng.random_range(0..6);
     let score: Vec<i64> = (0..players)
-        .map(|i| (rounds as i64 * (players - i) as i64 / players as i64).min(rounds))
+        .map(|i| (rounds * (players - i) as i64 / players as i64).min(rounds))
         .collect();
     let n = players + players % 2;
     let mut cost = vec![None; n * n];
@@ -125,14 +125,27 @@ fn brute_force_small_random_and_swiss() {
     for case in 0..300 {
         let n = 2 * rng.random_range(1..=7);
         let c = if case % 2 == 0 {
-            random_graph(&mut rng, n, [5, 100, 1 << 40][case % 3], [0.0, 0.4, 0.7][case % 3])
+            random_graph(
+                &mut rng,
+                n,
+                [5, 100, 1 << 40][case % 3],
+                [0.0, 0.4, 0.7][case % 3],
+            )
         } else {
             let players = n - rng.random_range(0..2);
             swiss_graph(&mut rng, players, case % 4 == 1)
         };
         let want = brute_force(&c).map(|(w, _)| w);
         for k in [1, 3, 32] {
-            check(&c, want, SolveOptions { neighbours: k, dense: false }, &format!("case {case} k {k}"));
+            check(
+                &c,
+                want,
+                SolveOptions {
+                    neighbours: k,
+                    dense: false,
+                },
+                &format!("case {case} k {k}"),
+            );
         }
         assert_eq!(oracle(&c), want, "case {case}: the two oracles disagree");
     }
@@ -151,7 +164,12 @@ fn integer_blossom_random_graphs() {
         for (j, forbid) in [0.0, 0.5, 0.95].into_iter().enumerate() {
             let c = random_graph(&mut rng, n, [50, 1_000_000][(i + j) % 2], forbid);
             let want = oracle(&c);
-            check(&c, want, SolveOptions::default(), &format!("random n {n} forbid {forbid}"));
+            check(
+                &c,
+                want,
+                SolveOptions::default(),
+                &format!("random n {n} forbid {forbid}"),
+            );
         }
     }
 }
@@ -166,10 +184,18 @@ fn integer_blossom_swiss_fields() {
     };
     for &n in sizes {
         // The dense oracle takes seconds at 2,000: one field there is enough.
-        for hard in [false, true].into_iter().take(if n >= 2000 { 1 } else { 2 }) {
+        for hard in [false, true]
+            .into_iter()
+            .take(if n >= 2000 { 1 } else { 2 })
+        {
             let c = swiss_graph(&mut rng, n, hard);
             let want = oracle(&c);
-            check(&c, want, SolveOptions::default(), &format!("swiss n {n} hard {hard}"));
+            check(
+                &c,
+                want,
+                SolveOptions::default(),
+                &format!("swiss n {n} hard {hard}"),
+            );
         }
     }
 }

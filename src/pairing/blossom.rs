@@ -753,8 +753,10 @@ impl<W: Weight> State<W> {
                 match deltatype {
                     2 => {
                         self.allowedge[deltaedge] = true;
-                        let (mut i, j) =
-                            (self.endpoint[2 * deltaedge], self.endpoint[2 * deltaedge + 1]);
+                        let (mut i, j) = (
+                            self.endpoint[2 * deltaedge],
+                            self.endpoint[2 * deltaedge + 1],
+                        );
                         if self.label[self.inblossom[i]] == 0 {
                             i = j;
                         }

@@ -7,9 +7,13 @@
 //! `koth` the king-of-the-hill matchmaker used by the tournament engine. Pure code: no I/O.
 
 pub mod blossom;
+pub mod koth;
 pub mod solve;
 
 pub use blossom::Weight;
+pub use koth::{
+    KothCosts, KothInput, KothPairing, KothPlayer, NoLegalRound, pair_king_of_the_hill,
+};
 pub use solve::{
     DenseCosts, Matching, PairCosts, SolveError, SolveOptions, brute_force,
     min_cost_perfect_matching,

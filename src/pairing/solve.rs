@@ -87,7 +87,10 @@ impl std::fmt::Display for SolveError {
         match self {
             SolveError::OddVertexCount(n) => write!(f, "odd number of vertices ({n})"),
             SolveError::NoPerfectMatching => {
-                write!(f, "no perfect matching exists: the forbidden pairs leave someone without a partner")
+                write!(
+                    f,
+                    "no perfect matching exists: the forbidden pairs leave someone without a partner"
+                )
             }
             SolveError::CostTooLarge => write!(f, "a pair cost is too large to solve exactly"),
         }
@@ -165,7 +168,11 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
             resolves += 1;
             continue;
         }
-        let added = if k >= n { 0 } else { price(c, &solved, &mut g)? };
+        let added = if k >= n {
+            0
+        } else {
+            price(c, &solved, &mut g)?
+        };
         if added == 0 {
             let mut cost = C::W::ZERO;
             for (u, &v) in solved.mate.iter().enumerate() {
@@ -224,11 +231,7 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
 }
 
 /// Adds every allowed pair with a negative reduced cost; returns how many were added.
-fn price<C: PairCosts>(
-    c: &C,
-    s: &Solved<C::W>,
-    g: &mut Graph<C::W>,
-) -> Result<usize, SolveError> {
+fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<usize, SolveError> {
     let n = c.len();
     let tops = s.tops();
     let four = C::W::from_i64(4);

@@ -13,7 +13,11 @@ fn random_costs(rng: &mut ChaCha8Rng, n: usize, max: i64, forbid: f64) -> DenseC
             }
         }
     }
-    DenseCosts { n, cost, hubs: vec![] }
+    DenseCosts {
+        n,
+        cost,
+        hubs: vec![],
+    }
 }
 
 #[test]
@@ -26,7 +30,13 @@ fn matches_brute_force_on_small_graphs() {
         let c = random_costs(&mut rng, n, max, forbid);
         let want = brute_force(&c);
         for k in [1, 2, n] {
-            let got = min_cost_perfect_matching(&c, SolveOptions { neighbours: k, dense: false });
+            let got = min_cost_perfect_matching(
+                &c,
+                SolveOptions {
+                    neighbours: k,
+                    dense: false,
+                },
+            );
             match (&want, got) {
                 (None, Err(SolveError::NoPerfectMatching)) => {}
                 (Some((w, _)), Ok(m)) => {

@@ -155,7 +155,11 @@ impl Params {
     }
 
     /// An optional parameter: absent or null gives `None`.
-    pub fn opt<T: DeserializeOwned>(&self, index: usize, name: &str) -> Result<Option<T>, RpcError> {
+    pub fn opt<T: DeserializeOwned>(
+        &self,
+        index: usize,
+        name: &str,
+    ) -> Result<Option<T>, RpcError> {
         match self.raw(index) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => T::deserialize(value)
@@ -188,11 +192,13 @@ pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Rp
     }
     match method.handler {
         // A panic is a bug, but it must cost the caller one error, not the connection.
-        Handler::Sync(f) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
-            .unwrap_or_else(|_| {
-                tracing::error!(method = method.name, "handler panicked");
-                Err(RpcError::internal("internal error"))
-            }),
+        Handler::Sync(f) => {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
+                .unwrap_or_else(|_| {
+                    tracing::error!(method = method.name, "handler panicked");
+                    Err(RpcError::internal("internal error"))
+                })
+        }
         Handler::Blocking(f) => {
             let ctx = Arc::clone(ctx);
             tokio::task::spawn_blocking(move || f(&ctx, &params))
