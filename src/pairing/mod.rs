@@ -8,6 +8,7 @@
 
 pub mod blossom;
 pub mod koth;
+pub mod model;
 pub mod solve;
 
 pub use blossom::Weight;

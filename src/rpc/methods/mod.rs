@@ -2,11 +2,13 @@
 //! them in the order `system.listMethods` reports.
 
 pub mod matchmaker;
+pub mod pairing;
 pub mod system;
 
 use super::Method;
 
 pub fn all() -> Vec<&'static Method> {
-    let namespaces: &[&'static [Method]] = &[system::METHODS, matchmaker::METHODS];
+    let namespaces: &[&'static [Method]] =
+        &[system::METHODS, matchmaker::METHODS, pairing::METHODS];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }
