@@ -3,8 +3,8 @@
 //! fields, empty fields, CRLF ends, trailing spaces), with fresh IDs so no line repeats.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use std::hint::black_box;
 use goswiss::aga::tdlist;
+use std::hint::black_box;
 
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -1,0 +1,813 @@
+//! The matching core: Edmonds' primal–dual blossom algorithm for a maximum-weight perfect
+//! matching on a sparse general graph, with integer weights and exact dual variables.
+//!
+//! It follows Galil's presentation of Edmonds' algorithm (vertex duals, blossom duals, S/T
+//! labels, blossom shrink and expand), grows alternating trees from every free vertex at once,
+//! and works on adjacency lists, so one stage costs O(n + m) and not O(n²). Two things make it
+//! fit the pairing engine: a greedy *jump start* (each vertex's dual is lowered until one of its
+//! edges is tight, and tight edges between free vertices are matched) that leaves few free
+//! vertices for the stages to handle, and access to the final duals, which the pricing step in
+//! `solve` uses to prove that edges absent from the candidate graph cannot improve the result.
+//!
+//! Internally every weight is doubled and every vertex dual stays even at the start, so all
+//! free vertices share the parity of their duals and the half-slack step (S–S edges) stays
+//! integral: no floating point anywhere.
+
+use std::fmt::Debug;
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+/// Integer type of costs and duals: `i64` for ordinary models, `i128` for stacked tiers.
+pub trait Weight:
+    Copy
+    + Ord
+    + Debug
+    + Default
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + Send
+    + Sync
+    + 'static
+{
+    const ZERO: Self;
+    const MAX: Self;
+    fn from_i64(v: i64) -> Self;
+    /// Exact halving of an even number.
+    fn half(self) -> Self;
+    fn to_i128(self) -> i128;
+}
+
+macro_rules! weight_impl {
+    ($($t:ty),*) => {$(
+        impl Weight for $t {
+            const ZERO: Self = 0;
+            const MAX: Self = <$t>::MAX;
+            fn from_i64(v: i64) -> Self { v as $t }
+            fn half(self) -> Self { self / 2 }
+            fn to_i128(self) -> i128 { self as i128 }
+        }
+    )*};
+}
+weight_impl!(i64, i128);
+
+const NONE: usize = usize::MAX;
+
+/// A maximum-cardinality, maximum-weight matching with its optimal dual solution.
+///
+/// Duals are in the solver's internal units: for an edge (u, v) of weight w the reduced
+/// cost is `dual[u] + dual[v] − 4w + 2·Σ z(B)` over the blossoms B containing both ends,
+/// and it is ≥ 0 for every edge of the graph at the optimum.
+pub struct Solved<W: Weight> {
+    /// `mate[v]` is v's partner, or `usize::MAX` when v stayed free.
+    pub mate: Vec<usize>,
+    /// Vertex duals (2·y in the doubled-weight units).
+    pub dual: Vec<W>,
+    /// Blossom tree at the end: `parent[b]` for b in 0..2n (vertices then blossoms).
+    pub parent: Vec<usize>,
+    /// Blossom duals z(B), indexed like `parent` (0 for vertices and unused slots).
+    pub z: Vec<W>,
+    /// Number of stages run after the jump start (for diagnostics and tests).
+    pub stages: usize,
+}
+
+impl<W: Weight> Solved<W> {
+    /// True when every vertex is matched.
+    pub fn is_perfect(&self) -> bool {
+        self.mate.iter().all(|&m| m != NONE)
+    }
+
+    /// Reduced cost (internal units) of a possible edge (u, v) of weight `w` against the
+    /// final duals. Negative means the edge would improve the matching.
+    pub fn reduced(&self, u: usize, v: usize, w: W) -> W {
+        let mut s = self.dual[u] + self.dual[v] - W::from_i64(4) * w;
+        // Blossoms containing both ends: the common ancestors in the blossom forest.
+        let (tu, tv) = (self.top(u), self.top(v));
+        if tu == tv && tu != u {
+            let mut zu = W::ZERO;
+            // Collect u's chain, then walk v's chain until it meets it.
+            let mut chain = Vec::new();
+            let mut b = self.parent[u];
+            while b != NONE {
+                chain.push(b);
+                b = self.parent[b];
+            }
+            let mut b = self.parent[v];
+            while b != NONE {
+                if chain.contains(&b) {
+                    break;
+                }
+                b = self.parent[b];
+            }
+            while b != NONE {
+                zu += self.z[b];
+                b = self.parent[b];
+            }
+            s += zu + zu;
+        }
+        s
+    }
+
+    /// Outermost blossom containing v (v itself when it is in none).
+    pub fn top(&self, v: usize) -> usize {
+        let mut b = v;
+        while self.parent[b] != NONE {
+            b = self.parent[b];
+        }
+        b
+    }
+
+    /// Outermost blossom of every vertex, computed once for fast pricing.
+    pub fn tops(&self) -> Vec<usize> {
+        let n = self.mate.len();
+        let mut top = vec![NONE; 2 * n];
+        let mut out = Vec::with_capacity(n);
+        for v in 0..n {
+            // Memoised walk up the forest.
+            let mut path = Vec::new();
+            let mut b = v;
+            while top[b] == NONE && self.parent[b] != NONE {
+                path.push(b);
+                b = self.parent[b];
+            }
+            let t = if top[b] == NONE { b } else { top[b] };
+            top[b] = t;
+            for p in path {
+                top[p] = t;
+            }
+            out.push(t);
+        }
+        out
+    }
+}
+
+/// Solves maximum-weight maximum-cardinality matching on `n` vertices and the given edges
+/// (u, v, w), u ≠ v, no duplicates. The caller checks `is_perfect`.
+pub fn max_weight_matching<W: Weight>(n: usize, edges: &[(u32, u32, W)]) -> Solved<W> {
+    let mut s = State::new(n, edges);
+    s.jump_start();
+    s.run();
+    s.finish()
+}
+
+struct State<W: Weight> {
+    n: usize,
+    /// endpoint[p]: vertex at endpoint p; edge k has endpoints 2k and 2k+1.
+    endpoint: Vec<usize>,
+    /// Doubled weights.
+    weight: Vec<W>,
+    /// neighbend[v]: remote endpoints of the edges at v (CSR layout).
+    nb_start: Vec<usize>,
+    nb: Vec<usize>,
+    /// mate[v]: remote endpoint of v's matched edge, or NONE.
+    mate: Vec<usize>,
+    label: Vec<u8>,
+    labelend: Vec<usize>,
+    inblossom: Vec<usize>,
+    blossomparent: Vec<usize>,
+    blossomchilds: Vec<Vec<usize>>,
+    blossombase: Vec<usize>,
+    blossomendps: Vec<Vec<usize>>,
+    bestedge: Vec<usize>,
+    blossombestedges: Vec<Option<Vec<usize>>>,
+    unusedblossoms: Vec<usize>,
+    dualvar: Vec<W>,
+    allowedge: Vec<bool>,
+    queue: Vec<usize>,
+    stages: usize,
+    /// Scratch for add_blossom, kept to avoid an O(n) allocation per blossom.
+    bestedgeto: Vec<usize>,
+    bestedgeto_touched: Vec<usize>,
+}
+
+impl<W: Weight> State<W> {
+    fn new(n: usize, edges: &[(u32, u32, W)]) -> Self {
+        let m = edges.len();
+        let mut endpoint = Vec::with_capacity(2 * m);
+        let mut weight = Vec::with_capacity(m);
+        let mut deg = vec![0usize; n + 1];
+        for &(u, v, w) in edges {
+            endpoint.push(u as usize);
+            endpoint.push(v as usize);
+            weight.push(w + w);
+            deg[u as usize] += 1;
+            deg[v as usize] += 1;
+        }
+        let mut nb_start = vec![0usize; n + 1];
+        for v in 0..n {
+            nb_start[v + 1] = nb_start[v] + deg[v];
+        }
+        let mut fill = nb_start.clone();
+        let mut nb = vec![0usize; 2 * m];
+        for (k, &(u, v, _)) in edges.iter().enumerate() {
+            nb[fill[u as usize]] = 2 * k + 1;
+            fill[u as usize] += 1;
+            nb[fill[v as usize]] = 2 * k;
+            fill[v as usize] += 1;
+        }
+        State {
+            n,
+            endpoint,
+            weight,
+            nb_start,
+            nb,
+            mate: vec![NONE; n],
+            label: vec![0; 2 * n],
+            labelend: vec![NONE; 2 * n],
+            inblossom: (0..n).collect(),
+            blossomparent: vec![NONE; 2 * n],
+            blossomchilds: vec![Vec::new(); 2 * n],
+            blossombase: (0..n).chain(std::iter::repeat_n(NONE, n)).collect(),
+            blossomendps: vec![Vec::new(); 2 * n],
+            bestedge: vec![NONE; 2 * n],
+            blossombestedges: vec![None; 2 * n],
+            unusedblossoms: (n..2 * n).rev().collect(),
+            dualvar: vec![W::ZERO; 2 * n],
+            allowedge: vec![false; m],
+            queue: Vec::new(),
+            stages: 0,
+            bestedgeto: vec![NONE; 2 * n],
+            bestedgeto_touched: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn slack(&self, k: usize) -> W {
+        let w = self.weight[k];
+        self.dualvar[self.endpoint[2 * k]] + self.dualvar[self.endpoint[2 * k + 1]] - w - w
+    }
+
+    #[inline]
+    fn neighbours(&self, v: usize) -> std::ops::Range<usize> {
+        self.nb_start[v]..self.nb_start[v + 1]
+    }
+
+    /// Greedy initial duals and matching (all duals even, every matched edge tight).
+    fn jump_start(&mut self) {
+        let n = self.n;
+        for v in 0..n {
+            let mut best: Option<W> = None;
+            for i in self.neighbours(v) {
+                let w = self.weight[self.nb[i] / 2];
+                if best.is_none_or(|b| w > b) {
+                    best = Some(w);
+                }
+            }
+            // Doubled weights are even, so is every dual.
+            self.dualvar[v] = best.unwrap_or(W::ZERO);
+        }
+        for v in 0..n {
+            if self.mate[v] != NONE {
+                continue;
+            }
+            let mut min: Option<W> = None;
+            for i in self.neighbours(v) {
+                let s = self.slack(self.nb[i] / 2);
+                if min.is_none_or(|m| s < m) {
+                    min = Some(s);
+                }
+            }
+            let Some(min) = min else { continue };
+            // Lowering v's dual by the smallest slack keeps every edge feasible (v is free,
+            // so none of its edges is matched) and makes at least one tight. The slack is
+            // even (even duals, doubled weights), so duals stay even.
+            self.dualvar[v] -= min;
+            for i in self.neighbours(v) {
+                let p = self.nb[i];
+                let u = self.endpoint[p];
+                if self.mate[u] == NONE && self.slack(p / 2) == W::ZERO {
+                    self.mate[v] = p;
+                    self.mate[u] = p ^ 1;
+                    break;
+                }
+            }
+        }
+    }
+
+    fn leaves(&self, b: usize, out: &mut Vec<usize>) {
+        if b < self.n {
+            out.push(b);
+            return;
+        }
+        let mut stack = vec![b];
+        while let Some(x) = stack.pop() {
+            if x < self.n {
+                out.push(x);
+            } else {
+                // Reverse so leaves come out in child order (determinism only).
+                for &c in self.blossomchilds[x].iter().rev() {
+                    stack.push(c);
+                }
+            }
+        }
+    }
+
+    fn leaves_of(&self, b: usize) -> Vec<usize> {
+        let mut v = Vec::new();
+        self.leaves(b, &mut v);
+        v
+    }
+
+    fn assign_label(&mut self, w0: usize, t0: u8, p0: usize) {
+        let (mut w, mut t, mut p) = (w0, t0, p0);
+        loop {
+            let b = self.inblossom[w];
+            debug_assert!(self.label[w] == 0 && self.label[b] == 0);
+            self.label[w] = t;
+            self.label[b] = t;
+            self.labelend[w] = p;
+            self.labelend[b] = p;
+            self.bestedge[w] = NONE;
+            self.bestedge[b] = NONE;
+            if t == 1 {
+                let mut q = std::mem::take(&mut self.queue);
+                self.leaves(b, &mut q);
+                self.queue = q;
+                return;
+            }
+            let base = self.blossombase[b];
+            let mb = self.mate[base];
+            debug_assert!(mb != NONE);
+            w = self.endpoint[mb];
+            t = 1;
+            p = mb ^ 1;
+        }
+    }
+
+    fn scan_blossom(&mut self, v0: usize, w0: usize) -> usize {
+        let mut path = Vec::new();
+        let mut base = NONE;
+        let (mut v, mut w) = (v0, w0);
+        while v != NONE || w != NONE {
+            let mut b = self.inblossom[v];
+            if self.label[b] & 4 != 0 {
+                base = self.blossombase[b];
+                break;
+            }
+            debug_assert_eq!(self.label[b], 1);
+            path.push(b);
+            self.label[b] = 5;
+            if self.labelend[b] == NONE {
+                v = NONE;
+            } else {
+                v = self.endpoint[self.labelend[b]];
+                b = self.inblossom[v];
+                debug_assert_eq!(self.label[b], 2);
+                v = self.endpoint[self.labelend[b]];
+            }
+            if w != NONE {
+                std::mem::swap(&mut v, &mut w);
+            }
+        }
+        for b in path {
+            self.label[b] = 1;
+        }
+        base
+    }
+
+    fn add_blossom(&mut self, base: usize, k: usize) {
+        let mut v = self.endpoint[2 * k];
+        let mut w = self.endpoint[2 * k + 1];
+        let bb = self.inblossom[base];
+        let mut bv = self.inblossom[v];
+        let mut bw = self.inblossom[w];
+        let Some(b) = self.unusedblossoms.pop() else {
+            unreachable!("at most n/2 blossoms exist at once")
+        };
+        self.blossombase[b] = base;
+        self.blossomparent[b] = NONE;
+        self.blossomparent[bb] = b;
+        let mut path = Vec::new();
+        let mut endps = Vec::new();
+        while bv != bb {
+            self.blossomparent[bv] = b;
+            path.push(bv);
+            endps.push(self.labelend[bv]);
+            v = self.endpoint[self.labelend[bv]];
+            bv = self.inblossom[v];
+        }
+        path.push(bb);
+        path.reverse();
+        endps.reverse();
+        endps.push(2 * k);
+        while bw != bb {
+            self.blossomparent[bw] = b;
+            path.push(bw);
+            endps.push(self.labelend[bw] ^ 1);
+            w = self.endpoint[self.labelend[bw]];
+            bw = self.inblossom[w];
+        }
+        self.label[b] = 1;
+        self.labelend[b] = self.labelend[bb];
+        self.dualvar[b] = W::ZERO;
+        self.blossomchilds[b] = path.clone();
+        self.blossomendps[b] = endps;
+        for v in self.leaves_of(b) {
+            if self.label[self.inblossom[v]] == 2 {
+                // A former T vertex becomes S: scan it.
+                self.queue.push(v);
+            }
+            self.inblossom[v] = b;
+        }
+        // Least-slack edges from the new blossom to each neighbouring S-blossom.
+        let mut touched = std::mem::take(&mut self.bestedgeto_touched);
+        touched.clear();
+        for &sub in &path {
+            let lists: Vec<usize> = match self.blossombestedges[sub].take() {
+                Some(list) => list,
+                None => {
+                    let mut ks = Vec::new();
+                    for leaf in self.leaves_of(sub) {
+                        for i in self.neighbours(leaf) {
+                            ks.push(self.nb[i] / 2);
+                        }
+                    }
+                    ks
+                }
+            };
+            for kk in lists {
+                let (mut i, mut j) = (self.endpoint[2 * kk], self.endpoint[2 * kk + 1]);
+                if self.inblossom[j] == b {
+                    std::mem::swap(&mut i, &mut j);
+                }
+                let _ = i;
+                let bj = self.inblossom[j];
+                if bj != b && self.label[bj] == 1 {
+                    let cur = self.bestedgeto[bj];
+                    if cur == NONE {
+                        touched.push(bj);
+                        self.bestedgeto[bj] = kk;
+                    } else if self.slack(kk) < self.slack(cur) {
+                        self.bestedgeto[bj] = kk;
+                    }
+                }
+            }
+            self.bestedge[sub] = NONE;
+        }
+        touched.sort_unstable();
+        let mut list = Vec::with_capacity(touched.len());
+        for &bj in &touched {
+            list.push(self.bestedgeto[bj]);
+            self.bestedgeto[bj] = NONE;
+        }
+        self.bestedgeto_touched = touched;
+        let mut best = NONE;
+        for &kk in &list {
+            if best == NONE || self.slack(kk) < self.slack(best) {
+                best = kk;
+            }
+        }
+        self.blossombestedges[b] = Some(list);
+        self.bestedge[b] = best;
+    }
+
+    fn expand_blossom(&mut self, b: usize, endstage: bool) {
+        let childs = self.blossomchilds[b].clone();
+        for &s in &childs {
+            self.blossomparent[s] = NONE;
+            if s < self.n {
+                self.inblossom[s] = s;
+            } else if endstage && self.dualvar[s] == W::ZERO {
+                self.expand_blossom(s, endstage);
+            } else {
+                for v in self.leaves_of(s) {
+                    self.inblossom[v] = s;
+                }
+            }
+        }
+        if !endstage && self.label[b] == 2 {
+            // The expanded T-blossom: relabel the part of its cycle on the even path from the
+            // entry child to the base, and unlabel the rest (they may be relabelled later).
+            let len = childs.len() as isize;
+            let entrychild = self.inblossom[self.endpoint[self.labelend[b] ^ 1]];
+            let mut j = childs.iter().position(|&c| c == entrychild).unwrap_or(0) as isize;
+            let (jstep, endptrick): (isize, usize) = if j & 1 != 0 {
+                j -= len;
+                (1, 0)
+            } else {
+                (-1, 1)
+            };
+            let at = |j: isize| -> usize { j.rem_euclid(len) as usize };
+            let mut p = self.labelend[b];
+            while j != 0 {
+                let q = self.endpoint[p ^ 1];
+                self.label[q] = 0;
+                let e = self.blossomendps[b][at(j - endptrick as isize)];
+                let r = self.endpoint[e ^ endptrick ^ 1];
+                self.label[r] = 0;
+                self.assign_label(q, 2, p);
+                self.allowedge[e / 2] = true;
+                j += jstep;
+                p = self.blossomendps[b][at(j - endptrick as isize)] ^ endptrick;
+                self.allowedge[p / 2] = true;
+                j += jstep;
+            }
+            let bv = childs[at(j)];
+            let q = self.endpoint[p ^ 1];
+            self.label[q] = 2;
+            self.label[bv] = 2;
+            self.labelend[q] = p;
+            self.labelend[bv] = p;
+            self.bestedge[bv] = NONE;
+            j += jstep;
+            while childs[at(j)] != entrychild {
+                let bv = childs[at(j)];
+                if self.label[bv] == 1 {
+                    j += jstep;
+                    continue;
+                }
+                let mut found = NONE;
+                for v in self.leaves_of(bv) {
+                    if self.label[v] != 0 {
+                        found = v;
+                        break;
+                    }
+                }
+                if found != NONE {
+                    let v = found;
+                    self.label[v] = 0;
+                    let mb = self.mate[self.blossombase[bv]];
+                    self.label[self.endpoint[mb]] = 0;
+                    let le = self.labelend[v];
+                    self.assign_label(v, 2, le);
+                }
+                j += jstep;
+            }
+        }
+        self.label[b] = 0;
+        self.labelend[b] = NONE;
+        self.blossomchilds[b] = Vec::new();
+        self.blossomendps[b] = Vec::new();
+        self.blossombase[b] = NONE;
+        self.blossombestedges[b] = None;
+        self.bestedge[b] = NONE;
+        self.dualvar[b] = W::ZERO;
+        self.unusedblossoms.push(b);
+    }
+
+    fn augment_blossom(&mut self, b: usize, v: usize) {
+        let mut t = v;
+        while self.blossomparent[t] != b {
+            t = self.blossomparent[t];
+        }
+        if t >= self.n {
+            self.augment_blossom(t, v);
+        }
+        let len = self.blossomchilds[b].len() as isize;
+        let i = self.blossomchilds[b]
+            .iter()
+            .position(|&c| c == t)
+            .unwrap_or(0);
+        let mut j = i as isize;
+        let (jstep, endptrick): (isize, usize) = if j & 1 != 0 {
+            j -= len;
+            (1, 0)
+        } else {
+            (-1, 1)
+        };
+        let at = |j: isize| -> usize { j.rem_euclid(len) as usize };
+        while j != 0 {
+            j += jstep;
+            let t = self.blossomchilds[b][at(j)];
+            let p = self.blossomendps[b][at(j - endptrick as isize)] ^ endptrick;
+            if t >= self.n {
+                let e = self.endpoint[p];
+                self.augment_blossom(t, e);
+            }
+            j += jstep;
+            let t = self.blossomchilds[b][at(j)];
+            if t >= self.n {
+                let e = self.endpoint[p ^ 1];
+                self.augment_blossom(t, e);
+            }
+            let (a, c) = (self.endpoint[p], self.endpoint[p ^ 1]);
+            self.mate[a] = p ^ 1;
+            self.mate[c] = p;
+        }
+        self.blossomchilds[b].rotate_left(i);
+        self.blossomendps[b].rotate_left(i);
+        self.blossombase[b] = self.blossombase[self.blossomchilds[b][0]];
+        debug_assert_eq!(self.blossombase[b], v);
+    }
+
+    fn augment_matching(&mut self, k: usize) {
+        let (v, w) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+        for (s0, p0) in [(v, 2 * k + 1), (w, 2 * k)] {
+            let (mut s, mut p) = (s0, p0);
+            loop {
+                let bs = self.inblossom[s];
+                debug_assert_eq!(self.label[bs], 1);
+                if bs >= self.n {
+                    self.augment_blossom(bs, s);
+                }
+                self.mate[s] = p;
+                if self.labelend[bs] == NONE {
+                    break;
+                }
+                let t = self.endpoint[self.labelend[bs]];
+                let bt = self.inblossom[t];
+                debug_assert_eq!(self.label[bt], 2);
+                s = self.endpoint[self.labelend[bt]];
+                let j = self.endpoint[self.labelend[bt] ^ 1];
+                if bt >= self.n {
+                    self.augment_blossom(bt, j);
+                }
+                self.mate[j] = self.labelend[bt];
+                p = self.labelend[bt] ^ 1;
+            }
+        }
+    }
+
+    fn run(&mut self) {
+        let n = self.n;
+        loop {
+            if self.mate.iter().all(|&m| m != NONE) {
+                return;
+            }
+            self.stages += 1;
+            self.label.fill(0);
+            self.bestedge.fill(NONE);
+            for b in n..2 * n {
+                self.blossombestedges[b] = None;
+            }
+            self.allowedge.fill(false);
+            self.queue.clear();
+            for v in 0..n {
+                if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
+                    self.assign_label(v, 1, NONE);
+                }
+            }
+            let mut augmented = false;
+            loop {
+                while !augmented {
+                    let Some(v) = self.queue.pop() else { break };
+                    for i in self.neighbours(v) {
+                        let p = self.nb[i];
+                        let k = p / 2;
+                        let w = self.endpoint[p];
+                        if self.inblossom[v] == self.inblossom[w] {
+                            continue;
+                        }
+                        let mut kslack = W::ZERO;
+                        if !self.allowedge[k] {
+                            kslack = self.slack(k);
+                            if kslack <= W::ZERO {
+                                self.allowedge[k] = true;
+                            }
+                        }
+                        let bw = self.inblossom[w];
+                        if self.allowedge[k] {
+                            if self.label[bw] == 0 {
+                                self.assign_label(w, 2, p ^ 1);
+                            } else if self.label[bw] == 1 {
+                                let base = self.scan_blossom(v, w);
+                                if base != NONE {
+                                    self.add_blossom(base, k);
+                                } else {
+                                    self.augment_matching(k);
+                                    augmented = true;
+                                    break;
+                                }
+                            } else if self.label[w] == 0 {
+                                self.label[w] = 2;
+                                self.labelend[w] = p ^ 1;
+                            }
+                        } else if self.label[bw] == 1 {
+                            let b = self.inblossom[v];
+                            if self.bestedge[b] == NONE || kslack < self.slack(self.bestedge[b]) {
+                                self.bestedge[b] = k;
+                            }
+                        } else if self.label[w] == 0
+                            && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
+                        {
+                            self.bestedge[w] = k;
+                        }
+                    }
+                }
+                if augmented {
+                    break;
+                }
+                // Dual adjustment: the largest step that keeps every edge feasible.
+                let mut deltatype = 0u8;
+                let mut delta = W::ZERO;
+                let mut deltaedge = NONE;
+                let mut deltablossom = NONE;
+                for v in 0..n {
+                    if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
+                        let d = self.slack(self.bestedge[v]);
+                        if deltatype == 0 || d < delta {
+                            delta = d;
+                            deltatype = 2;
+                            deltaedge = self.bestedge[v];
+                        }
+                    }
+                }
+                for b in 0..2 * n {
+                    if self.blossomparent[b] == NONE
+                        && self.label[b] == 1
+                        && self.bestedge[b] != NONE
+                    {
+                        let ks = self.slack(self.bestedge[b]);
+                        debug_assert!(ks.to_i128() % 2 == 0, "S–S slack must be even");
+                        let d = ks.half();
+                        if deltatype == 0 || d < delta {
+                            delta = d;
+                            deltatype = 3;
+                            deltaedge = self.bestedge[b];
+                        }
+                    }
+                }
+                for b in n..2 * n {
+                    if self.blossombase[b] != NONE
+                        && self.blossomparent[b] == NONE
+                        && self.label[b] == 2
+                        && (deltatype == 0 || self.dualvar[b] < delta)
+                    {
+                        delta = self.dualvar[b];
+                        deltatype = 4;
+                        deltablossom = b;
+                    }
+                }
+                if deltatype == 0 {
+                    // No augmenting path and no dual move: maximum cardinality reached.
+                    break;
+                }
+                for v in 0..n {
+                    match self.label[self.inblossom[v]] {
+                        1 => self.dualvar[v] -= delta,
+                        2 => self.dualvar[v] += delta,
+                        _ => {}
+                    }
+                }
+                for b in n..2 * n {
+                    if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
+                        match self.label[b] {
+                            1 => self.dualvar[b] += delta,
+                            2 => self.dualvar[b] -= delta,
+                            _ => {}
+                        }
+                    }
+                }
+                match deltatype {
+                    2 => {
+                        self.allowedge[deltaedge] = true;
+                        let (mut i, j) = (
+                            self.endpoint[2 * deltaedge],
+                            self.endpoint[2 * deltaedge + 1],
+                        );
+                        if self.label[self.inblossom[i]] == 0 {
+                            i = j;
+                        }
+                        self.queue.push(i);
+                    }
+                    3 => {
+                        self.allowedge[deltaedge] = true;
+                        self.queue.push(self.endpoint[2 * deltaedge]);
+                    }
+                    _ => self.expand_blossom(deltablossom, false),
+                }
+            }
+            if !augmented {
+                return;
+            }
+            for b in n..2 * n {
+                if self.blossomparent[b] == NONE
+                    && self.blossombase[b] != NONE
+                    && self.label[b] == 1
+                    && self.dualvar[b] == W::ZERO
+                {
+                    self.expand_blossom(b, true);
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> Solved<W> {
+        let n = self.n;
+        let mate = self
+            .mate
+            .iter()
+            .map(|&p| if p == NONE { NONE } else { self.endpoint[p] })
+            .collect();
+        let mut z = vec![W::ZERO; 2 * n];
+        let mut parent = vec![NONE; 2 * n];
+        for b in 0..2 * n {
+            if b >= n && self.blossombase[b] == NONE {
+                continue;
+            }
+            parent[b] = self.blossomparent[b];
+            if b >= n {
+                z[b] = self.dualvar[b];
+            }
+        }
+        Solved {
+            mate,
+            dual: self.dualvar[..n].to_vec(),
+            parent,
+            z,
+            stages: self.stages,
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! Exact minimum-cost perfect matching of a complete graph at sparse-graph speed.
+//!
+//! The caller describes the graph by a cost oracle ([`PairCosts`]): vertices are in *pairing
+//! order* (neighbours in that order are the likely partners), `cost(u, v)` is `None` for a
+//! forbidden pair. The solver
+//!
+//! 1. builds a candidate graph: each vertex with its `k` successors in pairing order, every edge
+//!    of the *hub* vertices (the virtual BYE), and a greedy in-order pairing as a safety net;
+//! 2. solves it exactly with the blossom algorithm ([`super::blossom`]);
+//! 3. prices every absent pair against the optimal duals and adds the pairs whose reduced cost
+//!    is negative, then solves again, until no pair is left — at that point the duals are
+//!    feasible for the complete graph, which proves the matching optimal for it.
+//!
+//! If the candidate graph has no perfect matching (many forbidden pairs), it is widened, up to
+//! every allowed pair; only then is "no perfect matching" reported.
+
+use std::collections::HashSet;
+
+use super::blossom::{Solved, Weight, max_weight_matching};
+
+/// A symmetric cost oracle over vertices `0..len()`, in pairing order.
+pub trait PairCosts {
+    type W: Weight;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Cost of pairing u and v (u < v), `None` when the pair is forbidden.
+    fn cost(&self, u: usize, v: usize) -> Option<Self::W>;
+    /// A cheap lower bound of `cost(u, v)` (for an allowed pair), used to skip pairs during
+    /// pricing without computing the full cost.
+    fn lower_bound(&self, u: usize, v: usize) -> Self::W {
+        self.cost(u, v).unwrap_or(Self::W::MAX)
+    }
+    /// Vertices whose every edge belongs to the candidate graph (the virtual BYE vertex).
+    fn hubs(&self) -> Vec<usize> {
+        Vec::new()
+    }
+}
+
+/// Tuning of the solver; the result is the same exact optimum whatever the values.
+#[derive(Debug, Clone, Copy)]
+pub struct SolveOptions {
+    /// Successors in pairing order joined to each vertex in the first candidate graph.
+    pub neighbours: usize,
+    /// Solve the complete graph at once (the dense path), without candidates or pricing.
+    pub dense: bool,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            neighbours: 12,
+            dense: false,
+        }
+    }
+}
+
+/// An optimal perfect matching.
+#[derive(Debug, Clone)]
+pub struct Matching<W> {
+    /// `mate[v]`: v's partner.
+    pub mate: Vec<usize>,
+    /// Total cost (each pair once).
+    pub cost: W,
+    /// Solves after the first one (pricing found improving pairs, or the graph was widened).
+    pub resolves: usize,
+    /// Edges in the last graph solved.
+    pub edges: usize,
+    /// Stages of the last blossom run (after its jump start).
+    pub stages: usize,
+}
+
+/// Why no matching was produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SolveError {
+    /// An odd number of vertices (the caller adds the BYE vertex).
+    OddVertexCount(usize),
+    /// Forbidden pairs leave no perfect matching.
+    NoPerfectMatching,
+    /// A cost too large for the weight type to solve without overflow.
+    CostTooLarge,
+}
+
+impl std::fmt::Display for SolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolveError::OddVertexCount(n) => write!(f, "odd number of vertices ({n})"),
+            SolveError::NoPerfectMatching => {
+                write!(
+                    f,
+                    "no perfect matching exists: the forbidden pairs leave someone without a partner"
+                )
+            }
+            SolveError::CostTooLarge => write!(f, "a pair cost is too large to solve exactly"),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+struct Graph<W> {
+    edges: Vec<(u32, u32, W)>,
+    seen: HashSet<u64>,
+    limit: W,
+}
+
+impl<W: Weight> Graph<W> {
+    fn add(&mut self, u: usize, v: usize, cost: W) -> Result<bool, SolveError> {
+        let (a, b) = if u < v { (u, v) } else { (v, u) };
+        if !self.seen.insert(((a as u64) << 32) | b as u64) {
+            return Ok(false);
+        }
+        if cost > self.limit || cost < -self.limit {
+            return Err(SolveError::CostTooLarge);
+        }
+        self.edges.push((a as u32, b as u32, -cost));
+        Ok(true)
+    }
+}
+
+fn ordered<C: PairCosts>(c: &C, u: usize, v: usize) -> Option<C::W> {
+    if u < v { c.cost(u, v) } else { c.cost(v, u) }
+}
+
+/// The exact minimum-cost perfect matching of the complete graph described by `c`.
+pub fn min_cost_perfect_matching<C: PairCosts>(
+    c: &C,
+    opts: SolveOptions,
+) -> Result<Matching<C::W>, SolveError> {
+    let n = c.len();
+    if n % 2 == 1 {
+        return Err(SolveError::OddVertexCount(n));
+    }
+    if n == 0 {
+        return Ok(Matching {
+            mate: Vec::new(),
+            cost: C::W::ZERO,
+            resolves: 0,
+            edges: 0,
+            stages: 0,
+        });
+    }
+    // Duals stay within a small multiple of n·max|cost|; this keeps every sum in range.
+    let limit = C::W::MAX.to_i128() / (64 * (n as i128 + 2));
+    let limit = C::W::from_i64(limit.min(i64::MAX as i128) as i64);
+    let mut g = Graph {
+        edges: Vec::new(),
+        seen: HashSet::new(),
+        limit,
+    };
+    let mut k = if opts.dense {
+        n
+    } else {
+        opts.neighbours.max(1)
+    };
+    add_candidates(c, &mut g, k)?;
+    let mut resolves = 0;
+    loop {
+        let solved = max_weight_matching(n, &g.edges);
+        if !solved.is_perfect() {
+            if k >= n {
+                return Err(SolveError::NoPerfectMatching);
+            }
+            // Too few candidates for the forbidden pairs: widen and solve again.
+            k = if k * 4 >= n { n } else { k * 4 };
+            add_candidates(c, &mut g, k)?;
+            resolves += 1;
+            continue;
+        }
+        let added = if k >= n {
+            0
+        } else {
+            price(c, &solved, &mut g)?
+        };
+        if added == 0 {
+            let mut cost = C::W::ZERO;
+            for (u, &v) in solved.mate.iter().enumerate() {
+                if u < v {
+                    cost += ordered(c, u, v).ok_or(SolveError::NoPerfectMatching)?;
+                }
+            }
+            return Ok(Matching {
+                mate: solved.mate,
+                cost,
+                resolves,
+                edges: g.edges.len(),
+                stages: solved.stages,
+            });
+        }
+        resolves += 1;
+    }
+}
+
+fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<(), SolveError> {
+    let n = c.len();
+    for u in 0..n {
+        for v in u + 1..n.min(u + 1 + k) {
+            if let Some(w) = c.cost(u, v) {
+                g.add(u, v, w)?;
+            }
+        }
+    }
+    for h in c.hubs() {
+        for v in 0..n {
+            if v != h
+                && let Some(w) = ordered(c, h, v)
+            {
+                g.add(h, v, w)?;
+            }
+        }
+    }
+    // Safety net: a greedy pairing in order, so a perfect matching usually exists at once.
+    let mut used = vec![false; n];
+    for u in 0..n {
+        if used[u] {
+            continue;
+        }
+        for v in u + 1..n {
+            if !used[v]
+                && let Some(w) = c.cost(u, v)
+            {
+                used[u] = true;
+                used[v] = true;
+                g.add(u, v, w)?;
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds every allowed pair with a negative reduced cost; returns how many were added.
+fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<usize, SolveError> {
+    let n = c.len();
+    let tops = s.tops();
+    let four = C::W::from_i64(4);
+    let mut found = Vec::new();
+    for u in 0..n {
+        let du = s.dual[u];
+        for v in u + 1..n {
+            // Blossom terms only raise the reduced cost, so the vertex duals and a cost lower
+            // bound are enough to rule a pair out.
+            let lb = c.lower_bound(u, v);
+            if lb > g.limit || du + s.dual[v] + four * lb >= C::W::ZERO {
+                continue;
+            }
+            let Some(w) = c.cost(u, v) else { continue };
+            if w > g.limit {
+                continue;
+            }
+            let r = if tops[u] != tops[v] {
+                du + s.dual[v] + four * w
+            } else {
+                s.reduced(u, v, -w)
+            };
+            if r < C::W::ZERO {
+                found.push((u, v, w));
+            }
+        }
+    }
+    let mut added = 0;
+    for (u, v, w) in found {
+        if g.add(u, v, w)? {
+            added += 1;
+        }
+    }
+    Ok(added)
+}
+
+/// Exhaustive search over all perfect matchings: the oracle for small inputs (≤ 14 vertices
+/// is instant). Returns the optimum cost and mates, `None` when no perfect matching exists.
+pub fn brute_force<C: PairCosts>(c: &C) -> Option<(C::W, Vec<usize>)> {
+    let n = c.len();
+    if n % 2 == 1 {
+        return None;
+    }
+    let mut mate = vec![usize::MAX; n];
+    let mut best: Option<(C::W, Vec<usize>)> = None;
+    fn rec<C: PairCosts>(
+        c: &C,
+        mate: &mut Vec<usize>,
+        acc: C::W,
+        best: &mut Option<(C::W, Vec<usize>)>,
+    ) {
+        let Some(u) = mate.iter().position(|&m| m == usize::MAX) else {
+            if best.as_ref().is_none_or(|(b, _)| acc < *b) {
+                *best = Some((acc, mate.clone()));
+            }
+            return;
+        };
+        for v in u + 1..mate.len() {
+            if mate[v] != usize::MAX {
+                continue;
+            }
+            if let Some(w) = c.cost(u, v) {
+                mate[u] = v;
+                mate[v] = u;
+                rec(c, mate, acc + w, best);
+                mate[u] = usize::MAX;
+                mate[v] = usize::MAX;
+            }
+        }
+    }
+    rec(c, &mut mate, C::W::ZERO, &mut best);
+    best
+}
+
+/// A cost matrix as a [`PairCosts`] (tests, oracles, small callers).
+#[derive(Debug, Clone)]
+pub struct DenseCosts<W> {
+    pub n: usize,
+    /// Row-major n×n; only u < v is read.
+    pub cost: Vec<Option<W>>,
+    pub hubs: Vec<usize>,
+}
+
+impl<W: Weight> PairCosts for DenseCosts<W> {
+    type W = W;
+    fn len(&self) -> usize {
+        self.n
+    }
+    fn cost(&self, u: usize, v: usize) -> Option<W> {
+        self.cost[u * self.n + v]
+    }
+    fn hubs(&self) -> Vec<usize> {
+        self.hubs.clone()
+    }
+}
