@@ -39,36 +39,54 @@ fn has(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+const PLAY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/python/play_tournaments.py"
+);
+
+/// Runs the Python script against `url` with extra arguments; returns its stdout.
+async fn python(url: String, extra: &[&str]) -> String {
+    let mut args = vec![PLAY.to_string(), "--url".into(), url];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let out = run("python3", &args).await;
+    assert!(out.status.success(), "{}", report(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_xmlrpc_client_plays_whole_tournaments() {
+    // Both allow_repeat modes, two tournaments per size, default (optimal) pairing: every
+    // tournament must reach 202 — no dead-lock is accepted.
     let server = Server::start().await;
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/play_tournaments.py"
-    );
-    // Both allow_repeat modes, two tournaments per size. The rswiss pairing mode can dead-lock
-    // a round exactly as rswiss does (fault 204/205); the script still checks everything
-    // played up to that point.
-    let out = run(
-        "python3",
+    let out = python(
+        server.url("/RPC2"),
+        &["--sizes", "1,2,7,16,33,64", "--tournaments", "2"],
+    )
+    .await;
+    assert!(out.contains("24 passed, 0 failed"), "{out}");
+    assert!(out.contains("deadlocked=0 "), "{out}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_client_in_rswiss_pairing_mode() {
+    // rswiss mode dead-locks rounds exactly as rswiss does (fault 204/205); the script still
+    // checks everything played up to that point.
+    let server = Server::start().await;
+    let out = python(
+        server.url("/RPC2"),
         &[
-            script.into(),
-            "--url".into(),
-            server.url("/RPC2"),
-            "--sizes".into(),
-            "1,2,7,16,33,64".into(),
-            "--tournaments".into(),
-            "2".into(),
-            "--allow-deadlock".into(),
+            "--sizes",
+            "7,16,33",
+            "--tournaments",
+            "3",
+            "--pairing",
+            "rswiss",
+            "--allow-deadlock",
         ],
     )
     .await;
-    assert!(out.status.success(), "{}", report(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("24 passed, 0 failed"),
-        "{}",
-        report(&out)
-    );
+    assert!(out.contains("18 passed, 0 failed"), "{out}");
     server.stop().await;
 }
 
@@ -76,26 +94,12 @@ async fn python_xmlrpc_client_plays_whole_tournaments() {
 async fn python_client_without_the_options_struct_and_on_the_root_path() {
     // A plain rswiss client: three parameters, http://host:port/.
     let server = Server::start().await;
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/play_tournaments.py"
-    );
-    let out = run(
-        "python3",
-        &[
-            script.into(),
-            "--url".into(),
-            server.url("/"),
-            "--sizes".into(),
-            "3,16".into(),
-            "--repeat".into(),
-            "on".into(),
-            "--no-seed-option".into(),
-            "--allow-deadlock".into(),
-        ],
+    let out = python(
+        server.url("/"),
+        &["--sizes", "3,16", "--repeat", "both", "--no-seed-option"],
     )
     .await;
-    assert!(out.status.success(), "{}", report(&out));
+    assert!(out.contains("4 passed, 0 failed"), "{out}");
     server.stop().await;
 }
 

@@ -241,7 +241,10 @@ async fn every_rswiss_fault_over_the_wire() {
             ]
         )
         .await,
-        fault(2, "unknown pairing mode \"greedy\" (available: rswiss)")
+        fault(
+            2,
+            "unknown pairing mode \"greedy\" (available: optimal, rswiss)"
+        )
     );
     // 101.
     assert_eq!(

@@ -1,6 +1,8 @@
 //! Round generation: the seam between the engine and a pairing strategy.
 //!
-//! `rswiss` mode reproduces what rswiss's greedy king-of-the-hill pairing effectively does
+//! `optimal` mode (the default) pairs each round as one exact min-cost perfect matching
+//! (`crate::pairing::pair_king_of_the_hill`): king-of-the-hill by score, never dead-locked
+//! unless no legal round exists. `rswiss` mode reproduces what rswiss's greedy king-of-the-hill pairing effectively does
 //! (spec §2.3–2.6): adjacent pairing in score order skipping previous opponents, one retry with
 //! shuffled score brackets, then — if allowed — one repetition per pair, otherwise a fault.
 
@@ -12,21 +14,26 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{EngineError, MatchState, PlannedMatch, PlayerId, Tournament};
+use crate::pairing::{KothInput, KothPlayer, pair_king_of_the_hill};
 
 /// How a tournament pairs its rounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PairingMode {
-    /// rswiss's greedy king-of-the-hill, faults and all.
+    /// Optimal king-of-the-hill: fewest repeats, then smallest score gaps, then nearest in the
+    /// standings, the bye to the lowest-placed player without one.
     #[default]
+    Optimal,
+    /// rswiss's greedy king-of-the-hill, faults and all.
     Rswiss,
 }
 
 impl PairingMode {
-    pub const ALL: &[PairingMode] = &[PairingMode::Rswiss];
+    pub const ALL: &[PairingMode] = &[PairingMode::Optimal, PairingMode::Rswiss];
 
     pub fn parse(name: &str) -> Option<PairingMode> {
         match name {
+            "optimal" => Some(PairingMode::Optimal),
             "rswiss" => Some(PairingMode::Rswiss),
             _ => None,
         }
@@ -34,6 +41,7 @@ impl PairingMode {
 
     pub fn name(self) -> &'static str {
         match self {
+            PairingMode::Optimal => "optimal",
             PairingMode::Rswiss => "rswiss",
         }
     }
@@ -100,8 +108,68 @@ impl Tournament {
     /// Pairs the next round.
     pub(super) fn plan_round(&self) -> Result<RoundPlan, EngineError> {
         match self.settings.pairing {
+            PairingMode::Optimal => self.plan_optimal(),
             PairingMode::Rswiss => self.plan_rswiss(),
         }
+    }
+
+    fn plan_optimal(&self) -> Result<RoundPlan, EngineError> {
+        let n = self.players.len();
+        // First round: a random order, as rswiss. Later: the standings, so "distance in the
+        // standings" means what a tournament director sees in the table.
+        let order: Vec<usize> = if self.round == 0 {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.shuffle(&mut self.round_rng());
+            order
+        } else {
+            self.standings().iter().map(|r| self.index[&r.id]).collect()
+        };
+        let mut position = vec![0usize; n];
+        for (pos, &p) in order.iter().enumerate() {
+            position[p] = pos;
+        }
+        let scores = self.scores();
+        let players: Vec<KothPlayer> = order
+            .iter()
+            .map(|&p| KothPlayer {
+                // Scores are multiples of one half, so this is exact.
+                score_halves: (scores[p] * 2.0).round() as i64,
+                byes: self.byes[p].len() as u32,
+            })
+            .collect();
+        let met = meetings(self);
+        let played: Vec<(usize, usize, u32)> = met
+            .iter()
+            .map(|(&(a, b), &count)| (position[a], position[b], count))
+            .collect();
+        let input = KothInput {
+            players: &players,
+            played: &played,
+            allow_repeat: self.settings.allow_repeat,
+        };
+        let pairing = pair_king_of_the_hill(&input).map_err(|_| {
+            if self.settings.allow_repeat {
+                EngineError::RepetitionExhausted
+            } else {
+                EngineError::MaxRearranges
+            }
+        })?;
+        let matches = pairing
+            .pairs
+            .iter()
+            .map(|&(i, j)| {
+                let (a, b) = (order[i], order[j]);
+                PlannedMatch {
+                    p1: self.players[a],
+                    p2: self.players[b],
+                    repeated: times_met(&met, a, b) > 0,
+                }
+            })
+            .collect();
+        Ok(RoundPlan {
+            matches,
+            bye: pairing.bye.map(|i| self.players[order[i]]),
+        })
     }
 
     fn plan_rswiss(&self) -> Result<RoundPlan, EngineError> {

@@ -1,6 +1,7 @@
 use super::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
 
 fn new(players: Vec<PlayerId>, additional: u32, allow_repeat: bool, seed: u64) -> Tournament {
     let e = Tournament::create(players, additional, allow_repeat, PairingMode::Rswiss, seed)
@@ -22,9 +23,18 @@ fn play(
     allow_repeat: bool,
     seed: u64,
 ) -> (Tournament, Vec<Event>, Option<EngineError>) {
+    play_mode(PairingMode::Rswiss, n, additional, allow_repeat, seed)
+}
+
+fn play_mode(
+    mode: PairingMode,
+    n: usize,
+    additional: u32,
+    allow_repeat: bool,
+    seed: u64,
+) -> (Tournament, Vec<Event>, Option<EngineError>) {
     let players: Vec<PlayerId> = (0..n as i64).map(|i| 100 + i).collect();
-    let created =
-        Tournament::create(players, additional, allow_repeat, PairingMode::Rswiss, seed).unwrap();
+    let created = Tournament::create(players, additional, allow_repeat, mode, seed).unwrap();
     let mut t = Tournament::from_created(&created).unwrap();
     let mut log = vec![created];
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xabcdef);
@@ -321,4 +331,94 @@ fn bye_goes_to_the_lowest_placed_player_without_one() {
     let b = t.index[b];
     assert_ne!(b, first_bye);
     assert_eq!(t.scores()[b], 0.0);
+}
+
+#[test]
+fn optimal_mode_never_dead_locks_where_rswiss_does() {
+    // 1,002 tournaments (334 per size), as many as rswiss's measured dead-lock rates need.
+    let mut rswiss_faults = 0;
+    for seed in 0..334u64 {
+        for &n in &[16usize, 33, 64] {
+            let (t, log, fault) = play_mode(PairingMode::Optimal, n, 0, false, seed);
+            assert_eq!(
+                fault, None,
+                "optimal mode dead-locked: n = {n}, seed = {seed}"
+            );
+            check_invariants(&t);
+            assert!(t.has_ended());
+            assert_eq!(t.repeated_matches(), 0);
+            let replayed = Tournament::replay(&log).unwrap();
+            assert_eq!(replayed.matches(), t.matches());
+            if play_mode(PairingMode::Rswiss, n, 0, false, seed)
+                .2
+                .is_some()
+            {
+                rswiss_faults += 1;
+            }
+        }
+    }
+    // The comparison is only meaningful if rswiss mode does dead-lock on these fields.
+    assert!(
+        rswiss_faults > 0,
+        "rswiss mode dead-locked in none of 300 tournaments"
+    );
+}
+
+#[test]
+fn optimal_mode_repeats_only_when_it_must_and_then_once() {
+    // Four players have three distinct rounds; rounds four and five must repeat pairs.
+    for seed in 0..20 {
+        let (t, _, fault) = play_mode(PairingMode::Optimal, 4, 3, true, seed);
+        assert_eq!(fault, None);
+        check_invariants(&t);
+        // The first three rounds are the three distinct pairings of four players; rounds four
+        // and five are repeats, whose matches (and the earlier ones they repeat) are flagged.
+        let first: HashSet<(usize, usize)> = t
+            .matches()
+            .iter()
+            .filter(|m| m.round < 3)
+            .map(|m| (m.p1.min(m.p2), m.p1.max(m.p2)))
+            .collect();
+        assert_eq!(first.len(), 6);
+        assert!(
+            t.matches()
+                .iter()
+                .filter(|m| m.round >= 3)
+                .all(|m| m.repeated)
+        );
+        assert_eq!(t.repeated_matches(), 8, "rounds 4 and 5 repeat both pairs");
+        // Six rounds use each of the three pairings twice; a seventh needs a third meeting.
+        let (t, _, fault) = play_mode(PairingMode::Optimal, 4, 4, true, seed);
+        assert_eq!(fault, None);
+        assert_eq!(t.repeated_matches(), 12);
+        let (_, _, fault) = play_mode(PairingMode::Optimal, 4, 5, true, seed);
+        assert_eq!(fault, Some(EngineError::RepetitionExhausted));
+        // Without repeats, three rounds are possible (rswiss mode can fail even those).
+        let (_, _, fault) = play_mode(PairingMode::Optimal, 4, 1, false, seed);
+        assert_eq!(fault, None);
+        let (_, _, fault) = play_mode(PairingMode::Optimal, 4, 2, false, seed);
+        assert_eq!(fault, Some(EngineError::MaxRearranges));
+    }
+}
+
+#[test]
+fn optimal_mode_pairs_top_down_and_gives_the_bye_to_the_lowest() {
+    // Round 2 of five players after 1 beat 2 and 3 beat 4 (5 had the bye): scores 1,1,1,0,0.
+    let mut t = scripted(vec![1, 2, 3, 4, 5], &[(&[(1, 2, -1), (3, 4, -1)], Some(5))]);
+    t.settings.pairing = PairingMode::Optimal;
+    let plan = t.plan_round().unwrap();
+    // The bye goes to the lowest-placed player without one, a loser; the winners meet each
+    // other or the bye-holder, never a player they already met.
+    let bye = plan.bye.unwrap();
+    assert!(bye == 2 || bye == 4, "{plan:?}");
+    for m in &plan.matches {
+        assert!(!m.repeated);
+        assert_ne!((m.p1.min(m.p2), m.p1.max(m.p2)), (1, 2));
+        assert_ne!((m.p1.min(m.p2), m.p1.max(m.p2)), (3, 4));
+    }
+    let top: Vec<PlayerId> = t.standings().iter().take(3).map(|r| r.id).collect();
+    assert!(
+        top.contains(&plan.matches[0].p1),
+        "top board is led by a leader: {plan:?}"
+    );
 }

@@ -344,7 +344,7 @@ pub static METHODS: &[Method] = &[
         returns: "int",
         help: "Creates a tournament of the given player ids; returns its id. additional_rounds \
                (default 0) are played after ceil(log2 n); allow_repeat defaults to true; \
-               options: {pairing: \"rswiss\", seed: int}.",
+               options: {pairing: \"optimal\" (default) or \"rswiss\", seed: int}.",
         handler: async_handler!(create_tournament),
     },
     Method {
