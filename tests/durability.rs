@@ -258,3 +258,46 @@ async fn sigkill_loses_no_acknowledged_commit() {
     }
     drop(child);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_shuts_down_gracefully_and_keeps_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("term.db");
+    let (mut child, url) = spawn(&db).await;
+    let c = reqwest::Client::new();
+    let r = post(
+        &c,
+        &url,
+        call_xml(
+            "matchmaker.create_tournament",
+            &[&arr(&[i4(1), i4(2), i4(3)])],
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(r.contains("<i4>1</i4>"), "{r}");
+    let r = post(&c, &url, call_xml("matchmaker.checkout_match", &[&i4(1)]))
+        .await
+        .unwrap();
+    let pair = parse_pair(&r).unwrap();
+    let pid = child.id().expect("running").to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("exits within 20 s of SIGTERM")
+        .unwrap();
+    assert!(exit.success(), "clean exit: {exit:?}");
+    let (_child, url) = spawn(&db).await;
+    let out = post(
+        &c,
+        &url,
+        call_xml("matchmaker.checkedout_matches", &[&i4(1)]),
+    )
+    .await
+    .unwrap();
+    assert!(out.contains(&arr(&[i4(pair.0), i4(pair.1)])), "{out}");
+}

@@ -240,3 +240,34 @@ async fn websocket_sessions_are_closed_on_shutdown() {
     assert!(end.is_ok(), "the WebSocket session was closed");
     stop.await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_websocket_sessions_than_jsonrpsee_allows_by_default() {
+    // jsonrpsee's default limit is 100 connections; goswiss raises it.
+    let server = Server::start().await;
+    let mut sessions = Vec::new();
+    for _ in 0..150 {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", server.addr))
+            .await
+            .expect("session accepted");
+        sessions.push(ws);
+    }
+    for ws in sessions.iter_mut() {
+        ws.send(Message::text(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "matchmaker.round", "params": [1]})
+                .to_string(),
+        ))
+        .await
+        .unwrap();
+    }
+    for ws in sessions.iter_mut() {
+        let reply = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert!(reply.to_text().unwrap().contains("no tournament 1"));
+    }
+    drop(sessions);
+    server.stop().await;
+}
