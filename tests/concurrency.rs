@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Server, arr, call_xml, i4, parse_fault, parse_pair, xml_post};
+use common::{Server, arr, call_xml, i4, parse_fault, parse_pair, table_scores, xml_post};
 
 const PLAYERS: i64 = 64;
 const CLIENTS: usize = 16;
@@ -124,17 +124,9 @@ async fn sixteen_clients_on_one_tournament() {
         call_xml("matchmaker.table_by_criteria", &[&i4(1)]),
     )
     .await;
-    for row in table.split("<value><array><data><value><i4>").skip(1) {
-        let id: i64 = row.split("</i4>").next().unwrap().parse().unwrap();
-        let s: f64 = row
-            .split("<double>")
-            .nth(1)
-            .unwrap()
-            .split("</double>")
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+    let got = table_scores(&table);
+    assert_eq!(got.len(), PLAYERS as usize);
+    for (id, s) in got {
         assert_eq!(s, score[&id], "player {id}");
     }
     let ended = xml_post(&c, &url, call_xml("matchmaker.has_ended", &[&i4(1)])).await;

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{arr, call_xml, i4, parse_fault, parse_pair};
+use common::{arr, call_xml, i4, parse_fault, parse_pair, table_scores};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -69,25 +69,6 @@ fn points(log: &[(i64, i64, i64)]) -> HashMap<i64, f64> {
         *s.entry(b).or_insert(0.0) += [0.0, 0.5, 1.0][(r + 1) as usize];
     }
     s
-}
-
-/// Scores per player from a table_by_criteria reply.
-fn table_scores(reply: &str) -> HashMap<i64, f64> {
-    let mut out = HashMap::new();
-    for row in reply.split("<value><array><data><value><i4>").skip(1) {
-        let id: i64 = row.split("</i4>").next().unwrap().parse().unwrap();
-        let score: f64 = row
-            .split("<double>")
-            .nth(1)
-            .unwrap()
-            .split("</double>")
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        out.insert(id, score);
-    }
-    out
 }
 
 /// Plays tournament `t` until the connection fails or it ends; returns whether it ended.

@@ -161,3 +161,22 @@ pub fn parse_pair(reply: &str) -> Option<(i64, i64)> {
         .map(|s| s.split("</i4>").next().and_then(|v| v.parse().ok()));
     Some((ids.next()??, ids.next()??))
 }
+
+/// Scores per player from a table_by_criteria reply.
+pub fn table_scores(reply: &str) -> std::collections::HashMap<i64, f64> {
+    let mut out = std::collections::HashMap::new();
+    for row in reply.split("<value><array><data><value><i4>").skip(1) {
+        let id: i64 = row.split("</i4>").next().unwrap().parse().unwrap();
+        let score: f64 = row
+            .split("<double>")
+            .nth(1)
+            .unwrap()
+            .split("</double>")
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        out.insert(id, score);
+    }
+    out
+}
