@@ -649,6 +649,51 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let _ = parse_call(&body);
+        }
+
+        #[test]
+        fn damaged_requests_never_panic(cut in 0usize..400, insert in "[<>/&;a-z0-9 ]{0,12}") {
+            let good = "<?xml version=\"1.0\"?><methodCall><methodName>m</methodName><params><param><value><struct><member><name>a</name><value><array><data><value><i4>1</i4></value><value><double>2.5</double></value><value>x&amp;y</value></data></array></value></member></struct></value></param></params></methodCall>";
+            let cut = cut.min(good.len());
+            let damaged = format!("{}{}{}", &good[..cut], insert, &good[cut..]);
+            let _ = parse_call(damaged.as_bytes());
+            let _ = parse_call(&good.as_bytes()[..cut]);
+        }
+
+        #[test]
+        fn written_values_read_back(v in json_value()) {
+            // What we write, we (and so any XML-RPC client) can read back as the same value.
+            let reply = write_response(&v, true);
+            let call = reply
+                .replace("<?xml version=\"1.0\" ?><methodResponse><params>", "<methodCall><methodName>x</methodName><params>")
+                .replace("</params></methodResponse>", "</params></methodCall>");
+            let parsed = parse_call(call.as_bytes()).expect("our own output parses");
+            proptest::prop_assert_eq!(to_json(parsed.params.into_iter().next().unwrap()), v);
+        }
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1e9f64..1e9).prop_map(Value::from),
+            "[ -~\u{a0}-\u{2fff}\n\t\r]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z]{1,4}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
     #[test]
     fn floats_look_like_ruby() {
         for (x, s) in [
