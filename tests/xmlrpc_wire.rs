@@ -297,11 +297,20 @@ async fn every_rswiss_fault_over_the_wire() {
         .await,
         fault(101, "Repeated player ids detected!")
     );
-    // Nothing was created by the failed calls: the next id is 1.
+    // nil for an optional parameter means its default (Python with allow_none sends it).
+    assert_eq!(
+        w.call(
+            "matchmaker.create_tournament",
+            &[&arr(&[i4(7), i4(8)]), "<nil/>", "<nil/>", "<nil/>"]
+        )
+        .await,
+        ok(&i4(1))
+    );
+    // Nothing was created by the failed calls before: that one got id 1.
     let t = w
         .create(&[1, 2, 3, 4], &[&i4(0), "<boolean>0</boolean>", &seed(3)])
         .await;
-    assert_eq!(t, 1);
+    assert_eq!(t, 2);
     // 401 before the end.
     assert_eq!(
         w.call("matchmaker.winner", &[&i4(t)]).await,
@@ -310,7 +319,7 @@ async fn every_rswiss_fault_over_the_wire() {
     // 201 with the count of matches out; numeric strings work as ids, as in rswiss.
     let p1 = w.checkout(t).await;
     let r = w
-        .call("matchmaker.checkout_match", &["<string>1</string>"])
+        .call("matchmaker.checkout_match", &["<string>2</string>"])
         .await;
     let p2 = parse_pair(&r).unwrap();
     assert_eq!(
@@ -324,7 +333,7 @@ async fn every_rswiss_fault_over_the_wire() {
     );
     assert_eq!(
         w.commit(t, (p1.0, 99), 0).await,
-        fault(2, "no player 99 in tournament 1")
+        fault(2, "no player 99 in tournament 2")
     );
     assert_eq!(
         w.commit(t, p1, 5).await,

@@ -186,8 +186,9 @@ fn row_value(r: &Row) -> Value {
 
 async fn create_tournament(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let players = players_param(p.raw(0).unwrap_or(&Value::Null))?;
+    // nil (from clients that send it) means "not given", as in rswiss (nil → 0).
     let additional = match p.raw(1) {
-        None => 0,
+        None | Some(Value::Null) => 0,
         Some(_) => int_param(&p, 1, "additional_rounds")?,
     };
     if additional < 0 {
@@ -204,10 +205,10 @@ async fn create_tournament(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             ))
         })?;
     let allow_repeat = match p.raw(2) {
-        None => true,
+        None | Some(Value::Null) => true,
         Some(v) => bool_param(v, "allow_repeat")?,
     };
-    let (pairing, seed) = options_param(p.raw(3))?;
+    let (pairing, seed) = options_param(p.raw(3).filter(|v| !v.is_null()))?;
     // 53 bits, so the recorded seed reads back exactly in JSON clients too.
     let seed = seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let created = Tournament::create(players, additional, allow_repeat, pairing, seed)
