@@ -466,10 +466,16 @@ fn utf16_and_detection_leniencies() {
     );
     let opts = LoadOptions {
         utf16: true,
-        detect_encoding: true,
         ..LoadOptions::default()
     };
     let g = Game::from_bytes_with(&utf16, &opts).unwrap();
+    assert_eq!(g.get(g.root(), "C").unwrap(), Value::Text("é".into()));
+    assert_eq!(g.serialise(None).unwrap(), "(;C[é]CA[UTF-8])\n".as_bytes());
+    let opts = LoadOptions {
+        detect_encoding: true,
+        ..LoadOptions::default()
+    };
+    let g = Game::from_bytes_with(text.as_bytes(), &opts).unwrap();
     assert_eq!(g.get(g.root(), "C").unwrap(), Value::Text("é".into()));
     // Without detection, UTF-8 bytes without CA read as Latin-1 mojibake.
     let g = Game::from_bytes(text.as_bytes()).unwrap();

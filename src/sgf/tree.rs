@@ -49,8 +49,8 @@ pub struct LoadOptions {
     pub multibyte_aware: bool,
     /// Decode UTF-16 input with a byte-order mark before parsing (as UTF-8, `CA[UTF-8]`).
     pub utf16: bool,
-    /// When `CA` is missing: valid UTF-8 → UTF-8, else ISO-8859-1 (sgfmill: always
-    /// ISO-8859-1).
+    /// When `CA` is missing: valid UTF-8 → UTF-8, else chardetng's guess, else ISO-8859-1
+    /// (sgfmill: always ISO-8859-1); the guess is written to the root as `CA`.
     pub detect_encoding: bool,
     /// Reproduce sgfmill's empty identifier for all-lower-case identifiers (`foo[x]` → `[x]`);
     /// by default such identifiers keep their spelling so the output always re-parses.
@@ -114,12 +114,13 @@ pub fn parse(bytes: &[u8]) -> Result<Game, SgfError> {
 /// Loads every game in `bytes` (sgfmill's `parse_sgf_collection` + `from_coarse_game_tree`).
 pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, SgfError> {
     let converted;
-    let bytes = match prepare(bytes, opts) {
-        Some(b) => {
-            converted = b;
-            &converted[..]
+    let utf8_opts;
+    let (bytes, opts) = match prepare(bytes, opts) {
+        Some((b, o)) => {
+            (converted, utf8_opts) = (b, o);
+            (&converted[..], &utf8_opts)
         }
-        None => bytes,
+        None => (bytes, opts),
     };
     let mut games = Vec::new();
     let mut pos = 0;
@@ -143,8 +144,21 @@ pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, S
     Ok(games)
 }
 
-/// UTF-16 with a BOM → UTF-8 bytes, when that leniency is on.
-fn prepare(bytes: &[u8], opts: &LoadOptions) -> Option<Vec<u8>> {
+/// The `detect_encoding` leniency for a game without CA: UTF-8 when the bytes are valid
+/// UTF-8, else chardetng's guess (as Sabaki does), else ISO-8859-1.
+fn detect_charset(bytes: &[u8]) -> Charset {
+    if std::str::from_utf8(bytes).is_ok() {
+        return Charset::UTF8;
+    }
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    detector.feed(bytes, true);
+    let guess = detector.guess(None, chardetng::Utf8Detection::Allow);
+    Charset::lookup(guess.name()).unwrap_or(Charset::LATIN1)
+}
+
+/// UTF-16 with a BOM → UTF-8 bytes, when that leniency is on. The bytes are then UTF-8
+/// whatever CA says, so the encoding is overridden to UTF-8 (unless the caller set one).
+fn prepare(bytes: &[u8], opts: &LoadOptions) -> Option<(Vec<u8>, LoadOptions)> {
     if !opts.utf16 {
         return None;
     }
@@ -153,7 +167,10 @@ fn prepare(bytes: &[u8], opts: &LoadOptions) -> Option<Vec<u8>> {
         return None;
     }
     let (text, _, _) = enc.decode(bytes);
-    Some(text.into_owned().into_bytes())
+    let mut opts = opts.clone();
+    opts.override_encoding
+        .get_or_insert_with(|| "UTF-8".to_owned());
+    Some((text.into_owned().into_bytes(), opts))
 }
 
 fn parse_one(
@@ -202,7 +219,7 @@ fn parse_with(
     let Some(parsed) = grammar::parse_game(bytes, from, &opts.grammar(mb), scratch)? else {
         return Ok(None);
     };
-    let mut game = Game::from_arena(parsed.arena, opts, bytes)?;
+    let mut game = Game::from_arena(parsed.arena, opts)?;
     game.multibyte = mb;
     Ok(Some((game, parsed.end)))
 }
@@ -261,12 +278,13 @@ impl Game {
     /// Loads the first game in `bytes`.
     pub fn from_bytes_with(bytes: &[u8], opts: &LoadOptions) -> Result<Game, SgfError> {
         let converted;
-        let bytes = match prepare(bytes, opts) {
-            Some(b) => {
-                converted = b;
-                &converted[..]
+        let utf8_opts;
+        let (bytes, opts) = match prepare(bytes, opts) {
+            Some((b, o)) => {
+                (converted, utf8_opts) = (b, o);
+                (&converted[..], &utf8_opts)
             }
-            None => bytes,
+            None => (bytes, opts),
         };
         match parse_one(bytes, 0, opts, &mut Arena::default())? {
             Some((game, _)) => Ok(game),
@@ -285,7 +303,7 @@ impl Game {
         )
     }
 
-    fn from_arena(arena: Arena, opts: &LoadOptions, input: &[u8]) -> Result<Game, SgfError> {
+    fn from_arena(arena: Arena, opts: &LoadOptions) -> Result<Game, SgfError> {
         let mut game = Game {
             id: NEXT_GAME_ID.fetch_add(1, Ordering::Relaxed),
             arena,
@@ -313,7 +331,13 @@ impl Game {
             }
             None => match game.raw_first(root, b"CA") {
                 Some(ca) => Charset::lookup_bytes(ca)?,
-                None if opts.detect_encoding && std::str::from_utf8(input).is_ok() => Charset::UTF8,
+                None if opts.detect_encoding => {
+                    // Record the guess, so the output says what it is (and serialising
+                    // does not transcode to the ISO-8859-1 default).
+                    let cs = detect_charset(&game.arena.buf);
+                    game.put(root, b"CA", &[cs.name().as_bytes()]);
+                    cs
+                }
                 None => Charset::LATIN1,
             },
         };
