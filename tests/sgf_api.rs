@@ -483,6 +483,29 @@ fn utf16_and_detection_leniencies() {
 }
 
 #[test]
+fn large_boards() {
+    let input = b"(;SZ[52];B[AZ];W[zA];B[tt])";
+    assert_eq!(load_err(input), "size out of range: 52");
+    let opts = LoadOptions {
+        large_boards: true,
+        ..LoadOptions::default()
+    };
+    let g = Game::from_bytes_with(input, &opts).unwrap();
+    assert_eq!(g.size(), 52);
+    let sm = get_setup_and_moves(&g).unwrap();
+    assert_eq!(
+        sm.plays,
+        vec![
+            (Colour::Black, Some(Point::new(0, 26))),
+            (Colour::White, Some(Point::new(25, 25))),
+            (Colour::Black, Some(Point::new(32, 19))),
+        ]
+    );
+    assert_eq!(g.serialise(None).unwrap(), b"(;SZ[52];B[AZ];W[zA];B[tt])\n");
+    assert_eq!(Point::new(0, 26).to_sgf(52), *b"AZ");
+}
+
+#[test]
 fn setup_and_moves() {
     let g = load("(;SZ[5]AB[aa][bb]AW[cc];W[dd];B[];W[ee])");
     let sm = get_setup_and_moves(&g).unwrap();

@@ -14,6 +14,7 @@ fn all_options() -> Vec<LoadOptions> {
             utf16: true,
             detect_encoding: true,
             sgfmill_empty_ident: true,
+            large_boards: true,
             override_encoding: Some("Shift_JIS".into()),
         },
         LoadOptions {
@@ -51,6 +52,8 @@ fn sgfish() -> impl Strategy<Value = Vec<u8>> {
         Just(b"W".to_vec()),
         Just(b"AB".to_vec()),
         Just(b"SZ[9]".to_vec()),
+        Just(b"SZ[52]".to_vec()),
+        Just(b"[AZ]".to_vec()),
         Just(b"SZ[x]".to_vec()),
         Just(b"CA[UTF-8]".to_vec()),
         Just(b"CA[Shift_JIS]".to_vec()),

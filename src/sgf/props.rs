@@ -19,8 +19,18 @@ pub struct Point {
     pub col: u8,
 }
 
-const LETTERS: &[u8; 26] = b"abcdefghijklmnopqrstuvwxyz";
+/// SGF coordinate letters: `a`–`z` for lines 1–26, then `A`–`Z` for 27–52 (FF[4]'s
+/// large boards; only reachable with the large-boards leniency).
+const LETTERS: &[u8; 52] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const GTP_COLUMNS: &[u8; 25] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+fn letter_index(b: u8) -> Option<u8> {
+    match b {
+        b'a'..=b'z' => Some(b - b'a'),
+        b'A'..=b'Z' => Some(b - b'A' + 26),
+        _ => None,
+    }
+}
 
 impl Point {
     pub fn new(row: u8, col: u8) -> Point {
@@ -31,16 +41,17 @@ impl Point {
     pub fn to_sgf(self, size: u8) -> [u8; 2] {
         let from_top = size.saturating_sub(1).saturating_sub(self.row);
         [
-            LETTERS[usize::from(self.col.min(25))],
-            LETTERS[usize::from(from_top.min(25))],
+            LETTERS[usize::from(self.col.min(51))],
+            LETTERS[usize::from(from_top.min(51))],
         ]
     }
 
-    /// Reads two SGF letters; `None` when not a point of this board.
+    /// Reads two SGF letters; `None` when not a point of this board. Upper-case letters
+    /// stand for lines 27–52, so on boards up to 26 they are never points (as in sgfmill).
     pub fn from_sgf(s: &[u8], size: u8) -> Option<Point> {
         let [c, r] = s else { return None };
-        let col = c.checked_sub(b'a')?;
-        let from_top = r.checked_sub(b'a')?;
+        let col = letter_index(*c)?;
+        let from_top = letter_index(*r)?;
         if col >= size || from_top >= size {
             return None;
         }
@@ -976,6 +987,15 @@ mod tests {
                 .unwrap(),
             vec![b"zz".to_vec()]
         );
+        // Large boards: A-Z after z.
+        assert_eq!(
+            ctx(52)
+                .serialise(PropType::Move, &Value::Move(Some(Point::new(0, 26))))
+                .unwrap(),
+            vec![b"AZ".to_vec()]
+        );
+        assert_eq!(ctx(52).go_point(b"AZ").unwrap(), Some(Point::new(0, 26)));
+        assert!(ctx(26).go_point(b"Aa").is_err());
     }
 
     #[test]

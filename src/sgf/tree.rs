@@ -52,6 +52,9 @@ pub struct LoadOptions {
     /// When `CA` is missing: valid UTF-8 → UTF-8, else chardetng's guess, else ISO-8859-1
     /// (sgfmill: always ISO-8859-1); the guess is written to the root as `CA`.
     pub detect_encoding: bool,
+    /// Accept SZ up to 52 (FF[4] large boards, coordinates `a`–`z` then `A`–`Z`);
+    /// sgfmill stops at 26.
+    pub large_boards: bool,
     /// Reproduce sgfmill's empty identifier for all-lower-case identifiers (`foo[x]` → `[x]`);
     /// by default such identifiers keep their spelling so the output always re-parses.
     pub sgfmill_empty_ident: bool,
@@ -318,8 +321,9 @@ impl Game {
             let text = py_int_text(sz)
                 .ok_or_else(|| SgfError::value(format!("bad SZ property: {}", bytes_repr(sz))))?;
             // Python ints are unbounded: a huge SZ is "out of range", not "bad".
+            let max = if opts.large_boards { 52 } else { 26 };
             match text.parse::<u8>() {
-                Ok(size) if (1..=26).contains(&size) => game.size = size,
+                Ok(size) if (1..=max).contains(&size) => game.size = size,
                 _ => return Err(SgfError::value(format!("size out of range: {text}"))),
             }
         }

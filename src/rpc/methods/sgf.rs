@@ -44,7 +44,8 @@ struct Options {
     multibyte_aware: bool,
     utf16: bool,
     detect_encoding: bool,
-    /// All four leniencies at once.
+    large_boards: bool,
+    /// All five leniencies at once.
     lenient: bool,
 }
 
@@ -61,6 +62,7 @@ impl Options {
             multibyte_aware: self.multibyte_aware || self.lenient,
             utf16: self.utf16 || self.lenient,
             detect_encoding: self.detect_encoding || self.lenient,
+            large_boards: self.large_boards || self.lenient,
             sgfmill_empty_ident: false,
         }
     }
