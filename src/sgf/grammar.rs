@@ -162,23 +162,15 @@ impl Lexer<'_> {
         let tok = match b {
             b'[' => {
                 let start = i + 1;
-                let mut j = start;
-                let mb = self.mb;
-                loop {
-                    if j >= n {
-                        self.done = true;
-                        return None;
-                    }
-                    let c = s[j];
-                    if c == b']' {
-                        break;
-                    }
-                    if c == b'\\' || mb.is_lead(c) {
-                        j += 2;
-                    } else {
-                        j += 1;
-                    }
-                }
+                let end = if self.mb == Multibyte::Safe {
+                    find_value_end(s, start)
+                } else {
+                    find_value_end_multibyte(s, start, self.mb)
+                };
+                let Some(j) = end else {
+                    self.done = true;
+                    return None;
+                };
                 i = j + 1;
                 Token::Value(start as u32, j as u32)
             }
@@ -210,6 +202,44 @@ impl Lexer<'_> {
         };
         self.i = i;
         Some(tok)
+    }
+}
+
+/// The index of the `]` that ends a value starting at `start`, or `None` if the value is
+/// unterminated. Short values (moves, the bulk of any record) are checked directly; longer
+/// ones (comments) are scanned with `memchr2`, which skips plain text many bytes at a time.
+#[inline(always)]
+fn find_value_end(s: &[u8], start: usize) -> Option<usize> {
+    if let Some(&[a, b, c]) = s.get(start..start + 3)
+        && c == b']'
+        && a != b']'
+        && a != b'\\'
+        && b != b']'
+        && b != b'\\'
+    {
+        return Some(start + 2);
+    }
+    let mut j = start;
+    loop {
+        j += memchr::memchr2(b']', b'\\', s.get(j..)?)?;
+        if s[j] == b']' {
+            return Some(j);
+        }
+        // A backslash escapes the next byte, whatever it is.
+        j += 2;
+    }
+}
+
+/// `find_value_end` for a charset whose trail bytes can be `\` or `]`: a lead byte takes
+/// the next byte with it.
+fn find_value_end_multibyte(s: &[u8], start: usize, mb: Multibyte) -> Option<usize> {
+    let mut j = start;
+    loop {
+        let c = *s.get(j)?;
+        if c == b']' {
+            return Some(j);
+        }
+        j += if c == b'\\' || mb.is_lead(c) { 2 } else { 1 };
     }
 }
 
