@@ -2,7 +2,7 @@
 //! and serialising is a fixed point: serialise(parse(serialise(g))) == serialise(g), with the
 //! tree shape and every raw value preserved.
 
-use goswiss::sgf::{Game, LoadOptions, get_setup_and_moves, parse_collection};
+use goswiss::sgf::{Game, LoadOptions, Point, Value, get_setup_and_moves, parse_collection};
 use proptest::prelude::*;
 
 fn all_options() -> Vec<LoadOptions> {
@@ -143,6 +143,28 @@ proptest! {
             pb.sort();
             prop_assert_eq!(pa, pb);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Compressed point lists read back as the same set, never longer than one value per
+    /// point.
+    #[test]
+    fn compressed_point_lists_round_trip(
+        size in 1u8..=26,
+        raw in proptest::collection::btree_set((0u8..26, 0u8..26), 1..80),
+    ) {
+        let pts: std::collections::BTreeSet<Point> =
+            raw.into_iter().filter(|&(r, c)| r < size && c < size).map(|(r, c)| Point::new(r, c)).collect();
+        prop_assume!(!pts.is_empty());
+        let mut game = Game::new(size).expect("game");
+        game.set_compress_point_lists(true);
+        let root = game.root();
+        game.set(root, "AB", &Value::Points(pts.clone())).expect("set");
+        prop_assert!(game.get_raw_list(root, "AB").expect("raw").len() <= pts.len());
+        prop_assert_eq!(game.get(root, "AB").expect("get"), Value::Points(pts));
     }
 }
 

@@ -224,6 +224,8 @@ pub struct Context {
     pub size: u8,
     pub charset: Charset,
     pub multibyte: Multibyte,
+    /// Write point sets as rectangles (`aa:bc`) where possible; sgfmill never does.
+    pub compress_point_lists: bool,
 }
 
 fn bare() -> SgfError {
@@ -640,10 +642,13 @@ impl Context {
                 PropType::PointList | PropType::StoneList | PropType::PointElist,
                 Value::Points(pts),
             ) => {
-                let mut out = pts
-                    .iter()
-                    .map(|p| self.ser_point(*p))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let mut out = if self.compress_point_lists {
+                    self.compressed(pts)?
+                } else {
+                    pts.iter()
+                        .map(|p| self.ser_point(*p))
+                        .collect::<Result<Vec<_>, _>>()?
+                };
                 out.sort();
                 self.list_result(ty, out)
             }
@@ -690,6 +695,49 @@ impl Context {
         }
     }
 
+    /// A point set as rectangles: from each uncovered point (column by column, top down),
+    /// grow down as far as the set goes, then right while whole columns of that height are
+    /// in the set. Reading the result back gives the same set.
+    fn compressed(&self, pts: &BTreeSet<Point>) -> Result<Vec<Vec<u8>>, SgfError> {
+        for p in pts {
+            self.ser_point(*p)?;
+        }
+        // SGF-native (x, y-from-top) coordinates.
+        let top = |p: &Point| (p.col, self.size - 1 - p.row);
+        let set: BTreeSet<(u8, u8)> = pts.iter().map(top).collect();
+        let mut covered: BTreeSet<(u8, u8)> = BTreeSet::new();
+        let free = |x: u8, y: u8, covered: &BTreeSet<(u8, u8)>| {
+            set.contains(&(x, y)) && !covered.contains(&(x, y))
+        };
+        let mut out = Vec::new();
+        for &(x0, y0) in &set {
+            if covered.contains(&(x0, y0)) {
+                continue;
+            }
+            let mut y1 = y0;
+            while y1 + 1 < self.size && free(x0, y1 + 1, &covered) {
+                y1 += 1;
+            }
+            let mut x1 = x0;
+            while x1 + 1 < self.size && (y0..=y1).all(|y| free(x1 + 1, y, &covered)) {
+                x1 += 1;
+            }
+            for x in x0..=x1 {
+                for y in y0..=y1 {
+                    covered.insert((x, y));
+                }
+            }
+            let corner = |x: u8, y: u8| Point::new(self.size - 1 - y, x).to_sgf(self.size);
+            let mut v = corner(x0, y0).to_vec();
+            if (x1, y1) != (x0, y0) {
+                v.push(b':');
+                v.extend_from_slice(&corner(x1, y1));
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+
     fn list_result(&self, ty: PropType, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, SgfError> {
         if out.is_empty() {
             if ty == PropType::PointElist {
@@ -732,7 +780,45 @@ mod tests {
             size,
             charset: Charset::UTF8,
             multibyte: Multibyte::Safe,
+            compress_point_lists: false,
         }
+    }
+
+    #[test]
+    fn compressed_point_lists() {
+        let c = Context {
+            compress_point_lists: true,
+            ..ctx(9)
+        };
+        let raw = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+        // The red-bean VW example: aa:bi plus ca:ce.
+        let set = match c
+            .interpret(PropType::PointElist, &[b"aa:bi", b"ca:ce"])
+            .unwrap()
+        {
+            Value::Points(p) => p,
+            _ => unreachable!(),
+        };
+        let out = c
+            .serialise(PropType::PointElist, &Value::Points(set.clone()))
+            .unwrap();
+        assert_eq!(out, raw(&["aa:bi", "ca:ce"]));
+        let back: Vec<&[u8]> = out.iter().map(Vec::as_slice).collect();
+        assert_eq!(
+            c.interpret(PropType::PointElist, &back).unwrap(),
+            Value::Points(set)
+        );
+        let one: BTreeSet<Point> = [Point::new(8, 0)].into();
+        assert_eq!(
+            c.serialise(PropType::StoneList, &Value::Points(one))
+                .unwrap(),
+            raw(&["aa"])
+        );
+        let l: BTreeSet<Point> = [Point::new(8, 0), Point::new(7, 0), Point::new(8, 1)].into();
+        assert_eq!(
+            c.serialise(PropType::StoneList, &Value::Points(l)).unwrap(),
+            raw(&["aa:ab", "ba"])
+        );
     }
 
     fn interp(ident: &str, raw: &[&str], size: u8) -> Result<Value, SgfError> {

@@ -83,6 +83,8 @@ pub struct Game {
     custom_types: Vec<(Vec<u8>, PropType)>,
     /// When set, reading or writing an unknown identifier typed is an error instead of Text.
     strict_properties: bool,
+    /// Typed writes of point sets use rectangles (`aa:bc`); sgfmill writes single points.
+    compress_point_lists: bool,
 }
 
 fn is_valid_ident(ident: &str) -> bool {
@@ -233,6 +235,7 @@ impl Game {
             size: self.size,
             charset: self.charset,
             multibyte: self.multibyte,
+            compress_point_lists: self.compress_point_lists,
         }
     }
 
@@ -256,6 +259,7 @@ impl Game {
             multibyte: Multibyte::Safe,
             custom_types: Vec::new(),
             strict_properties: false,
+            compress_point_lists: false,
         };
         let root = game.root();
         game.put(root, b"FF", &[b"4".as_slice()]);
@@ -315,6 +319,7 @@ impl Game {
             multibyte: Multibyte::Safe,
             custom_types: Vec::new(),
             strict_properties: false,
+            compress_point_lists: false,
         };
         let root = game.root();
         if let Some(sz) = game.raw_first(root, b"SZ") {
@@ -807,6 +812,12 @@ impl Game {
     /// registered fails with `unknown property` (sgfmill: read as Text).
     pub fn set_strict_properties(&mut self, strict: bool) {
         self.strict_properties = strict;
+    }
+
+    /// With `compress`, typed writes of point sets (AB, AW, AE, TB, TW, VW, MA, …) use
+    /// rectangles where possible instead of one value per point.
+    pub fn set_compress_point_lists(&mut self, compress: bool) {
+        self.compress_point_lists = compress;
     }
 
     /// The type used for `ident`: the FF[4] table, then registered types, then Text (or an
