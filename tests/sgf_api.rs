@@ -101,6 +101,17 @@ fn all_lower_case_identifiers() {
 }
 
 #[test]
+fn keeping_lower_case_identifiers() {
+    let opts = LoadOptions {
+        keep_lowercase_idents: true,
+        ..LoadOptions::default()
+    };
+    let g = Game::from_bytes_with(b"(;AddBlack[aa]SZ[9]foo[x])", &opts).unwrap();
+    assert!(g.has_property(g.root(), "AddBlack") && !g.has_property(g.root(), "AB"));
+    assert_eq!(g.serialise(None).unwrap(), b"(;AddBlack[aa]SZ[9]foo[x])\n");
+}
+
+#[test]
 fn collections() {
     let games = parse_collection(b"(;GN[a])junk(;GN[b];B[aa])", &LoadOptions::default()).unwrap();
     assert_eq!(games.len(), 2);

@@ -15,10 +15,12 @@ fn all_options() -> Vec<LoadOptions> {
             detect_encoding: true,
             sgfmill_empty_ident: true,
             large_boards: true,
+            keep_lowercase_idents: false,
             override_encoding: Some("Shift_JIS".into()),
         },
         LoadOptions {
             multibyte_aware: true,
+            keep_lowercase_idents: true,
             override_encoding: Some("GB18030".into()),
             ..LoadOptions::default()
         },

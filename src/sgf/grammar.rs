@@ -106,6 +106,9 @@ pub struct GrammarOptions {
     /// identifier (which it cannot read back). Off (the default), an identifier that would
     /// become empty keeps its original spelling; on, the empty identifier is produced.
     pub sgfmill_empty_ident: bool,
+    /// Keep identifiers as written (`AddBlack` stays `AddBlack`) instead of deleting
+    /// lower-case letters.
+    pub keep_lowercase_idents: bool,
 }
 
 /// Identifier equality without a `memcmp` call: identifiers are one or two letters almost
@@ -440,7 +443,7 @@ fn new_node(arena: &mut Arena, tree: Option<&mut TreeCtx>) -> u32 {
 #[inline]
 fn make_ident(game: &[u8], a: u32, b: u32, extra: &mut Vec<u8>, opts: &GrammarOptions) -> Span {
     let raw = &game[a as usize..b as usize];
-    if raw.iter().all(u8::is_ascii_uppercase) {
+    if opts.keep_lowercase_idents || raw.iter().all(u8::is_ascii_uppercase) {
         return Span {
             start: a,
             len: b - a,

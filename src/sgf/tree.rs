@@ -58,6 +58,9 @@ pub struct LoadOptions {
     /// Reproduce sgfmill's empty identifier for all-lower-case identifiers (`foo[x]` → `[x]`);
     /// by default such identifiers keep their spelling so the output always re-parses.
     pub sgfmill_empty_ident: bool,
+    /// Keep identifiers with lower-case letters as written (`AddBlack` stays `AddBlack`, an
+    /// unknown property) instead of deleting the lower-case letters (`AB`).
+    pub keep_lowercase_idents: bool,
 }
 
 impl LoadOptions {
@@ -66,6 +69,7 @@ impl LoadOptions {
             root_without_semicolon: self.root_without_semicolon,
             multibyte,
             sgfmill_empty_ident: self.sgfmill_empty_ident,
+            keep_lowercase_idents: self.keep_lowercase_idents,
         }
     }
 }

@@ -64,6 +64,7 @@ impl Options {
             detect_encoding: self.detect_encoding || self.lenient,
             large_boards: self.large_boards || self.lenient,
             sgfmill_empty_ident: false,
+            keep_lowercase_idents: false,
         }
     }
 
