@@ -275,8 +275,14 @@ impl Game {
 
     /// A game whose root has no properties at all, for building a tree from scratch (e.g.
     /// from a JSON description). Raw values added later are in `encoding`.
+    ///
+    /// Sizes up to 52 are accepted here (large boards); `new` keeps sgfmill's 1–26.
     pub fn empty(size: u8, encoding: &str) -> Result<Game, SgfError> {
-        let mut game = Game::new_with_charset(size, encoding)?;
+        if !(1..=52).contains(&size) {
+            return Err(SgfError::value(format!("size out of range: {size}")));
+        }
+        let mut game = Game::new_with_charset(size.min(26), encoding)?;
+        game.size = size;
         game.arena.nodes[0].props.len = 0;
         Ok(game)
     }

@@ -364,23 +364,59 @@ pub fn main_line(p: &Params) -> RpcResult {
     }))
 }
 
-/// The raw strings of one property in a JSON tree: `["pd"]` or `{"raw": ["pd"], ...}`.
-fn raw_list(ident: &str, v: &J) -> Result<Vec<String>, RpcError> {
-    let list = match v {
-        J::Object(o) => o.get("raw").unwrap_or(&J::Null),
-        other => other,
-    };
+/// One raw value from a JSON tree: text to encode in the record's charset, or exact bytes
+/// (from `raw_base64`, which `sgf.parse` gives for values that do not decode).
+enum RawIn {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl RawIn {
+    fn text(&self) -> String {
+        match self {
+            RawIn::Text(t) => t.clone(),
+            RawIn::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        }
+    }
+}
+
+/// The raw values of one property in a JSON tree: `["pd"]`, `"pd"`, `{"raw": ["pd"], ...}`
+/// or `{"raw_base64": ["cGQ="]}` (which wins over `raw`).
+fn raw_list(ident: &str, v: &J) -> Result<Vec<RawIn>, RpcError> {
     let bad = || {
         RpcError::new(
             codes::TREE,
             format!("property {ident}: expected a list of raw strings"),
         )
     };
+    if let Some(b64) = v.get("raw_base64") {
+        let items = b64.as_array().ok_or_else(bad)?;
+        return items
+            .iter()
+            .map(|i| {
+                let text = i.as_str().ok_or_else(bad)?;
+                B64.decode(text.as_bytes()).map(RawIn::Bytes).map_err(|e| {
+                    RpcError::new(
+                        codes::TREE,
+                        format!("property {ident}: invalid base64: {e}"),
+                    )
+                })
+            })
+            .collect();
+    }
+    let list = match v {
+        J::Object(o) => o.get("raw").unwrap_or(&J::Null),
+        other => other,
+    };
     match list {
-        J::String(s) => Ok(vec![s.clone()]),
+        J::String(s) => Ok(vec![RawIn::Text(s.clone())]),
         J::Array(items) => items
             .iter()
-            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
+            .map(|i| {
+                i.as_str()
+                    .map(|s| RawIn::Text(s.to_owned()))
+                    .ok_or_else(bad)
+            })
             .collect(),
         _ => Err(bad()),
     }
@@ -403,7 +439,7 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
     let root_json = nodes
         .first()
         .ok_or_else(|| tree_error("the tree has no nodes"))?;
-    let props_of = |n: &J| -> Result<Vec<(String, Vec<String>)>, RpcError> {
+    let props_of = |n: &J| -> Result<Vec<(String, Vec<RawIn>)>, RpcError> {
         match n.get("props") {
             None | Some(J::Null) => Ok(Vec::new()),
             Some(J::Object(o)) => o
@@ -419,18 +455,24 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
             .iter()
             .find(|(k, _)| k == ident)
             .and_then(|(_, v)| v.first())
+            .map(RawIn::text)
+    };
+    let max = if opts.large_boards || opts.lenient {
+        52
+    } else {
+        26
     };
     let size = match raw_of("SZ") {
         Some(s) => sgf::props::py_int(s.as_bytes())
             .and_then(|n| u8::try_from(n).ok())
-            .filter(|n| (1..=26).contains(n))
+            .filter(|n| (1..=max).contains(n))
             .ok_or_else(|| tree_error(format!("bad SZ property: {s}")))?,
         None => 19,
     };
     let charset = opts
         .encoding
         .clone()
-        .or_else(|| raw_of("CA").cloned())
+        .or_else(|| raw_of("CA"))
         .unwrap_or_else(|| "ISO-8859-1".to_owned());
     let cs = sgf::Charset::lookup(&charset).map_err(|e| tree_error(e.to_string()))?;
     let mut game = Game::empty(size, cs.name()).map_err(|e| tree_error(e.to_string()))?;
@@ -457,8 +499,11 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
         }
         for (ident, raws) in props_of(n)? {
             let bytes = raws
-                .iter()
-                .map(|r| cs.encode(r))
+                .into_iter()
+                .map(|r| match r {
+                    RawIn::Text(t) => cs.encode(&t),
+                    RawIn::Bytes(b) => Ok(b),
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| sgf_error(codes::ENCODING, &e))?;
             game.set_raw_list(node, &ident, &bytes)
@@ -608,6 +653,20 @@ mod tests {
         ]});
         let out = call(serialise, vec![tree]).unwrap();
         assert_eq!(out["sgf"], "(;CA[UTF-8]SZ[9](;B[aa])(;B[bb]))\n");
+        // Values that do not decode travel as base64 and come back byte for byte.
+        let bytes = b"(;CA[UTF-8]C[\xff\xfe];B[aa])";
+        let parsed = call(
+            parse,
+            vec![json!(B64.encode(bytes)), json!({"base64": true})],
+        )
+        .unwrap();
+        let c = &parsed["games"][0]["nodes"][0]["props"]["C"];
+        assert_eq!(c["raw_base64"], json!([B64.encode(b"\xff\xfe")]));
+        let out = call(serialise, vec![parsed, json!({"base64": true, "wrap": 0})]).unwrap();
+        assert_eq!(
+            B64.decode(out["sgf_base64"].as_str().unwrap()).unwrap(),
+            b"(;C[\xff\xfe]CA[UTF-8];B[aa])\n"
+        );
     }
 
     #[test]
