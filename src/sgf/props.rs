@@ -785,6 +785,21 @@ mod tests {
     }
 
     #[test]
+    fn coordinate_conversions() {
+        // sgfmill common_tests: GTP vertices skip I; (0, 0) is A1 at the lower left.
+        assert_eq!(Point::new(0, 0).to_gtp().as_deref(), Some("A1"));
+        assert_eq!(Point::new(18, 18).to_gtp().as_deref(), Some("T19"));
+        assert_eq!(Point::new(0, 8).to_gtp().as_deref(), Some("J1"));
+        assert_eq!(Point::new(24, 24).to_gtp().as_deref(), Some("Z25"));
+        assert_eq!(Point::new(0, 25).to_gtp(), None);
+        assert_eq!(Point::new(18, 0).to_sgf(19), *b"aa");
+        assert_eq!(Point::new(0, 18).to_sgf(19), *b"ss");
+        assert_eq!(Point::from_sgf(b"pd", 19), Some(Point::new(15, 15)));
+        assert_eq!(Point::new(15, 15).xy(19), (15, 3));
+        assert_eq!(Point::from_sgf(b"ja", 9), None);
+    }
+
+    #[test]
     fn compressed_point_lists() {
         let c = Context {
             compress_point_lists: true,
