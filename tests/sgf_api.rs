@@ -517,6 +517,44 @@ fn large_boards() {
 }
 
 #[test]
+fn rectangular_boards() {
+    let input = b"(;SZ[7:3]AB[aa]AW[gc];B[ga];W[ac])";
+    assert_eq!(load_err(input), "bad SZ property: b'7:3'");
+    let opts = LoadOptions {
+        rectangular_boards: true,
+        ..LoadOptions::default()
+    };
+    let mut g = Game::from_bytes_with(input, &opts).unwrap();
+    assert_eq!((g.size(), g.dimensions()), (7, (7, 3)));
+    let sm = get_setup_and_moves(&g).unwrap();
+    assert_eq!(sm.board.rows(), vec!["b......", ".......", "......w"]);
+    assert_eq!(
+        sm.plays,
+        vec![
+            (Colour::Black, Some(Point::new(2, 6))),
+            (Colour::White, Some(Point::new(0, 0)))
+        ]
+    );
+    let root = g.root();
+    assert!(
+        g.set(root, "B", &Value::Move(Some(Point::new(3, 0))))
+            .is_err()
+    );
+    assert_eq!(
+        g.set_raw(root, "SZ", "7").unwrap_err().message,
+        "changing size is not permitted"
+    );
+    g.set_raw(root, "SZ", "7:3").unwrap();
+    assert_eq!(
+        g.serialise(None).unwrap(),
+        b"(;AB[aa]AW[gc]SZ[7:3];B[ga];W[ac])\n"
+    );
+    // A square SZ[w:w] is just a square board.
+    let g = Game::from_bytes_with(b"(;SZ[9:9])", &opts).unwrap();
+    assert_eq!(g.dimensions(), (9, 9));
+}
+
+#[test]
 fn setup_and_moves() {
     let g = load("(;SZ[5]AB[aa][bb]AW[cc];W[dd];B[];W[ee])");
     let sm = get_setup_and_moves(&g).unwrap();

@@ -39,7 +39,12 @@ impl Point {
 
     /// The two SGF letters (column, then row from the top) on a board of `size`.
     pub fn to_sgf(self, size: u8) -> [u8; 2] {
-        let from_top = size.saturating_sub(1).saturating_sub(self.row);
+        self.to_sgf_rect(size, size)
+    }
+
+    /// The two SGF letters on a `width` × `height` board.
+    pub fn to_sgf_rect(self, _width: u8, height: u8) -> [u8; 2] {
+        let from_top = height.saturating_sub(1).saturating_sub(self.row);
         [
             LETTERS[usize::from(self.col.min(51))],
             LETTERS[usize::from(from_top.min(51))],
@@ -49,14 +54,19 @@ impl Point {
     /// Reads two SGF letters; `None` when not a point of this board. Upper-case letters
     /// stand for lines 27–52, so on boards up to 26 they are never points (as in sgfmill).
     pub fn from_sgf(s: &[u8], size: u8) -> Option<Point> {
+        Point::from_sgf_rect(s, size, size)
+    }
+
+    /// Reads two SGF letters on a `width` × `height` board.
+    pub fn from_sgf_rect(s: &[u8], width: u8, height: u8) -> Option<Point> {
         let [c, r] = s else { return None };
         let col = letter_index(*c)?;
         let from_top = letter_index(*r)?;
-        if col >= size || from_top >= size {
+        if col >= width || from_top >= height {
             return None;
         }
         Some(Point {
-            row: size - 1 - from_top,
+            row: height - 1 - from_top,
             col,
         })
     }
@@ -221,7 +231,10 @@ pub enum Value {
 /// What interpreting a value needs to know.
 #[derive(Debug, Clone, Copy)]
 pub struct Context {
+    /// Board width (the size of a square board).
     pub size: u8,
+    /// Board height (equal to `size` unless the rectangular-boards leniency read `SZ[w:h]`).
+    pub height: u8,
     pub charset: Charset,
     pub multibyte: Multibyte,
     /// Write point sets as rectangles (`aa:bc`) where possible; sgfmill never does.
@@ -458,14 +471,16 @@ impl Context {
     /// A point or pass (`""`, and `tt` on boards up to 19), as sgfmill's
     /// `interpret_go_point`.
     pub fn go_point(&self, s: &[u8]) -> Result<Option<Point>, SgfError> {
-        if s.is_empty() || (s == b"tt" && self.size <= 19) {
+        if s.is_empty() || (s == b"tt" && self.size <= 19 && self.height <= 19) {
             return Ok(None);
         }
         match s.len() {
             1 => Err(SgfError::value(
                 "not enough values to unpack (expected 2, got 1)",
             )),
-            2 => Point::from_sgf(s, self.size).map(Some).ok_or_else(bare),
+            2 => Point::from_sgf_rect(s, self.size, self.height)
+                .map(Some)
+                .ok_or_else(bare),
             _ => Err(SgfError::value("too many values to unpack (expected 2)")),
         }
     }
@@ -609,10 +624,10 @@ impl Context {
     }
 
     fn ser_point(&self, p: Point) -> Result<Vec<u8>, SgfError> {
-        if p.row >= self.size || p.col >= self.size {
+        if p.row >= self.height || p.col >= self.size {
             return Err(SgfError::value("point out of range"));
         }
-        Ok(p.to_sgf(self.size).to_vec())
+        Ok(p.to_sgf_rect(self.size, self.height).to_vec())
     }
 
     /// Raw values for a typed value of type `ty`.
@@ -634,7 +649,7 @@ impl Context {
                 single(self.ser_text(t, false)?)
             }
             (PropType::Move, Value::Move(m)) => single(match m {
-                None if self.size <= 19 => b"tt".to_vec(),
+                None if self.size <= 19 && self.height <= 19 => b"tt".to_vec(),
                 None => Vec::new(),
                 Some(p) => self.ser_point(*p)?,
             }),
@@ -703,7 +718,7 @@ impl Context {
             self.ser_point(*p)?;
         }
         // SGF-native (x, y-from-top) coordinates.
-        let top = |p: &Point| (p.col, self.size - 1 - p.row);
+        let top = |p: &Point| (p.col, self.height - 1 - p.row);
         let set: BTreeSet<(u8, u8)> = pts.iter().map(top).collect();
         let mut covered: BTreeSet<(u8, u8)> = BTreeSet::new();
         let free = |x: u8, y: u8, covered: &BTreeSet<(u8, u8)>| {
@@ -715,7 +730,7 @@ impl Context {
                 continue;
             }
             let mut y1 = y0;
-            while y1 + 1 < self.size && free(x0, y1 + 1, &covered) {
+            while y1 + 1 < self.height && free(x0, y1 + 1, &covered) {
                 y1 += 1;
             }
             let mut x1 = x0;
@@ -727,7 +742,9 @@ impl Context {
                     covered.insert((x, y));
                 }
             }
-            let corner = |x: u8, y: u8| Point::new(self.size - 1 - y, x).to_sgf(self.size);
+            let corner = |x: u8, y: u8| {
+                Point::new(self.height - 1 - y, x).to_sgf_rect(self.size, self.height)
+            };
             let mut v = corner(x0, y0).to_vec();
             if (x1, y1) != (x0, y0) {
                 v.push(b':');
@@ -778,6 +795,7 @@ mod tests {
     fn ctx(size: u8) -> Context {
         Context {
             size,
+            height: size,
             charset: Charset::UTF8,
             multibyte: Multibyte::Safe,
             compress_point_lists: false,

@@ -52,6 +52,8 @@ pub struct LoadOptions {
     /// When `CA` is missing: valid UTF-8 → UTF-8, else chardetng's guess, else ISO-8859-1
     /// (sgfmill: always ISO-8859-1); the guess is written to the root as `CA`.
     pub detect_encoding: bool,
+    /// Accept `SZ[w:h]` (FF[4] rectangular boards); sgfmill: `bad SZ property`.
+    pub rectangular_boards: bool,
     /// Accept SZ up to 52 (FF[4] large boards, coordinates `a`–`z` then `A`–`Z`);
     /// sgfmill stops at 26.
     pub large_boards: bool,
@@ -79,7 +81,10 @@ impl LoadOptions {
 pub struct Game {
     id: u32,
     arena: Arena,
+    /// Board width; the size of a square board.
     size: u8,
+    /// Board height: `size` unless the rectangular-boards leniency read `SZ[w:h]`.
+    height: u8,
     /// The encoding raw values are in (sgfmill's presenter encoding), fixed at load.
     charset: Charset,
     multibyte: Multibyte,
@@ -237,6 +242,7 @@ impl Game {
     fn ctx(&self) -> Context {
         Context {
             size: self.size,
+            height: self.height,
             charset: self.charset,
             multibyte: self.multibyte,
             compress_point_lists: self.compress_point_lists,
@@ -259,6 +265,7 @@ impl Game {
             id: NEXT_GAME_ID.fetch_add(1, Ordering::Relaxed),
             arena,
             size,
+            height: size,
             charset,
             multibyte: Multibyte::Safe,
             custom_types: Vec::new(),
@@ -278,11 +285,19 @@ impl Game {
     ///
     /// Sizes up to 52 are accepted here (large boards); `new` keeps sgfmill's 1–26.
     pub fn empty(size: u8, encoding: &str) -> Result<Game, SgfError> {
-        if !(1..=52).contains(&size) {
-            return Err(SgfError::value(format!("size out of range: {size}")));
+        Game::empty_rect(size, size, encoding)
+    }
+
+    /// `empty` for a `width` × `height` board (the rectangular-boards leniency).
+    pub fn empty_rect(width: u8, height: u8, encoding: &str) -> Result<Game, SgfError> {
+        for side in [width, height] {
+            if !(1..=52).contains(&side) {
+                return Err(SgfError::value(format!("size out of range: {side}")));
+            }
         }
-        let mut game = Game::new_with_charset(size.min(26), encoding)?;
-        game.size = size;
+        let mut game = Game::new_with_charset(width.min(26), encoding)?;
+        game.size = width;
+        game.height = height;
         game.arena.nodes[0].props.len = 0;
         Ok(game)
     }
@@ -325,6 +340,7 @@ impl Game {
             id: NEXT_GAME_ID.fetch_add(1, Ordering::Relaxed),
             arena,
             size: 19,
+            height: 19,
             charset: Charset::LATIN1,
             multibyte: Multibyte::Safe,
             custom_types: Vec::new(),
@@ -333,14 +349,26 @@ impl Game {
         };
         let root = game.root();
         if let Some(sz) = game.raw_first(root, b"SZ") {
-            let text = py_int_text(sz)
-                .ok_or_else(|| SgfError::value(format!("bad SZ property: {}", bytes_repr(sz))))?;
+            let bad = || SgfError::value(format!("bad SZ property: {}", bytes_repr(sz)));
+            let (w, h) = match py_int_text(sz) {
+                Some(text) => (text.clone(), text),
+                None if opts.rectangular_boards => {
+                    // `SZ[w:h]` (FF[4] rectangular boards).
+                    let colon = sz.iter().position(|&b| b == b':').ok_or_else(bad)?;
+                    let w = py_int_text(&sz[..colon]).ok_or_else(bad)?;
+                    let h = py_int_text(&sz[colon + 1..]).ok_or_else(bad)?;
+                    (w, h)
+                }
+                None => return Err(bad()),
+            };
             // Python ints are unbounded: a huge SZ is "out of range", not "bad".
             let max = if opts.large_boards { 52 } else { 26 };
-            match text.parse::<u8>() {
-                Ok(size) if (1..=max).contains(&size) => game.size = size,
-                _ => return Err(SgfError::value(format!("size out of range: {text}"))),
-            }
+            let side = |text: &str| match text.parse::<u8>() {
+                Ok(n) if (1..=max).contains(&n) => Ok(n),
+                _ => Err(SgfError::value(format!("size out of range: {text}"))),
+            };
+            game.size = side(&w)?;
+            game.height = side(&h)?;
         }
         let charset = match &opts.override_encoding {
             Some(name) => {
@@ -366,9 +394,24 @@ impl Game {
 
     // ------------------------------------------------------------------ basics
 
-    /// Board size (1–26).
+    /// Board size (1–26; up to 52 with the large-boards leniency). For a rectangular
+    /// board (`SZ[w:h]`, behind its leniency) this is the width: see [`Game::dimensions`].
     pub fn size(&self) -> u8 {
         self.size
+    }
+
+    /// (width, height); equal for every board sgfmill reads.
+    pub fn dimensions(&self) -> (u8, u8) {
+        (self.size, self.height)
+    }
+
+    /// The raw SZ value that matches this game's size (`19`, or `w:h`).
+    fn size_text(&self) -> String {
+        if self.size == self.height {
+            self.size.to_string()
+        } else {
+            format!("{}:{}", self.size, self.height)
+        }
     }
 
     /// The charset raw values are encoded in (fixed at load).
@@ -732,7 +775,7 @@ impl Game {
             return Err(SgfError::value("ill-formed raw property value"));
         }
         if ident == "SZ"
-            && !(values.len() == 1 && values[0].as_ref() == self.size.to_string().as_bytes())
+            && !(values.len() == 1 && values[0].as_ref() == self.size_text().as_bytes())
         {
             return Err(SgfError::value("changing size is not permitted"));
         }
@@ -796,7 +839,7 @@ impl Game {
     /// Removes a property; missing → not found. Unsetting a SZ other than 19 fails.
     pub fn unset(&mut self, node: NodeId, ident: &str) -> Result<(), SgfError> {
         let n = self.check(node)?;
-        if ident == "SZ" && self.size != 19 {
+        if ident == "SZ" && (self.size, self.height) != (19, 19) {
             return Err(SgfError::value("changing size is not permitted"));
         }
         let range = self.arena.nodes[n].props.range();

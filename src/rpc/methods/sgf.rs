@@ -45,7 +45,8 @@ struct Options {
     utf16: bool,
     detect_encoding: bool,
     large_boards: bool,
-    /// All five leniencies at once.
+    rectangular_boards: bool,
+    /// All six leniencies at once.
     lenient: bool,
 }
 
@@ -63,6 +64,7 @@ impl Options {
             utf16: self.utf16 || self.lenient,
             detect_encoding: self.detect_encoding || self.lenient,
             large_boards: self.large_boards || self.lenient,
+            rectangular_boards: self.rectangular_boards || self.lenient,
             sgfmill_empty_ident: false,
             keep_lowercase_idents: false,
         }
@@ -125,8 +127,11 @@ fn load(p: &Params, opts: &Options) -> Result<Game, RpcError> {
 
 // ---------------------------------------------------------------- JSON views
 
-fn point_json(p: Point, size: u8) -> J {
-    let sgf = p.to_sgf(size);
+/// A board's (width, height).
+type Dims = (u8, u8);
+
+fn point_json(p: Point, (width, height): Dims) -> J {
+    let sgf = p.to_sgf_rect(width, height);
     json!({
         "sgf": String::from_utf8_lossy(&sgf),
         "gtp": p.to_gtp(),
@@ -138,7 +143,7 @@ fn err_json(e: &SgfError) -> J {
 }
 
 /// A typed value as JSON (points SGF-native + GTP).
-fn value_json(v: &Value, size: u8) -> J {
+fn value_json(v: &Value, size: Dims) -> J {
     let pt = |p: &Point| point_json(*p, size);
     match v {
         Value::None => json!(true),
@@ -171,7 +176,7 @@ fn decode_lossy(game: &Game, raw: &[u8]) -> (String, bool) {
 }
 
 fn node_json(game: &Game, node: sgf::NodeId) -> Result<J, RpcError> {
-    let size = game.size();
+    let size = game.dimensions();
     let mut props = Map::new();
     let map = game
         .raw_property_map(node)
@@ -218,6 +223,7 @@ fn game_json(game: &Game) -> Result<J, RpcError> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut out = json!({
         "size": game.size(),
+        "height": game.dimensions().1,
         "raw_charset": game.raw_charset().name(),
         "nodes": nodes,
     });
@@ -296,6 +302,7 @@ pub fn game_info(p: &Params) -> RpcResult {
     let mut errors = Map::new();
     let mut out = json!({
         "size": game.size(),
+        "height": game.dimensions().1,
         "charset": info_field(&mut errors, "charset", game.get_charset(), |c| json!(c)),
         "komi": info_field(&mut errors, "komi", game.komi(), |k| json!(k)),
         "handicap": info_field(&mut errors, "handicap", game.handicap(), |h| json!(h)),
@@ -322,7 +329,7 @@ pub fn game_info(p: &Params) -> RpcResult {
             continue;
         }
         out[key] = match game.get(root, ident) {
-            Ok(v) => value_json(&v, game.size()),
+            Ok(v) => value_json(&v, game.dimensions()),
             Err(e) => {
                 errors.insert(key.to_owned(), json!(e.to_string()));
                 J::Null
@@ -340,7 +347,7 @@ pub fn game_info(p: &Params) -> RpcResult {
 pub fn main_line(p: &Params) -> RpcResult {
     let opts = options(p, 1)?;
     let game = load(p, &opts)?;
-    let size = game.size();
+    let size = game.dimensions();
     let sm = sgf::get_setup_and_moves(&game).map_err(|e| sgf_error(codes::VALUE, &e))?;
     let mut black = Vec::new();
     let mut white = Vec::new();
@@ -356,7 +363,8 @@ pub fn main_line(p: &Params) -> RpcResult {
         .map(|(c, pt)| json!({ "colour": c.letter(), "point": pt.map(|p| point_json(p, size)) }))
         .collect();
     Ok(json!({
-        "size": size,
+        "size": size.0,
+        "height": size.1,
         "komi": game.komi().ok(),
         "handicap": game.handicap().ok().flatten(),
         "setup": { "black": black, "white": white },
@@ -462,12 +470,23 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
     } else {
         26
     };
-    let size = match raw_of("SZ") {
-        Some(s) => sgf::props::py_int(s.as_bytes())
+    let side = |t: &str| {
+        sgf::props::py_int(t.as_bytes())
             .and_then(|n| u8::try_from(n).ok())
             .filter(|n| (1..=max).contains(n))
-            .ok_or_else(|| tree_error(format!("bad SZ property: {s}")))?,
-        None => 19,
+    };
+    let (width, height) = match raw_of("SZ") {
+        Some(s) => {
+            let rect = (opts.rectangular_boards || opts.lenient)
+                .then(|| s.split_once(':'))
+                .flatten();
+            match rect {
+                Some((w, h)) => side(w).zip(side(h)),
+                None => side(&s).map(|n| (n, n)),
+            }
+            .ok_or_else(|| tree_error(format!("bad SZ property: {s}")))?
+        }
+        None => (19, 19),
     };
     let charset = opts
         .encoding
@@ -475,7 +494,8 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
         .or_else(|| raw_of("CA"))
         .unwrap_or_else(|| "ISO-8859-1".to_owned());
     let cs = sgf::Charset::lookup(&charset).map_err(|e| tree_error(e.to_string()))?;
-    let mut game = Game::empty(size, cs.name()).map_err(|e| tree_error(e.to_string()))?;
+    let mut game =
+        Game::empty_rect(width, height, cs.name()).map_err(|e| tree_error(e.to_string()))?;
     let mut ids: std::collections::HashMap<u64, sgf::NodeId> = std::collections::HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
         let id = n.get("id").and_then(J::as_u64).unwrap_or(i as u64);
@@ -768,6 +788,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r["player_b"], "表");
+    }
+
+    #[test]
+    fn rectangular_boards() {
+        let text = "(;SZ[5:3];B[ec];W[aa])";
+        let e = call(main_line, vec![json!(text)]).unwrap_err();
+        assert_eq!(e.message, "bad SZ property: b'5:3'");
+        let opts = json!({"rectangular_boards": true});
+        let r = call(main_line, vec![json!(text), opts.clone()]).unwrap();
+        assert_eq!((&r["size"], &r["height"]), (&json!(5), &json!(3)));
+        assert_eq!(r["moves"][0]["point"], json!({"sgf": "ec", "gtp": "E1"}));
+        assert_eq!(r["moves"][1]["point"], json!({"sgf": "aa", "gtp": "A3"}));
+        let parsed = call(parse, vec![json!(text), opts.clone()]).unwrap();
+        let out = call(serialise, vec![parsed, opts]).unwrap();
+        assert_eq!(out["sgf"], "(;CA[UTF-8]SZ[5:3];B[ec];W[aa])\n");
     }
 
     #[test]
