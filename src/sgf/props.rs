@@ -1,4 +1,4 @@
-//! Typed property values (sgfmill's `sgf_properties`): the FF[4] type table, interpreting
+//! Typed property values (sgfmill's `sgf_properties`): the `FF[4]` type table, interpreting
 //! raw values and serialising typed values back to raw ones.
 //!
 //! Number and Real follow Python's `int()` / `float()` syntax rules, because that is what
@@ -19,7 +19,7 @@ pub struct Point {
     pub col: u8,
 }
 
-/// SGF coordinate letters: `a`–`z` for lines 1–26, then `A`–`Z` for 27–52 (FF[4]'s
+/// SGF coordinate letters: `a`–`z` for lines 1–26, then `A`–`Z` for 27–52 (`FF[4]`'s
 /// large boards; only reachable with the large-boards leniency).
 const LETTERS: &[u8; 52] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const GTP_COLUMNS: &[u8; 25] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";

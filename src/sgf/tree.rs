@@ -52,9 +52,9 @@ pub struct LoadOptions {
     /// When `CA` is missing: valid UTF-8 → UTF-8, else chardetng's guess, else ISO-8859-1
     /// (sgfmill: always ISO-8859-1); the guess is written to the root as `CA`.
     pub detect_encoding: bool,
-    /// Accept `SZ[w:h]` (FF[4] rectangular boards); sgfmill: `bad SZ property`.
+    /// Accept `SZ[w:h]` (`FF[4]` rectangular boards); sgfmill: `bad SZ property`.
     pub rectangular_boards: bool,
-    /// Accept SZ up to 52 (FF[4] large boards, coordinates `a`–`z` then `A`–`Z`);
+    /// Accept SZ up to 52 (`FF[4]` large boards, coordinates `a`–`z` then `A`–`Z`);
     /// sgfmill stops at 26.
     pub large_boards: bool,
     /// Reproduce sgfmill's empty identifier for all-lower-case identifiers (`foo[x]` → `[x]`);
@@ -88,7 +88,7 @@ pub struct Game {
     /// The encoding raw values are in (sgfmill's presenter encoding), fixed at load.
     charset: Charset,
     multibyte: Multibyte,
-    /// Types registered by the caller for identifiers outside the FF[4] table.
+    /// Types registered by the caller for identifiers outside the `FF[4]` table.
     custom_types: Vec<(Vec<u8>, PropType)>,
     /// When set, reading or writing an unknown identifier typed is an error instead of Text.
     strict_properties: bool,
@@ -854,7 +854,7 @@ impl Game {
 
     // ------------------------------------------------------------------ typed properties
 
-    /// Gives an identifier outside the FF[4] table a type (e.g. a private property a
+    /// Gives an identifier outside the `FF[4]` table a type (e.g. a private property a
     /// server writes). Identifiers of the table keep their type.
     pub fn register_property_type(&mut self, ident: &str, ty: PropType) {
         self.custom_types.retain(|(i, _)| i != ident.as_bytes());
@@ -873,7 +873,7 @@ impl Game {
         self.compress_point_lists = compress;
     }
 
-    /// The type used for `ident`: the FF[4] table, then registered types, then Text (or an
+    /// The type used for `ident`: the `FF[4]` table, then registered types, then Text (or an
     /// error in strict mode).
     pub fn prop_type(&self, ident: &[u8]) -> Result<PropType, SgfError> {
         let (ty, known) = PropType::of(ident);
