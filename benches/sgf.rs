@@ -4,11 +4,19 @@
 //!
 //! Run: `nice -n 10 cargo bench --bench sgf`. The corpus is read from ../shared/data/sgf at
 //! run time (never copied into the repository).
+//!
+//! The machine is shared, so every benchmark runs twice: group `sgf` measures wall-clock
+//! time, group `sgf_cpu` this process's CPU time (what the code costs whatever else runs).
+//! Throughput is in MB/s (10^6 bytes).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::sync::LazyLock;
+
+use cpu_time::ProcessTime;
+use criterion::measurement::{Measurement, ValueFormatter};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use goswiss::sgf::{LoadOptions, parse_collection};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/sgf");
@@ -89,8 +97,77 @@ fn mb_per_s(bytes: usize, elapsed: Duration) -> f64 {
     bytes as f64 / elapsed.as_secs_f64() / 1e6
 }
 
-fn benches(c: &mut Criterion) {
-    let corpus = corpus();
+static CORPUS: LazyLock<Corpus> = LazyLock::new(corpus);
+
+/// Process CPU time as a criterion measurement.
+struct CpuTime;
+
+struct CpuFormatter;
+
+impl ValueFormatter for CpuFormatter {
+    fn scale_values(&self, _typical: f64, values: &mut [f64]) -> &'static str {
+        for v in values.iter_mut() {
+            *v /= 1e6;
+        }
+        "ms CPU"
+    }
+
+    fn scale_throughputs(
+        &self,
+        _typical: f64,
+        throughput: &Throughput,
+        values: &mut [f64],
+    ) -> &'static str {
+        let (amount, unit) = match *throughput {
+            Throughput::Bytes(b) | Throughput::BytesDecimal(b) => (b as f64 / 1e6, "MB/s CPU"),
+            Throughput::Elements(e) | Throughput::ElementsAndBytes { elements: e, .. } => {
+                (e as f64, "elem/s CPU")
+            }
+            Throughput::Bits(b) => (b as f64 / 1e6, "Mbit/s CPU"),
+        };
+        for v in values.iter_mut() {
+            *v = amount * 1e9 / *v;
+        }
+        unit
+    }
+
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = ProcessTime;
+    type Value = Duration;
+
+    fn start(&self) -> ProcessTime {
+        ProcessTime::now()
+    }
+
+    fn end(&self, start: ProcessTime) -> Duration {
+        start.elapsed()
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &CpuFormatter
+    }
+}
+
+/// The benchmarks, under any measurement.
+fn group<M: Measurement>(c: &mut Criterion<M>, name: &str) {
+    let corpus = &*CORPUS;
     let opts = LoadOptions::default();
     let games = parse_collection(&corpus.all, &opts).expect("corpus parses");
     let serialised_len: usize = games
@@ -104,18 +181,20 @@ fn benches(c: &mut Criterion) {
         corpus.utf8.len() as f64 / 1e6
     );
 
-    let mut group = c.benchmark_group("sgf");
+    let mut group = c.benchmark_group(name);
+    // Each run takes 50 ms to 2 s: flat sampling keeps the total time bounded.
     group
         .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
         .measurement_time(Duration::from_secs(4));
-    group.throughput(Throughput::Bytes(corpus.all.len() as u64));
+    group.throughput(Throughput::BytesDecimal(corpus.all.len() as u64));
     group.bench_function("parse", |b| {
         b.iter(|| parse_collection(black_box(&corpus.all), &opts).map(|g| g.len()))
     });
     group.bench_function("parse_and_typed_main_line", |b| {
         b.iter(|| parse_and_main_lines(black_box(&corpus.all)))
     });
-    group.throughput(Throughput::Bytes(serialised_len as u64));
+    group.throughput(Throughput::BytesDecimal(serialised_len as u64));
     group.bench_function("serialise", |b| {
         b.iter(|| {
             games
@@ -124,7 +203,7 @@ fn benches(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
-    group.throughput(Throughput::Bytes(corpus.utf8.len() as u64));
+    group.throughput(Throughput::BytesDecimal(corpus.utf8.len() as u64));
     group.bench_function("parse_utf8_subset", |b| {
         b.iter(|| parse_collection(black_box(corpus.utf8.as_bytes()), &opts).map(|g| g.len()))
     });
@@ -132,10 +211,22 @@ fn benches(c: &mut Criterion) {
         b.iter(|| sgf_parse::parse(black_box(&corpus.utf8)).map(|g| g.len()))
     });
     group.finish();
+}
 
-    // The ratio, measured here in one run on the same input. This machine is shared, so
-    // CPU time (from /proc/self/stat) is printed beside wall-clock time: it is what the
-    // parser costs, whatever else is running.
+fn wall_benches(c: &mut Criterion) {
+    group(c, "sgf");
+}
+
+fn cpu_benches(c: &mut Criterion<CpuTime>) {
+    group(c, "sgf_cpu");
+}
+
+/// Figures measured back to back in one run, wall and CPU, with the sgf-parse ratio.
+fn same_run(_: &mut Criterion) {
+    let corpus = &*CORPUS;
+    let opts = LoadOptions::default();
+    let games = parse_collection(&corpus.all, &opts).expect("corpus parses");
+    // The ratio, measured here in one run on the same input, wall-clock and CPU time.
     let n = corpus.utf8.len();
     let (ours_wall, ours_cpu) = timed(8, || {
         black_box(
@@ -190,31 +281,20 @@ fn benches(c: &mut Criterion) {
     );
 }
 
-/// This process's user + system CPU time, from /proc/self/stat (Linux; zero elsewhere).
-fn cpu_time() -> Duration {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return Duration::ZERO;
-    };
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i).and_then(|f| f.parse::<u64>().ok()))
-        .sum();
-    // USER_HZ is 100 on Linux.
-    Duration::from_millis(ticks * 10)
-}
-
 /// Average wall and CPU time per run over `runs` runs.
 fn timed<F: FnMut()>(runs: u32, mut f: F) -> (Duration, Duration) {
-    let (w0, c0) = (Instant::now(), cpu_time());
+    let (w0, c0) = (Instant::now(), ProcessTime::now());
     for _ in 0..runs {
         f();
     }
-    let (wall, cpu) = (w0.elapsed(), cpu_time().saturating_sub(c0));
+    let (wall, cpu) = (w0.elapsed(), c0.elapsed());
     (wall / runs, (cpu / runs).max(Duration::from_micros(1)))
 }
 
-criterion_group!(sgf_benches, benches);
-criterion_main!(sgf_benches);
+criterion_group!(sgf_wall, wall_benches, same_run);
+criterion_group! {
+    name = sgf_cpu;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = cpu_benches
+}
+criterion_main!(sgf_wall, sgf_cpu);

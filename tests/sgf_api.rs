@@ -101,6 +101,17 @@ fn all_lower_case_identifiers() {
 }
 
 #[test]
+fn keeping_lower_case_identifiers() {
+    let opts = LoadOptions {
+        keep_lowercase_idents: true,
+        ..LoadOptions::default()
+    };
+    let g = Game::from_bytes_with(b"(;AddBlack[aa]SZ[9]foo[x])", &opts).unwrap();
+    assert!(g.has_property(g.root(), "AddBlack") && !g.has_property(g.root(), "AB"));
+    assert_eq!(g.serialise(None).unwrap(), b"(;AddBlack[aa]SZ[9]foo[x])\n");
+}
+
+#[test]
 fn collections() {
     let games = parse_collection(b"(;GN[a])junk(;GN[b];B[aa])", &LoadOptions::default()).unwrap();
     assert_eq!(games.len(), 2);
@@ -466,14 +477,81 @@ fn utf16_and_detection_leniencies() {
     );
     let opts = LoadOptions {
         utf16: true,
-        detect_encoding: true,
         ..LoadOptions::default()
     };
     let g = Game::from_bytes_with(&utf16, &opts).unwrap();
     assert_eq!(g.get(g.root(), "C").unwrap(), Value::Text("é".into()));
+    assert_eq!(g.serialise(None).unwrap(), "(;C[é]CA[UTF-8])\n".as_bytes());
+    let opts = LoadOptions {
+        detect_encoding: true,
+        ..LoadOptions::default()
+    };
+    let g = Game::from_bytes_with(text.as_bytes(), &opts).unwrap();
+    assert_eq!(g.get(g.root(), "C").unwrap(), Value::Text("é".into()));
     // Without detection, UTF-8 bytes without CA read as Latin-1 mojibake.
     let g = Game::from_bytes(text.as_bytes()).unwrap();
     assert_eq!(g.get(g.root(), "C").unwrap(), Value::Text("Ã©".into()));
+}
+
+#[test]
+fn large_boards() {
+    let input = b"(;SZ[52];B[AZ];W[zA];B[tt])";
+    assert_eq!(load_err(input), "size out of range: 52");
+    let opts = LoadOptions {
+        large_boards: true,
+        ..LoadOptions::default()
+    };
+    let g = Game::from_bytes_with(input, &opts).unwrap();
+    assert_eq!(g.size(), 52);
+    let sm = get_setup_and_moves(&g).unwrap();
+    assert_eq!(
+        sm.plays,
+        vec![
+            (Colour::Black, Some(Point::new(0, 26))),
+            (Colour::White, Some(Point::new(25, 25))),
+            (Colour::Black, Some(Point::new(32, 19))),
+        ]
+    );
+    assert_eq!(g.serialise(None).unwrap(), b"(;SZ[52];B[AZ];W[zA];B[tt])\n");
+    assert_eq!(Point::new(0, 26).to_sgf(52), *b"AZ");
+}
+
+#[test]
+fn rectangular_boards() {
+    let input = b"(;SZ[7:3]AB[aa]AW[gc];B[ga];W[ac])";
+    assert_eq!(load_err(input), "bad SZ property: b'7:3'");
+    let opts = LoadOptions {
+        rectangular_boards: true,
+        ..LoadOptions::default()
+    };
+    let mut g = Game::from_bytes_with(input, &opts).unwrap();
+    assert_eq!((g.size(), g.dimensions()), (7, (7, 3)));
+    let sm = get_setup_and_moves(&g).unwrap();
+    assert_eq!(sm.board.rows(), vec!["b......", ".......", "......w"]);
+    assert_eq!(
+        sm.plays,
+        vec![
+            (Colour::Black, Some(Point::new(2, 6))),
+            (Colour::White, Some(Point::new(0, 0)))
+        ]
+    );
+    let root = g.root();
+    assert!(
+        g.set(root, "B", &Value::Move(Some(Point::new(3, 0))))
+            .is_err()
+    );
+    assert_eq!(
+        g.set_raw(root, "SZ", "7").unwrap_err().message,
+        "changing size is not permitted"
+    );
+    g.set_raw(root, "SZ", "7:3").unwrap();
+    assert_eq!(
+        g.serialise(None).unwrap(),
+        b"(;AB[aa]AW[gc]SZ[7:3];B[ga];W[ac])\n"
+    );
+    // A square SZ[w:w] is just a square board.
+    let g = Game::from_bytes_with(b"(;SZ[9:9])", &opts).unwrap();
+    assert_eq!(g.dimensions(), (9, 9));
 }
 
 #[test]

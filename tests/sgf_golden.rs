@@ -360,6 +360,42 @@ fn multibyte_aware_mode_agrees_on_golden_files() {
     assert!(checked >= 6, "checked {checked}");
 }
 
+/// Sabaki's `no-ca.sgf` is GB2312 without CA: sgfmill reads Latin-1 mojibake; with
+/// encoding detection the comment reads as Chinese.
+#[test]
+fn detection_reads_no_ca_file() {
+    let bytes = std::fs::read(format!("{DATA}/SabakiHQ__sgf/tests/sgf/no-ca.sgf")).expect("read");
+    let compat = Game::from_bytes(&bytes).expect("loads");
+    assert_eq!(compat.get_charset().unwrap(), "ISO-8859-1");
+    let opts = LoadOptions {
+        detect_encoding: true,
+        ..LoadOptions::default()
+    };
+    let game = Game::from_bytes_with(&bytes, &opts).expect("loads");
+    let Ok(Value::Text(c)) = game.get(game.root(), "C") else {
+        panic!("C does not decode")
+    };
+    assert!(c.contains("黑先"), "{c}");
+    // Nihon Ki-in's Shift_JIS file, with detection instead of an override.
+    let bytes = std::fs::read(format!(
+        "{DATA}/SabakiHQ__sgf/tests/sgf/encoding/nihon-kiin.sgf"
+    ))
+    .expect("read");
+    let opts = LoadOptions {
+        detect_encoding: true,
+        multibyte_aware: true,
+        root_without_semicolon: true,
+        ..LoadOptions::default()
+    };
+    let game = Game::from_bytes_with(&bytes, &opts).expect("loads");
+    assert_eq!(game.raw_charset().name(), "SHIFT-JIS");
+    let Ok(Value::Text(pb)) = game.get(game.root(), "PB") else {
+        panic!("PB does not decode")
+    };
+    let whole = encoding_rs::SHIFT_JIS.decode(&bytes).0;
+    assert!(whole.contains(&format!("PB[{pb}]")), "{pb}");
+}
+
 /// Nihon Ki-in's file (Shift_JIS, no CA, root without `;`) fails under sgfmill; with the
 /// three leniencies it loads, and names with 0x5C trail bytes read correctly.
 #[test]

@@ -8,10 +8,11 @@ use std::collections::BTreeSet;
 use super::error::SgfError;
 use super::props::{Colour, Point};
 
-/// A square board of 1–26 lines.
+/// A board of `size` columns and `height` rows (square unless built with `new_rect`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Board {
     size: u8,
+    height: u8,
     cells: Vec<Option<Colour>>,
 }
 
@@ -23,14 +24,25 @@ struct Group {
 
 impl Board {
     pub fn new(size: u8) -> Board {
+        Board::new_rect(size, size)
+    }
+
+    /// A `width` × `height` board (the rectangular-boards leniency).
+    pub fn new_rect(width: u8, height: u8) -> Board {
         Board {
-            size,
-            cells: vec![None; usize::from(size) * usize::from(size)],
+            size: width,
+            height,
+            cells: vec![None; usize::from(width) * usize::from(height)],
         }
     }
 
+    /// The width (the size of a square board).
     pub fn size(&self) -> u8 {
         self.size
+    }
+
+    pub fn height(&self) -> u8 {
+        self.height
     }
 
     fn idx(&self, p: Point) -> usize {
@@ -38,7 +50,7 @@ impl Board {
     }
 
     fn in_range(&self, p: Point) -> bool {
-        p.row < self.size && p.col < self.size
+        p.row < self.height && p.col < self.size
     }
 
     pub fn get(&self, p: Point) -> Option<Colour> {
@@ -54,12 +66,13 @@ impl Board {
 
     fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> {
         let n = usize::from(self.size);
+        let h = usize::from(self.height);
         let (r, c) = (i / n, i % n);
         let mut out = [usize::MAX; 4];
         if r > 0 {
             out[0] = i - n;
         }
-        if r + 1 < n {
+        if r + 1 < h {
             out[1] = i + n;
         }
         if c > 0 {
@@ -203,7 +216,7 @@ impl Board {
     /// Rows from the top down, `b`/`w`/`.`.
     pub fn rows(&self) -> Vec<String> {
         let n = usize::from(self.size);
-        (0..n)
+        (0..usize::from(self.height))
             .rev()
             .map(|r| {
                 (0..n)
@@ -328,6 +341,19 @@ mod tests {
         }
         assert_eq!(full, Board::new(9));
         assert!(full.is_empty());
+    }
+
+    #[test]
+    fn rectangular() {
+        let mut b = Board::new_rect(3, 2);
+        // Two rows of three: a white stone in the lower-left corner, black around it.
+        b.play(Point::new(0, 0), Colour::White).unwrap();
+        b.play(Point::new(1, 0), Colour::Black).unwrap();
+        b.play(Point::new(0, 1), Colour::Black).unwrap();
+        assert_eq!(b.get(Point::new(0, 0)), None);
+        assert_eq!(b.rows(), vec!["b..", ".b."]);
+        assert!(b.play(Point::new(2, 0), Colour::Black).is_err());
+        assert_eq!(b.area_score(), 6);
     }
 
     #[test]

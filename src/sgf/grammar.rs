@@ -106,6 +106,9 @@ pub struct GrammarOptions {
     /// identifier (which it cannot read back). Off (the default), an identifier that would
     /// become empty keeps its original spelling; on, the empty identifier is produced.
     pub sgfmill_empty_ident: bool,
+    /// Keep identifiers as written (`AddBlack` stays `AddBlack`) instead of deleting
+    /// lower-case letters.
+    pub keep_lowercase_idents: bool,
 }
 
 /// Identifier equality without a `memcmp` call: identifiers are one or two letters almost
@@ -162,23 +165,15 @@ impl Lexer<'_> {
         let tok = match b {
             b'[' => {
                 let start = i + 1;
-                let mut j = start;
-                let mb = self.mb;
-                loop {
-                    if j >= n {
-                        self.done = true;
-                        return None;
-                    }
-                    let c = s[j];
-                    if c == b']' {
-                        break;
-                    }
-                    if c == b'\\' || mb.is_lead(c) {
-                        j += 2;
-                    } else {
-                        j += 1;
-                    }
-                }
+                let end = if self.mb == Multibyte::Safe {
+                    find_value_end(s, start)
+                } else {
+                    find_value_end_multibyte(s, start, self.mb)
+                };
+                let Some(j) = end else {
+                    self.done = true;
+                    return None;
+                };
                 i = j + 1;
                 Token::Value(start as u32, j as u32)
             }
@@ -210,6 +205,44 @@ impl Lexer<'_> {
         };
         self.i = i;
         Some(tok)
+    }
+}
+
+/// The index of the `]` that ends a value starting at `start`, or `None` if the value is
+/// unterminated. Short values (moves, the bulk of any record) are checked directly; longer
+/// ones (comments) are scanned with `memchr2`, which skips plain text many bytes at a time.
+#[inline(always)]
+fn find_value_end(s: &[u8], start: usize) -> Option<usize> {
+    if let Some(&[a, b, c]) = s.get(start..start + 3)
+        && c == b']'
+        && a != b']'
+        && a != b'\\'
+        && b != b']'
+        && b != b'\\'
+    {
+        return Some(start + 2);
+    }
+    let mut j = start;
+    loop {
+        j += memchr::memchr2(b']', b'\\', s.get(j..)?)?;
+        if s[j] == b']' {
+            return Some(j);
+        }
+        // A backslash escapes the next byte, whatever it is.
+        j += 2;
+    }
+}
+
+/// `find_value_end` for a charset whose trail bytes can be `\` or `]`: a lead byte takes
+/// the next byte with it.
+fn find_value_end_multibyte(s: &[u8], start: usize, mb: Multibyte) -> Option<usize> {
+    let mut j = start;
+    loop {
+        let c = *s.get(j)?;
+        if c == b']' {
+            return Some(j);
+        }
+        j += if c == b'\\' || mb.is_lead(c) { 2 } else { 1 };
     }
 }
 
@@ -410,7 +443,7 @@ fn new_node(arena: &mut Arena, tree: Option<&mut TreeCtx>) -> u32 {
 #[inline]
 fn make_ident(game: &[u8], a: u32, b: u32, extra: &mut Vec<u8>, opts: &GrammarOptions) -> Span {
     let raw = &game[a as usize..b as usize];
-    if raw.iter().all(u8::is_ascii_uppercase) {
+    if opts.keep_lowercase_idents || raw.iter().all(u8::is_ascii_uppercase) {
         return Span {
             start: a,
             len: b - a,

@@ -22,14 +22,20 @@ pub struct SetupAndMoves {
 
 /// sgfmill's `get_setup_and_moves` with a fresh board of the game's size.
 pub fn get_setup_and_moves(game: &Game) -> Result<SetupAndMoves, SgfError> {
-    get_setup_and_moves_on(game, Board::new(game.size()))
+    let (width, height) = game.dimensions();
+    get_setup_and_moves_on(game, Board::new_rect(width, height))
 }
 
 /// The same, starting from `board` (which must be empty and of the game's size).
 pub fn get_setup_and_moves_on(game: &Game, mut board: Board) -> Result<SetupAndMoves, SgfError> {
-    let size = game.size();
-    if board.size() != size {
-        return Err(SgfError::value(format!("wrong board size, must be {size}")));
+    let (width, height) = game.dimensions();
+    if (board.size(), board.height()) != (width, height) {
+        let want = if width == height {
+            width.to_string()
+        } else {
+            format!("{width}x{height}")
+        };
+        return Err(SgfError::value(format!("wrong board size, must be {want}")));
     }
     if !board.is_empty() {
         return Err(SgfError::value("board not empty"));

@@ -1,4 +1,4 @@
-//! Typed property values (sgfmill's `sgf_properties`): the FF[4] type table, interpreting
+//! Typed property values (sgfmill's `sgf_properties`): the `FF[4]` type table, interpreting
 //! raw values and serialising typed values back to raw ones.
 //!
 //! Number and Real follow Python's `int()` / `float()` syntax rules, because that is what
@@ -19,8 +19,18 @@ pub struct Point {
     pub col: u8,
 }
 
-const LETTERS: &[u8; 26] = b"abcdefghijklmnopqrstuvwxyz";
+/// SGF coordinate letters: `a`–`z` for lines 1–26, then `A`–`Z` for 27–52 (`FF[4]`'s
+/// large boards; only reachable with the large-boards leniency).
+const LETTERS: &[u8; 52] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const GTP_COLUMNS: &[u8; 25] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+fn letter_index(b: u8) -> Option<u8> {
+    match b {
+        b'a'..=b'z' => Some(b - b'a'),
+        b'A'..=b'Z' => Some(b - b'A' + 26),
+        _ => None,
+    }
+}
 
 impl Point {
     pub fn new(row: u8, col: u8) -> Point {
@@ -29,23 +39,34 @@ impl Point {
 
     /// The two SGF letters (column, then row from the top) on a board of `size`.
     pub fn to_sgf(self, size: u8) -> [u8; 2] {
-        let from_top = size.saturating_sub(1).saturating_sub(self.row);
+        self.to_sgf_rect(size, size)
+    }
+
+    /// The two SGF letters on a `width` × `height` board.
+    pub fn to_sgf_rect(self, _width: u8, height: u8) -> [u8; 2] {
+        let from_top = height.saturating_sub(1).saturating_sub(self.row);
         [
-            LETTERS[usize::from(self.col.min(25))],
-            LETTERS[usize::from(from_top.min(25))],
+            LETTERS[usize::from(self.col.min(51))],
+            LETTERS[usize::from(from_top.min(51))],
         ]
     }
 
-    /// Reads two SGF letters; `None` when not a point of this board.
+    /// Reads two SGF letters; `None` when not a point of this board. Upper-case letters
+    /// stand for lines 27–52, so on boards up to 26 they are never points (as in sgfmill).
     pub fn from_sgf(s: &[u8], size: u8) -> Option<Point> {
+        Point::from_sgf_rect(s, size, size)
+    }
+
+    /// Reads two SGF letters on a `width` × `height` board.
+    pub fn from_sgf_rect(s: &[u8], width: u8, height: u8) -> Option<Point> {
         let [c, r] = s else { return None };
-        let col = c.checked_sub(b'a')?;
-        let from_top = r.checked_sub(b'a')?;
-        if col >= size || from_top >= size {
+        let col = letter_index(*c)?;
+        let from_top = letter_index(*r)?;
+        if col >= width || from_top >= height {
             return None;
         }
         Some(Point {
-            row: size - 1 - from_top,
+            row: height - 1 - from_top,
             col,
         })
     }
@@ -210,9 +231,14 @@ pub enum Value {
 /// What interpreting a value needs to know.
 #[derive(Debug, Clone, Copy)]
 pub struct Context {
+    /// Board width (the size of a square board).
     pub size: u8,
+    /// Board height (equal to `size` unless the rectangular-boards leniency read `SZ[w:h]`).
+    pub height: u8,
     pub charset: Charset,
     pub multibyte: Multibyte,
+    /// Write point sets as rectangles (`aa:bc`) where possible; sgfmill never does.
+    pub compress_point_lists: bool,
 }
 
 fn bare() -> SgfError {
@@ -445,14 +471,16 @@ impl Context {
     /// A point or pass (`""`, and `tt` on boards up to 19), as sgfmill's
     /// `interpret_go_point`.
     pub fn go_point(&self, s: &[u8]) -> Result<Option<Point>, SgfError> {
-        if s.is_empty() || (s == b"tt" && self.size <= 19) {
+        if s.is_empty() || (s == b"tt" && self.size <= 19 && self.height <= 19) {
             return Ok(None);
         }
         match s.len() {
             1 => Err(SgfError::value(
                 "not enough values to unpack (expected 2, got 1)",
             )),
-            2 => Point::from_sgf(s, self.size).map(Some).ok_or_else(bare),
+            2 => Point::from_sgf_rect(s, self.size, self.height)
+                .map(Some)
+                .ok_or_else(bare),
             _ => Err(SgfError::value("too many values to unpack (expected 2)")),
         }
     }
@@ -596,10 +624,10 @@ impl Context {
     }
 
     fn ser_point(&self, p: Point) -> Result<Vec<u8>, SgfError> {
-        if p.row >= self.size || p.col >= self.size {
+        if p.row >= self.height || p.col >= self.size {
             return Err(SgfError::value("point out of range"));
         }
-        Ok(p.to_sgf(self.size).to_vec())
+        Ok(p.to_sgf_rect(self.size, self.height).to_vec())
     }
 
     /// Raw values for a typed value of type `ty`.
@@ -621,7 +649,7 @@ impl Context {
                 single(self.ser_text(t, false)?)
             }
             (PropType::Move, Value::Move(m)) => single(match m {
-                None if self.size <= 19 => b"tt".to_vec(),
+                None if self.size <= 19 && self.height <= 19 => b"tt".to_vec(),
                 None => Vec::new(),
                 Some(p) => self.ser_point(*p)?,
             }),
@@ -629,10 +657,13 @@ impl Context {
                 PropType::PointList | PropType::StoneList | PropType::PointElist,
                 Value::Points(pts),
             ) => {
-                let mut out = pts
-                    .iter()
-                    .map(|p| self.ser_point(*p))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let mut out = if self.compress_point_lists {
+                    self.compressed(pts)?
+                } else {
+                    pts.iter()
+                        .map(|p| self.ser_point(*p))
+                        .collect::<Result<Vec<_>, _>>()?
+                };
                 out.sort();
                 self.list_result(ty, out)
             }
@@ -679,6 +710,51 @@ impl Context {
         }
     }
 
+    /// A point set as rectangles: from each uncovered point (column by column, top down),
+    /// grow down as far as the set goes, then right while whole columns of that height are
+    /// in the set. Reading the result back gives the same set.
+    fn compressed(&self, pts: &BTreeSet<Point>) -> Result<Vec<Vec<u8>>, SgfError> {
+        for p in pts {
+            self.ser_point(*p)?;
+        }
+        // SGF-native (x, y-from-top) coordinates.
+        let top = |p: &Point| (p.col, self.height - 1 - p.row);
+        let set: BTreeSet<(u8, u8)> = pts.iter().map(top).collect();
+        let mut covered: BTreeSet<(u8, u8)> = BTreeSet::new();
+        let free = |x: u8, y: u8, covered: &BTreeSet<(u8, u8)>| {
+            set.contains(&(x, y)) && !covered.contains(&(x, y))
+        };
+        let mut out = Vec::new();
+        for &(x0, y0) in &set {
+            if covered.contains(&(x0, y0)) {
+                continue;
+            }
+            let mut y1 = y0;
+            while y1 + 1 < self.height && free(x0, y1 + 1, &covered) {
+                y1 += 1;
+            }
+            let mut x1 = x0;
+            while x1 + 1 < self.size && (y0..=y1).all(|y| free(x1 + 1, y, &covered)) {
+                x1 += 1;
+            }
+            for x in x0..=x1 {
+                for y in y0..=y1 {
+                    covered.insert((x, y));
+                }
+            }
+            let corner = |x: u8, y: u8| {
+                Point::new(self.height - 1 - y, x).to_sgf_rect(self.size, self.height)
+            };
+            let mut v = corner(x0, y0).to_vec();
+            if (x1, y1) != (x0, y0) {
+                v.push(b':');
+                v.extend_from_slice(&corner(x1, y1));
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+
     fn list_result(&self, ty: PropType, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, SgfError> {
         if out.is_empty() {
             if ty == PropType::PointElist {
@@ -719,9 +795,63 @@ mod tests {
     fn ctx(size: u8) -> Context {
         Context {
             size,
+            height: size,
             charset: Charset::UTF8,
             multibyte: Multibyte::Safe,
+            compress_point_lists: false,
         }
+    }
+
+    #[test]
+    fn coordinate_conversions() {
+        // sgfmill common_tests: GTP vertices skip I; (0, 0) is A1 at the lower left.
+        assert_eq!(Point::new(0, 0).to_gtp().as_deref(), Some("A1"));
+        assert_eq!(Point::new(18, 18).to_gtp().as_deref(), Some("T19"));
+        assert_eq!(Point::new(0, 8).to_gtp().as_deref(), Some("J1"));
+        assert_eq!(Point::new(24, 24).to_gtp().as_deref(), Some("Z25"));
+        assert_eq!(Point::new(0, 25).to_gtp(), None);
+        assert_eq!(Point::new(18, 0).to_sgf(19), *b"aa");
+        assert_eq!(Point::new(0, 18).to_sgf(19), *b"ss");
+        assert_eq!(Point::from_sgf(b"pd", 19), Some(Point::new(15, 15)));
+        assert_eq!(Point::new(15, 15).xy(19), (15, 3));
+        assert_eq!(Point::from_sgf(b"ja", 9), None);
+    }
+
+    #[test]
+    fn compressed_point_lists() {
+        let c = Context {
+            compress_point_lists: true,
+            ..ctx(9)
+        };
+        let raw = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+        // The red-bean VW example: aa:bi plus ca:ce.
+        let set = match c
+            .interpret(PropType::PointElist, &[b"aa:bi", b"ca:ce"])
+            .unwrap()
+        {
+            Value::Points(p) => p,
+            _ => unreachable!(),
+        };
+        let out = c
+            .serialise(PropType::PointElist, &Value::Points(set.clone()))
+            .unwrap();
+        assert_eq!(out, raw(&["aa:bi", "ca:ce"]));
+        let back: Vec<&[u8]> = out.iter().map(Vec::as_slice).collect();
+        assert_eq!(
+            c.interpret(PropType::PointElist, &back).unwrap(),
+            Value::Points(set)
+        );
+        let one: BTreeSet<Point> = [Point::new(8, 0)].into();
+        assert_eq!(
+            c.serialise(PropType::StoneList, &Value::Points(one))
+                .unwrap(),
+            raw(&["aa"])
+        );
+        let l: BTreeSet<Point> = [Point::new(8, 0), Point::new(7, 0), Point::new(8, 1)].into();
+        assert_eq!(
+            c.serialise(PropType::StoneList, &Value::Points(l)).unwrap(),
+            raw(&["aa:ab", "ba"])
+        );
     }
 
     fn interp(ident: &str, raw: &[&str], size: u8) -> Result<Value, SgfError> {
@@ -976,6 +1106,15 @@ mod tests {
                 .unwrap(),
             vec![b"zz".to_vec()]
         );
+        // Large boards: A-Z after z.
+        assert_eq!(
+            ctx(52)
+                .serialise(PropType::Move, &Value::Move(Some(Point::new(0, 26))))
+                .unwrap(),
+            vec![b"AZ".to_vec()]
+        );
+        assert_eq!(ctx(52).go_point(b"AZ").unwrap(), Some(Point::new(0, 26)));
+        assert!(ctx(26).go_point(b"Aa").is_err());
     }
 
     #[test]

@@ -49,12 +49,20 @@ pub struct LoadOptions {
     pub multibyte_aware: bool,
     /// Decode UTF-16 input with a byte-order mark before parsing (as UTF-8, `CA[UTF-8]`).
     pub utf16: bool,
-    /// When `CA` is missing: valid UTF-8 → UTF-8, else ISO-8859-1 (sgfmill: always
-    /// ISO-8859-1).
+    /// When `CA` is missing: valid UTF-8 → UTF-8, else chardetng's guess, else ISO-8859-1
+    /// (sgfmill: always ISO-8859-1); the guess is written to the root as `CA`.
     pub detect_encoding: bool,
+    /// Accept `SZ[w:h]` (`FF[4]` rectangular boards); sgfmill: `bad SZ property`.
+    pub rectangular_boards: bool,
+    /// Accept SZ up to 52 (`FF[4]` large boards, coordinates `a`–`z` then `A`–`Z`);
+    /// sgfmill stops at 26.
+    pub large_boards: bool,
     /// Reproduce sgfmill's empty identifier for all-lower-case identifiers (`foo[x]` → `[x]`);
     /// by default such identifiers keep their spelling so the output always re-parses.
     pub sgfmill_empty_ident: bool,
+    /// Keep identifiers with lower-case letters as written (`AddBlack` stays `AddBlack`, an
+    /// unknown property) instead of deleting the lower-case letters (`AB`).
+    pub keep_lowercase_idents: bool,
 }
 
 impl LoadOptions {
@@ -63,6 +71,7 @@ impl LoadOptions {
             root_without_semicolon: self.root_without_semicolon,
             multibyte,
             sgfmill_empty_ident: self.sgfmill_empty_ident,
+            keep_lowercase_idents: self.keep_lowercase_idents,
         }
     }
 }
@@ -72,14 +81,19 @@ impl LoadOptions {
 pub struct Game {
     id: u32,
     arena: Arena,
+    /// Board width; the size of a square board.
     size: u8,
+    /// Board height: `size` unless the rectangular-boards leniency read `SZ[w:h]`.
+    height: u8,
     /// The encoding raw values are in (sgfmill's presenter encoding), fixed at load.
     charset: Charset,
     multibyte: Multibyte,
-    /// Types registered by the caller for identifiers outside the FF[4] table.
+    /// Types registered by the caller for identifiers outside the `FF[4]` table.
     custom_types: Vec<(Vec<u8>, PropType)>,
     /// When set, reading or writing an unknown identifier typed is an error instead of Text.
     strict_properties: bool,
+    /// Typed writes of point sets use rectangles (`aa:bc`); sgfmill writes single points.
+    compress_point_lists: bool,
 }
 
 fn is_valid_ident(ident: &str) -> bool {
@@ -114,12 +128,13 @@ pub fn parse(bytes: &[u8]) -> Result<Game, SgfError> {
 /// Loads every game in `bytes` (sgfmill's `parse_sgf_collection` + `from_coarse_game_tree`).
 pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, SgfError> {
     let converted;
-    let bytes = match prepare(bytes, opts) {
-        Some(b) => {
-            converted = b;
-            &converted[..]
+    let utf8_opts;
+    let (bytes, opts) = match prepare(bytes, opts) {
+        Some((b, o)) => {
+            (converted, utf8_opts) = (b, o);
+            (&converted[..], &utf8_opts)
         }
-        None => bytes,
+        None => (bytes, opts),
     };
     let mut games = Vec::new();
     let mut pos = 0;
@@ -143,8 +158,21 @@ pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, S
     Ok(games)
 }
 
-/// UTF-16 with a BOM → UTF-8 bytes, when that leniency is on.
-fn prepare(bytes: &[u8], opts: &LoadOptions) -> Option<Vec<u8>> {
+/// The `detect_encoding` leniency for a game without CA: UTF-8 when the bytes are valid
+/// UTF-8, else chardetng's guess (as Sabaki does), else ISO-8859-1.
+fn detect_charset(bytes: &[u8]) -> Charset {
+    if std::str::from_utf8(bytes).is_ok() {
+        return Charset::UTF8;
+    }
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    detector.feed(bytes, true);
+    let guess = detector.guess(None, chardetng::Utf8Detection::Allow);
+    Charset::lookup(guess.name()).unwrap_or(Charset::LATIN1)
+}
+
+/// UTF-16 with a BOM → UTF-8 bytes, when that leniency is on. The bytes are then UTF-8
+/// whatever CA says, so the encoding is overridden to UTF-8 (unless the caller set one).
+fn prepare(bytes: &[u8], opts: &LoadOptions) -> Option<(Vec<u8>, LoadOptions)> {
     if !opts.utf16 {
         return None;
     }
@@ -153,7 +181,10 @@ fn prepare(bytes: &[u8], opts: &LoadOptions) -> Option<Vec<u8>> {
         return None;
     }
     let (text, _, _) = enc.decode(bytes);
-    Some(text.into_owned().into_bytes())
+    let mut opts = opts.clone();
+    opts.override_encoding
+        .get_or_insert_with(|| "UTF-8".to_owned());
+    Some((text.into_owned().into_bytes(), opts))
 }
 
 fn parse_one(
@@ -202,7 +233,7 @@ fn parse_with(
     let Some(parsed) = grammar::parse_game(bytes, from, &opts.grammar(mb), scratch)? else {
         return Ok(None);
     };
-    let mut game = Game::from_arena(parsed.arena, opts, bytes)?;
+    let mut game = Game::from_arena(parsed.arena, opts)?;
     game.multibyte = mb;
     Ok(Some((game, parsed.end)))
 }
@@ -211,8 +242,10 @@ impl Game {
     fn ctx(&self) -> Context {
         Context {
             size: self.size,
+            height: self.height,
             charset: self.charset,
             multibyte: self.multibyte,
+            compress_point_lists: self.compress_point_lists,
         }
     }
 
@@ -232,10 +265,12 @@ impl Game {
             id: NEXT_GAME_ID.fetch_add(1, Ordering::Relaxed),
             arena,
             size,
+            height: size,
             charset,
             multibyte: Multibyte::Safe,
             custom_types: Vec::new(),
             strict_properties: false,
+            compress_point_lists: false,
         };
         let root = game.root();
         game.put(root, b"FF", &[b"4".as_slice()]);
@@ -247,8 +282,22 @@ impl Game {
 
     /// A game whose root has no properties at all, for building a tree from scratch (e.g.
     /// from a JSON description). Raw values added later are in `encoding`.
+    ///
+    /// Sizes up to 52 are accepted here (large boards); `new` keeps sgfmill's 1–26.
     pub fn empty(size: u8, encoding: &str) -> Result<Game, SgfError> {
-        let mut game = Game::new_with_charset(size, encoding)?;
+        Game::empty_rect(size, size, encoding)
+    }
+
+    /// `empty` for a `width` × `height` board (the rectangular-boards leniency).
+    pub fn empty_rect(width: u8, height: u8, encoding: &str) -> Result<Game, SgfError> {
+        for side in [width, height] {
+            if !(1..=52).contains(&side) {
+                return Err(SgfError::value(format!("size out of range: {side}")));
+            }
+        }
+        let mut game = Game::new_with_charset(width.min(26), encoding)?;
+        game.size = width;
+        game.height = height;
         game.arena.nodes[0].props.len = 0;
         Ok(game)
     }
@@ -261,12 +310,13 @@ impl Game {
     /// Loads the first game in `bytes`.
     pub fn from_bytes_with(bytes: &[u8], opts: &LoadOptions) -> Result<Game, SgfError> {
         let converted;
-        let bytes = match prepare(bytes, opts) {
-            Some(b) => {
-                converted = b;
-                &converted[..]
+        let utf8_opts;
+        let (bytes, opts) = match prepare(bytes, opts) {
+            Some((b, o)) => {
+                (converted, utf8_opts) = (b, o);
+                (&converted[..], &utf8_opts)
             }
-            None => bytes,
+            None => (bytes, opts),
         };
         match parse_one(bytes, 0, opts, &mut Arena::default())? {
             Some((game, _)) => Ok(game),
@@ -285,25 +335,40 @@ impl Game {
         )
     }
 
-    fn from_arena(arena: Arena, opts: &LoadOptions, input: &[u8]) -> Result<Game, SgfError> {
+    fn from_arena(arena: Arena, opts: &LoadOptions) -> Result<Game, SgfError> {
         let mut game = Game {
             id: NEXT_GAME_ID.fetch_add(1, Ordering::Relaxed),
             arena,
             size: 19,
+            height: 19,
             charset: Charset::LATIN1,
             multibyte: Multibyte::Safe,
             custom_types: Vec::new(),
             strict_properties: false,
+            compress_point_lists: false,
         };
         let root = game.root();
         if let Some(sz) = game.raw_first(root, b"SZ") {
-            let text = py_int_text(sz)
-                .ok_or_else(|| SgfError::value(format!("bad SZ property: {}", bytes_repr(sz))))?;
+            let bad = || SgfError::value(format!("bad SZ property: {}", bytes_repr(sz)));
+            let (w, h) = match py_int_text(sz) {
+                Some(text) => (text.clone(), text),
+                None if opts.rectangular_boards => {
+                    // `SZ[w:h]` (FF[4] rectangular boards).
+                    let colon = sz.iter().position(|&b| b == b':').ok_or_else(bad)?;
+                    let w = py_int_text(&sz[..colon]).ok_or_else(bad)?;
+                    let h = py_int_text(&sz[colon + 1..]).ok_or_else(bad)?;
+                    (w, h)
+                }
+                None => return Err(bad()),
+            };
             // Python ints are unbounded: a huge SZ is "out of range", not "bad".
-            match text.parse::<u8>() {
-                Ok(size) if (1..=26).contains(&size) => game.size = size,
-                _ => return Err(SgfError::value(format!("size out of range: {text}"))),
-            }
+            let max = if opts.large_boards { 52 } else { 26 };
+            let side = |text: &str| match text.parse::<u8>() {
+                Ok(n) if (1..=max).contains(&n) => Ok(n),
+                _ => Err(SgfError::value(format!("size out of range: {text}"))),
+            };
+            game.size = side(&w)?;
+            game.height = side(&h)?;
         }
         let charset = match &opts.override_encoding {
             Some(name) => {
@@ -313,7 +378,13 @@ impl Game {
             }
             None => match game.raw_first(root, b"CA") {
                 Some(ca) => Charset::lookup_bytes(ca)?,
-                None if opts.detect_encoding && std::str::from_utf8(input).is_ok() => Charset::UTF8,
+                None if opts.detect_encoding => {
+                    // Record the guess, so the output says what it is (and serialising
+                    // does not transcode to the ISO-8859-1 default).
+                    let cs = detect_charset(&game.arena.buf);
+                    game.put(root, b"CA", &[cs.name().as_bytes()]);
+                    cs
+                }
                 None => Charset::LATIN1,
             },
         };
@@ -323,9 +394,24 @@ impl Game {
 
     // ------------------------------------------------------------------ basics
 
-    /// Board size (1–26).
+    /// Board size (1–26; up to 52 with the large-boards leniency). For a rectangular
+    /// board (`SZ[w:h]`, behind its leniency) this is the width: see [`Game::dimensions`].
     pub fn size(&self) -> u8 {
         self.size
+    }
+
+    /// (width, height); equal for every board sgfmill reads.
+    pub fn dimensions(&self) -> (u8, u8) {
+        (self.size, self.height)
+    }
+
+    /// The raw SZ value that matches this game's size (`19`, or `w:h`).
+    fn size_text(&self) -> String {
+        if self.size == self.height {
+            self.size.to_string()
+        } else {
+            format!("{}:{}", self.size, self.height)
+        }
     }
 
     /// The charset raw values are encoded in (fixed at load).
@@ -689,7 +775,7 @@ impl Game {
             return Err(SgfError::value("ill-formed raw property value"));
         }
         if ident == "SZ"
-            && !(values.len() == 1 && values[0].as_ref() == self.size.to_string().as_bytes())
+            && !(values.len() == 1 && values[0].as_ref() == self.size_text().as_bytes())
         {
             return Err(SgfError::value("changing size is not permitted"));
         }
@@ -753,7 +839,7 @@ impl Game {
     /// Removes a property; missing → not found. Unsetting a SZ other than 19 fails.
     pub fn unset(&mut self, node: NodeId, ident: &str) -> Result<(), SgfError> {
         let n = self.check(node)?;
-        if ident == "SZ" && self.size != 19 {
+        if ident == "SZ" && (self.size, self.height) != (19, 19) {
             return Err(SgfError::value("changing size is not permitted"));
         }
         let range = self.arena.nodes[n].props.range();
@@ -768,7 +854,7 @@ impl Game {
 
     // ------------------------------------------------------------------ typed properties
 
-    /// Gives an identifier outside the FF[4] table a type (e.g. a private property a
+    /// Gives an identifier outside the `FF[4]` table a type (e.g. a private property a
     /// server writes). Identifiers of the table keep their type.
     pub fn register_property_type(&mut self, ident: &str, ty: PropType) {
         self.custom_types.retain(|(i, _)| i != ident.as_bytes());
@@ -781,7 +867,13 @@ impl Game {
         self.strict_properties = strict;
     }
 
-    /// The type used for `ident`: the FF[4] table, then registered types, then Text (or an
+    /// With `compress`, typed writes of point sets (AB, AW, AE, TB, TW, VW, MA, …) use
+    /// rectangles where possible instead of one value per point.
+    pub fn set_compress_point_lists(&mut self, compress: bool) {
+        self.compress_point_lists = compress;
+    }
+
+    /// The type used for `ident`: the `FF[4]` table, then registered types, then Text (or an
     /// error in strict mode).
     pub fn prop_type(&self, ident: &[u8]) -> Result<PropType, SgfError> {
         let (ty, known) = PropType::of(ident);

@@ -44,7 +44,9 @@ struct Options {
     multibyte_aware: bool,
     utf16: bool,
     detect_encoding: bool,
-    /// All four leniencies at once.
+    large_boards: bool,
+    rectangular_boards: bool,
+    /// All six leniencies at once.
     lenient: bool,
 }
 
@@ -61,7 +63,10 @@ impl Options {
             multibyte_aware: self.multibyte_aware || self.lenient,
             utf16: self.utf16 || self.lenient,
             detect_encoding: self.detect_encoding || self.lenient,
+            large_boards: self.large_boards || self.lenient,
+            rectangular_boards: self.rectangular_boards || self.lenient,
             sgfmill_empty_ident: false,
+            keep_lowercase_idents: false,
         }
     }
 
@@ -122,8 +127,11 @@ fn load(p: &Params, opts: &Options) -> Result<Game, RpcError> {
 
 // ---------------------------------------------------------------- JSON views
 
-fn point_json(p: Point, size: u8) -> J {
-    let sgf = p.to_sgf(size);
+/// A board's (width, height).
+type Dims = (u8, u8);
+
+fn point_json(p: Point, (width, height): Dims) -> J {
+    let sgf = p.to_sgf_rect(width, height);
     json!({
         "sgf": String::from_utf8_lossy(&sgf),
         "gtp": p.to_gtp(),
@@ -135,7 +143,7 @@ fn err_json(e: &SgfError) -> J {
 }
 
 /// A typed value as JSON (points SGF-native + GTP).
-fn value_json(v: &Value, size: u8) -> J {
+fn value_json(v: &Value, size: Dims) -> J {
     let pt = |p: &Point| point_json(*p, size);
     match v {
         Value::None => json!(true),
@@ -168,7 +176,7 @@ fn decode_lossy(game: &Game, raw: &[u8]) -> (String, bool) {
 }
 
 fn node_json(game: &Game, node: sgf::NodeId) -> Result<J, RpcError> {
-    let size = game.size();
+    let size = game.dimensions();
     let mut props = Map::new();
     let map = game
         .raw_property_map(node)
@@ -215,6 +223,7 @@ fn game_json(game: &Game) -> Result<J, RpcError> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut out = json!({
         "size": game.size(),
+        "height": game.dimensions().1,
         "raw_charset": game.raw_charset().name(),
         "nodes": nodes,
     });
@@ -293,6 +302,7 @@ pub fn game_info(p: &Params) -> RpcResult {
     let mut errors = Map::new();
     let mut out = json!({
         "size": game.size(),
+        "height": game.dimensions().1,
         "charset": info_field(&mut errors, "charset", game.get_charset(), |c| json!(c)),
         "komi": info_field(&mut errors, "komi", game.komi(), |k| json!(k)),
         "handicap": info_field(&mut errors, "handicap", game.handicap(), |h| json!(h)),
@@ -319,7 +329,7 @@ pub fn game_info(p: &Params) -> RpcResult {
             continue;
         }
         out[key] = match game.get(root, ident) {
-            Ok(v) => value_json(&v, game.size()),
+            Ok(v) => value_json(&v, game.dimensions()),
             Err(e) => {
                 errors.insert(key.to_owned(), json!(e.to_string()));
                 J::Null
@@ -337,7 +347,7 @@ pub fn game_info(p: &Params) -> RpcResult {
 pub fn main_line(p: &Params) -> RpcResult {
     let opts = options(p, 1)?;
     let game = load(p, &opts)?;
-    let size = game.size();
+    let size = game.dimensions();
     let sm = sgf::get_setup_and_moves(&game).map_err(|e| sgf_error(codes::VALUE, &e))?;
     let mut black = Vec::new();
     let mut white = Vec::new();
@@ -353,7 +363,8 @@ pub fn main_line(p: &Params) -> RpcResult {
         .map(|(c, pt)| json!({ "colour": c.letter(), "point": pt.map(|p| point_json(p, size)) }))
         .collect();
     Ok(json!({
-        "size": size,
+        "size": size.0,
+        "height": size.1,
         "komi": game.komi().ok(),
         "handicap": game.handicap().ok().flatten(),
         "setup": { "black": black, "white": white },
@@ -361,23 +372,59 @@ pub fn main_line(p: &Params) -> RpcResult {
     }))
 }
 
-/// The raw strings of one property in a JSON tree: `["pd"]` or `{"raw": ["pd"], ...}`.
-fn raw_list(ident: &str, v: &J) -> Result<Vec<String>, RpcError> {
-    let list = match v {
-        J::Object(o) => o.get("raw").unwrap_or(&J::Null),
-        other => other,
-    };
+/// One raw value from a JSON tree: text to encode in the record's charset, or exact bytes
+/// (from `raw_base64`, which `sgf.parse` gives for values that do not decode).
+enum RawIn {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl RawIn {
+    fn text(&self) -> String {
+        match self {
+            RawIn::Text(t) => t.clone(),
+            RawIn::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        }
+    }
+}
+
+/// The raw values of one property in a JSON tree: `["pd"]`, `"pd"`, `{"raw": ["pd"], ...}`
+/// or `{"raw_base64": ["cGQ="]}` (which wins over `raw`).
+fn raw_list(ident: &str, v: &J) -> Result<Vec<RawIn>, RpcError> {
     let bad = || {
         RpcError::new(
             codes::TREE,
             format!("property {ident}: expected a list of raw strings"),
         )
     };
+    if let Some(b64) = v.get("raw_base64") {
+        let items = b64.as_array().ok_or_else(bad)?;
+        return items
+            .iter()
+            .map(|i| {
+                let text = i.as_str().ok_or_else(bad)?;
+                B64.decode(text.as_bytes()).map(RawIn::Bytes).map_err(|e| {
+                    RpcError::new(
+                        codes::TREE,
+                        format!("property {ident}: invalid base64: {e}"),
+                    )
+                })
+            })
+            .collect();
+    }
+    let list = match v {
+        J::Object(o) => o.get("raw").unwrap_or(&J::Null),
+        other => other,
+    };
     match list {
-        J::String(s) => Ok(vec![s.clone()]),
+        J::String(s) => Ok(vec![RawIn::Text(s.clone())]),
         J::Array(items) => items
             .iter()
-            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
+            .map(|i| {
+                i.as_str()
+                    .map(|s| RawIn::Text(s.to_owned()))
+                    .ok_or_else(bad)
+            })
             .collect(),
         _ => Err(bad()),
     }
@@ -400,7 +447,7 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
     let root_json = nodes
         .first()
         .ok_or_else(|| tree_error("the tree has no nodes"))?;
-    let props_of = |n: &J| -> Result<Vec<(String, Vec<String>)>, RpcError> {
+    let props_of = |n: &J| -> Result<Vec<(String, Vec<RawIn>)>, RpcError> {
         match n.get("props") {
             None | Some(J::Null) => Ok(Vec::new()),
             Some(J::Object(o)) => o
@@ -416,21 +463,39 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
             .iter()
             .find(|(k, _)| k == ident)
             .and_then(|(_, v)| v.first())
+            .map(RawIn::text)
     };
-    let size = match raw_of("SZ") {
-        Some(s) => sgf::props::py_int(s.as_bytes())
+    let max = if opts.large_boards || opts.lenient {
+        52
+    } else {
+        26
+    };
+    let side = |t: &str| {
+        sgf::props::py_int(t.as_bytes())
             .and_then(|n| u8::try_from(n).ok())
-            .filter(|n| (1..=26).contains(n))
-            .ok_or_else(|| tree_error(format!("bad SZ property: {s}")))?,
-        None => 19,
+            .filter(|n| (1..=max).contains(n))
+    };
+    let (width, height) = match raw_of("SZ") {
+        Some(s) => {
+            let rect = (opts.rectangular_boards || opts.lenient)
+                .then(|| s.split_once(':'))
+                .flatten();
+            match rect {
+                Some((w, h)) => side(w).zip(side(h)),
+                None => side(&s).map(|n| (n, n)),
+            }
+            .ok_or_else(|| tree_error(format!("bad SZ property: {s}")))?
+        }
+        None => (19, 19),
     };
     let charset = opts
         .encoding
         .clone()
-        .or_else(|| raw_of("CA").cloned())
+        .or_else(|| raw_of("CA"))
         .unwrap_or_else(|| "ISO-8859-1".to_owned());
     let cs = sgf::Charset::lookup(&charset).map_err(|e| tree_error(e.to_string()))?;
-    let mut game = Game::empty(size, cs.name()).map_err(|e| tree_error(e.to_string()))?;
+    let mut game =
+        Game::empty_rect(width, height, cs.name()).map_err(|e| tree_error(e.to_string()))?;
     let mut ids: std::collections::HashMap<u64, sgf::NodeId> = std::collections::HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
         let id = n.get("id").and_then(J::as_u64).unwrap_or(i as u64);
@@ -454,8 +519,11 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
         }
         for (ident, raws) in props_of(n)? {
             let bytes = raws
-                .iter()
-                .map(|r| cs.encode(r))
+                .into_iter()
+                .map(|r| match r {
+                    RawIn::Text(t) => cs.encode(&t),
+                    RawIn::Bytes(b) => Ok(b),
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| sgf_error(codes::ENCODING, &e))?;
             game.set_raw_list(node, &ident, &bytes)
@@ -605,6 +673,20 @@ mod tests {
         ]});
         let out = call(serialise, vec![tree]).unwrap();
         assert_eq!(out["sgf"], "(;CA[UTF-8]SZ[9](;B[aa])(;B[bb]))\n");
+        // Values that do not decode travel as base64 and come back byte for byte.
+        let bytes = b"(;CA[UTF-8]C[\xff\xfe];B[aa])";
+        let parsed = call(
+            parse,
+            vec![json!(B64.encode(bytes)), json!({"base64": true})],
+        )
+        .unwrap();
+        let c = &parsed["games"][0]["nodes"][0]["props"]["C"];
+        assert_eq!(c["raw_base64"], json!([B64.encode(b"\xff\xfe")]));
+        let out = call(serialise, vec![parsed, json!({"base64": true, "wrap": 0})]).unwrap();
+        assert_eq!(
+            B64.decode(out["sgf_base64"].as_str().unwrap()).unwrap(),
+            b"(;C[\xff\xfe]CA[UTF-8];B[aa])\n"
+        );
     }
 
     #[test]
@@ -706,6 +788,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r["player_b"], "表");
+    }
+
+    #[test]
+    fn rectangular_boards() {
+        let text = "(;SZ[5:3];B[ec];W[aa])";
+        let e = call(main_line, vec![json!(text)]).unwrap_err();
+        assert_eq!(e.message, "bad SZ property: b'5:3'");
+        let opts = json!({"rectangular_boards": true});
+        let r = call(main_line, vec![json!(text), opts.clone()]).unwrap();
+        assert_eq!((&r["size"], &r["height"]), (&json!(5), &json!(3)));
+        assert_eq!(r["moves"][0]["point"], json!({"sgf": "ec", "gtp": "E1"}));
+        assert_eq!(r["moves"][1]["point"], json!({"sgf": "aa", "gtp": "A3"}));
+        let parsed = call(parse, vec![json!(text), opts.clone()]).unwrap();
+        let out = call(serialise, vec![parsed, opts]).unwrap();
+        assert_eq!(out["sgf"], "(;CA[UTF-8]SZ[5:3];B[ec];W[aa])\n");
     }
 
     #[test]
