@@ -69,3 +69,80 @@ async fn every_method_answers_alike_on_both_protocols() {
     }
     server.stop().await;
 }
+
+/// Reads an XML-RPC reply back into JSON (a reply's params have a call's shape).
+fn xml_result(reply: &str) -> Value {
+    let call = reply
+        .replace(
+            "<?xml version=\"1.0\" ?><methodResponse><params>",
+            "<methodCall><methodName>x</methodName><params>",
+        )
+        .replace("</params></methodResponse>", "</params></methodCall>");
+    let parsed = goswiss::rpc::xmlrpc::parse_call(call.as_bytes())
+        .unwrap_or_else(|e| panic!("{e}: {reply}"));
+    goswiss::rpc::xmlrpc::to_json(parsed.params.into_iter().next().expect("one value"))
+}
+
+/// Drops JSON nulls from objects: XML-RPC replies omit nil members for clients that did not
+/// send nil.
+fn without_nulls(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
+}
+
+#[tokio::test]
+async fn library_namespaces_give_the_same_results_on_both_protocols() {
+    let server = Server::start().await;
+    let c = client();
+    let sgf = "(;FF[4]GM[1]SZ[9]KM[6.5]PB[Black]PW[White];B[ee];W[cc];B[gg])";
+    let calls: &[(&str, &str, Value)] = &[
+        (
+            "sgf.normalise",
+            &format!("<string>{sgf}</string>"),
+            json!([sgf]),
+        ),
+        (
+            "sgf.game_info",
+            &format!("<string>{sgf}</string>"),
+            json!([sgf]),
+        ),
+        (
+            "sgf.main_line",
+            &format!("<string>{sgf}</string>"),
+            json!([sgf]),
+        ),
+        (
+            "aga.normalize_id",
+            "<string>usa02122</string>",
+            json!(["usa02122"]),
+        ),
+        ("aga.rank_to_rating", "<string>5k</string>", json!(["5k"])),
+    ];
+    for (name, xml_param, json_params) in calls {
+        let xml = xml_post(&c, &server.url("/RPC2"), call_xml(name, &[xml_param])).await;
+        assert!(parse_fault(&xml).is_none(), "{name}: {xml}");
+        let json: Value = c
+            .post(server.url("/jsonrpc"))
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": name, "params": json_params}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let json_result = json
+            .get("result")
+            .unwrap_or_else(|| panic!("{name}: {json}"))
+            .clone();
+        assert_eq!(xml_result(&xml), without_nulls(json_result), "{name}");
+    }
+    server.stop().await;
+}
