@@ -38,6 +38,8 @@ pub trait Weight:
     /// Exact halving of an even number.
     fn half(self) -> Self;
     fn to_i128(self) -> i128;
+    /// `v`, clamped to the type's range.
+    fn from_i128_saturating(v: i128) -> Self;
 }
 
 macro_rules! weight_impl {
@@ -48,6 +50,9 @@ macro_rules! weight_impl {
             fn from_i64(v: i64) -> Self { v as $t }
             fn half(self) -> Self { self / 2 }
             fn to_i128(self) -> i128 { self as i128 }
+            fn from_i128_saturating(v: i128) -> Self {
+                v.clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
         }
     )*};
 }

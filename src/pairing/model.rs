@@ -211,7 +211,7 @@ impl std::fmt::Display for ModelError {
 impl std::error::Error for ModelError {}
 
 /// Largest accepted player value (rating, score, wins, pair penalty).
-pub const MAX_VALUE: f64 = 1e15;
+pub const MAX_VALUE: f64 = 1e12;
 /// Largest accepted weight.
 pub const MAX_WEIGHT: f64 = 1e18;
 
@@ -253,7 +253,6 @@ pub struct Field<'a> {
     group: Vec<i64>,
     /// Position inside the score group and the group's size (OpenGotha seeding).
     inner: Vec<(i64, i64)>,
-    groups: i64,
     played: HashMap<u64, u32>,
     penalty: HashMap<u64, i128>,
     forbidden: std::collections::HashSet<u64>,
@@ -261,9 +260,27 @@ pub struct Field<'a> {
     bye_w: Vec<(ByeTerm, i128)>,
     min_score: i128,
     min_rating: i128,
-    /// Whether the cheap lower bound (without played / penalty / club terms) is valid.
+    /// Whether the cheap lower bound (without the hashed and seeding terms) is valid.
     bound_ok: bool,
+    /// Whether every term is ≥ 0, so the score terms alone are a monotone bound.
+    mono_ok: bool,
+    /// OpenGotha score cost by group difference, in micro-units per unit weight.
+    og_score: Vec<i128>,
+    /// The weights of the cheap terms, summed per term, for the fast lower bound.
+    cheap: Cheap,
     n: usize,
+}
+
+/// Weights (milli-units) of the terms that need only array reads.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cheap {
+    rating: i128,
+    wins: i128,
+    score: i128,
+    score_sq: i128,
+    og_score: i128,
+    club: i128,
+    early: i128,
 }
 
 fn key(a: usize, b: usize) -> u64 {
@@ -406,13 +423,35 @@ impl<'a> Field<'a> {
             .iter()
             .map(|&(t, x)| Ok((t, milli_within(x, bye_term_name(t), MAX_WEIGHT)?)))
             .collect::<Result<Vec<_>, ModelError>>()?;
-        let bound_ok = w.iter().all(|&(t, x)| {
-            x >= 0
-                || !matches!(
-                    t,
-                    Term::Played | Term::PairPenalty | Term::Club | Term::OgDuplicate
-                )
-        });
+        let min_penalty = penalty.values().copied().min().unwrap_or(0);
+        let bound_ok = min_penalty >= 0
+            && w.iter().all(|&(t, x)| {
+                x >= 0
+                    || !matches!(
+                        t,
+                        Term::Played | Term::PairPenalty | Term::OgDuplicate | Term::OgSeeding
+                    )
+            });
+        let mono_ok = min_penalty >= 0 && w.iter().all(|&(_, x)| x >= 0);
+        let mut cheap = Cheap::default();
+        for &(t, x) in &w {
+            match t {
+                Term::Rating => cheap.rating += x,
+                Term::Wins => cheap.wins += x,
+                Term::Score => cheap.score += x,
+                Term::ScoreSquared => cheap.score_sq += x,
+                Term::OgScore => cheap.og_score += x,
+                Term::Club => cheap.club += x,
+                Term::Early => cheap.early += x,
+                _ => {}
+            }
+        }
+        let og_score = (0..groups.max(1))
+            .map(|d| {
+                let weight = (1e11 * og_concave(d as f64 / groups as f64)) as i128;
+                (100_000_000_000 - weight) * MILLI
+            })
+            .collect();
         Ok(Field {
             model,
             players,
@@ -425,13 +464,15 @@ impl<'a> Field<'a> {
             club,
             group,
             inner,
-            groups,
             played: games,
             penalty,
             forbidden: forbid,
             w,
             bye_w,
             bound_ok,
+            mono_ok,
+            og_score,
+            cheap,
             n,
         })
     }
@@ -497,9 +538,8 @@ impl<'a> Field<'a> {
                 }
             }
             Term::OgScore => {
-                let x = (self.group[u] - self.group[v]).abs() as f64 / self.groups as f64;
-                let weight = (1e11 * og_concave(x)) as i128;
-                (100_000_000_000 - weight) * MILLI
+                let d = (self.group[u] - self.group[v]).unsigned_abs() as usize;
+                self.og_score.get(d).copied().unwrap_or(0)
             }
             Term::OgSeeding => {
                 if self.group[u] != self.group[v] {
@@ -604,7 +644,46 @@ impl PairCosts for Field<'_> {
         if v == self.n || !self.bound_ok {
             return self.cost(u, v).unwrap_or(i128::MAX);
         }
-        self.pair_cost(u, v, true)
+        // The cheap terms, straight-line: this runs for every pair during pricing. Values are
+        // at most 10¹⁵ milli-units and weights 10²¹, so these products fit in i128.
+        let k = &self.cheap;
+        let mut c = k.rating * (self.rating[u] - self.rating[v]).abs()
+            + k.wins * (self.wins[u] - self.wins[v]).abs()
+            + k.score * (self.score[u] - self.score[v]).abs();
+        if k.og_score != 0 {
+            c += k.og_score * self.measure(Term::OgScore, u, v);
+        }
+        if k.score_sq != 0 {
+            c = c.saturating_add(
+                k.score_sq
+                    .saturating_mul(self.measure(Term::ScoreSquared, u, v)),
+            );
+        }
+        if k.club != 0 && self.club[u] != 0 && self.club[u] == self.club[v] {
+            c += k.club * MILLI;
+        }
+        if k.early != 0 {
+            c += k.early * self.early_measure(u, v);
+        }
+        c
+    }
+    fn monotone_bound(&self, u: usize, v: usize) -> Option<i128> {
+        if v == self.n || !self.mono_ok {
+            return None;
+        }
+        // Pairing order is by score, descending: these measures only grow with v.
+        let k = &self.cheap;
+        let mut c = k.score * (self.score[u] - self.score[v]).abs();
+        if k.og_score != 0 {
+            c += k.og_score * self.measure(Term::OgScore, u, v);
+        }
+        if k.score_sq != 0 {
+            c = c.saturating_add(
+                k.score_sq
+                    .saturating_mul(self.measure(Term::ScoreSquared, u, v)),
+            );
+        }
+        Some(c)
     }
     fn hubs(&self) -> Vec<usize> {
         if self.n % 2 == 1 {

@@ -32,6 +32,12 @@ pub trait PairCosts {
     fn lower_bound(&self, u: usize, v: usize) -> Self::W {
         self.cost(u, v).unwrap_or(Self::W::MAX)
     }
+    /// A lower bound of `cost(u, v)` that never decreases as v moves away from u (v > u) in
+    /// pairing order, e.g. from the score-group difference. Pricing stops scanning u's row at
+    /// the first v whose bound already rules out every later pair. `None`: no such bound.
+    fn monotone_bound(&self, _u: usize, _v: usize) -> Option<Self::W> {
+        None
+    }
     /// Vertices whose every edge belongs to the candidate graph (the virtual BYE vertex).
     fn hubs(&self) -> Vec<usize> {
         Vec::new()
@@ -143,7 +149,7 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
     }
     // Duals stay within a small multiple of n·max|cost|; this keeps every sum in range.
     let limit = C::W::MAX.to_i128() / (64 * (n as i128 + 2));
-    let limit = C::W::from_i64(limit.min(i64::MAX as i128) as i64);
+    let limit = C::W::from_i128_saturating(limit);
     let mut g = Graph {
         edges: Vec::new(),
         seen: HashSet::new(),
@@ -194,11 +200,19 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
 
 fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<(), SolveError> {
     let n = c.len();
+    // The k cheapest among the next 2k in pairing order: the nearest neighbours are often
+    // previous opponents, whose edges are useless.
+    let mut near = Vec::with_capacity(2 * k);
     for u in 0..n {
-        for v in u + 1..n.min(u + 1 + k) {
+        near.clear();
+        for v in u + 1..n.min(u + 1 + 2 * k) {
             if let Some(w) = c.cost(u, v) {
-                g.add(u, v, w)?;
+                near.push((w, v));
             }
+        }
+        near.sort_unstable();
+        for &(w, v) in near.iter().take(k) {
+            g.add(u, v, w)?;
         }
     }
     for h in c.hubs() {
@@ -235,10 +249,41 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
     let n = c.len();
     let tops = s.tops();
     let four = C::W::from_i64(4);
+    let mut hub = vec![false; n];
+    for h in c.hubs() {
+        hub[h] = true;
+    }
+    let is_hub = |v: usize| hub[v];
+    // Suffix minima of the duals: every v' ≥ v has dual ≥ sufmin[v], which lets a monotone
+    // cost bound end a row early.
+    let mut sufmin = vec![C::W::MAX; n + 1];
+    for v in (0..n).rev() {
+        sufmin[v] = if is_hub(v) {
+            sufmin[v + 1]
+        } else {
+            sufmin[v + 1].min(s.dual[v])
+        };
+    }
     let mut found = Vec::new();
+    // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
+    // keeps the graph small when the sparse duals are far from complete-graph feasibility.
+    const PER_VERTEX: usize = 8;
+    let mut row: Vec<(C::W, usize, C::W)> = Vec::new();
     for u in 0..n {
+        if is_hub(u) {
+            continue;
+        }
         let du = s.dual[u];
+        row.clear();
         for v in u + 1..n {
+            if is_hub(v) {
+                continue;
+            }
+            if let Some(mb) = c.monotone_bound(u, v)
+                && (mb > g.limit || du + sufmin[v] + four * mb >= C::W::ZERO)
+            {
+                break;
+            }
             // Blossom terms only raise the reduced cost, so the vertex duals and a cost lower
             // bound are enough to rule a pair out.
             let lb = c.lower_bound(u, v);
@@ -255,8 +300,12 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
                 s.reduced(u, v, -w)
             };
             if r < C::W::ZERO {
-                found.push((u, v, w));
+                row.push((r, v, w));
             }
+        }
+        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        for &(_, v, w) in row.iter().take(PER_VERTEX) {
+            found.push((u, v, w));
         }
     }
     let mut added = 0;
