@@ -188,3 +188,67 @@ fn forbidden_pairs_and_penalties() {
             .all(|p| !(p.a.min(p.b) == 0 && p.a.max(p.b) == 2))
     );
 }
+
+#[test]
+fn window_mode_is_never_better_and_exact_when_it_covers_the_field() {
+    use goswiss::pairing::model::pair_window;
+    let mut rng = ChaCha8Rng::seed_from_u64(33);
+    for case in 0..60 {
+        let n = rng.random_range(2..=12);
+        let model = Model::preset("gopair").unwrap();
+        let players = field(&mut rng, n, 3);
+        let f = Field::new(&model, &players, &[], &[]).expect("field");
+        let exact = pair_round(&f, SolveOptions::default()).expect("exact");
+        for w in [1, 2, 3] {
+            let win = pair_window(&f, w).expect("window");
+            assert!(win.objective >= exact.objective, "case {case} w {w}");
+            let mut seen = vec![false; n];
+            for p in &win.pairs {
+                assert!(!seen[p.a] && !seen[p.b]);
+                seen[p.a] = true;
+                seen[p.b] = true;
+            }
+            if let Some(b) = &win.bye {
+                assert!(!seen[b.0]);
+                seen[b.0] = true;
+            }
+            assert!(seen.iter().all(|&s| s));
+        }
+        // A window as large as the field is an exhaustive search: the exact optimum (with the
+        // same bye, which window mode picks first).
+        let win = pair_window(&f, n).expect("window");
+        if n % 2 == 0 {
+            assert_eq!(win.objective, exact.objective, "case {case}");
+        }
+    }
+}
+
+#[test]
+fn window_of_one_is_greedy_in_order() {
+    use goswiss::pairing::model::pair_window;
+    // Ratings 0, 2, 3, 10 in that order; cost = |Δrating|. Window 1 keeps item 0's best
+    // partner (item 1) at each step, then pairs the rest.
+    let mk = |rs: &[f64]| -> Vec<Player> {
+        rs.iter()
+            .enumerate()
+            .map(|(i, &r)| Player {
+                id: format!("{i}"),
+                rating: r,
+                ..Player::default()
+            })
+            .collect()
+    };
+    let mut m = Model::preset("custom").unwrap();
+    m.terms = vec![(Term::Rating, 1.0)];
+    let players = mk(&[0.0, 2.0, 3.0, 10.0]);
+    let f = Field::new(&m, &players, &[], &[]).unwrap();
+    let w = pair_window(&f, 1).unwrap();
+    // Item 0's best is 1 (2.0); then 2–3: 2 + 7 = 9.
+    assert_eq!(w.objective, 9_000_000);
+    let pairs: Vec<(usize, usize)> = w
+        .pairs
+        .iter()
+        .map(|p| (p.a.min(p.b), p.a.max(p.b)))
+        .collect();
+    assert!(pairs.contains(&(0, 1)) && pairs.contains(&(2, 3)));
+}

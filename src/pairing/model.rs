@@ -758,3 +758,144 @@ pub fn pair_round(field: &Field, opts: SolveOptions) -> Result<Round, ModelError
         repeats,
     })
 }
+
+/// Algorithm::Pair::Best's sliding window, for users who want its pairings: items in the
+/// caller's order; each step searches the best arrangement of the next `window` pairs, where
+/// the first unpaired item tries its best `2·pairs − 1` unpaired candidates (by cost, ties in
+/// the caller's order) and the search recurses on the next unpaired item; only the first pair
+/// is kept, until the rest fits one window. Its two bugs are not copied: the pruning is only
+/// used when it is valid (no negative scores, i.e. no negative costs here), and an odd field
+/// gets its bye first (the cheapest bye cost, ties to the last in the caller's order) instead
+/// of looping forever. The exact optimum (`pair_round`) is never worse.
+pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
+    let n = field.n;
+    let window = window.max(1);
+    // Caller index → pairing position.
+    let mut pos = vec![0usize; n];
+    for (k, &i) in field.order.iter().enumerate() {
+        pos[i] = k;
+    }
+    let mut paired = vec![false; n];
+    let mut bye = None;
+    if n % 2 == 1 {
+        let mut best: Option<(i128, usize)> = None;
+        for i in 0..n {
+            let c = field.bye_cost(pos[i]);
+            if best.is_none_or(|(b, _)| c <= b) {
+                best = Some((c, i));
+            }
+        }
+        if let Some((c, i)) = best {
+            paired[i] = true;
+            bye = Some((i, c, field.explain(pos[i], n)));
+        }
+    }
+    let cost = |a: usize, b: usize| -> Option<i128> {
+        let (u, v) = (pos[a].min(pos[b]), pos[a].max(pos[b]));
+        field.cost(u, v)
+    };
+    // Candidate lists: every other item by ascending cost, stable in the caller's order.
+    let lists: Vec<Vec<(usize, i128)>> = (0..n)
+        .map(|a| {
+            let mut l: Vec<(usize, i128)> = (0..n)
+                .filter(|&b| b != a)
+                .filter_map(|b| cost(a, b).map(|c| (b, c)))
+                .collect();
+            l.sort_by_key(|&(_, c)| c);
+            l
+        })
+        .collect();
+    let no_negative = lists.iter().flatten().all(|&(_, c)| c >= 0);
+    struct Search<'s> {
+        lists: &'s [Vec<(usize, i128)>],
+        paired: Vec<bool>,
+        best: Option<(i128, Vec<(usize, usize)>)>,
+        chosen: Vec<(usize, usize)>,
+        prune: bool,
+    }
+    fn rec(s: &mut Search, pairs_left: usize, acc: i128) {
+        if pairs_left == 0 {
+            if s.best.as_ref().is_none_or(|(b, _)| acc < *b) {
+                s.best = Some((acc, s.chosen.clone()));
+            }
+            return;
+        }
+        let Some(me) = s.paired.iter().position(|&p| !p) else {
+            return;
+        };
+        s.paired[me] = true;
+        let cands: Vec<(usize, i128)> = s.lists[me]
+            .iter()
+            .filter(|&&(b, _)| !s.paired[b])
+            .take(2 * pairs_left - 1)
+            .copied()
+            .collect();
+        for (b, c) in cands {
+            let acc2 = acc + c;
+            if s.prune && s.best.as_ref().is_some_and(|(best, _)| acc2 > *best) {
+                continue;
+            }
+            s.paired[b] = true;
+            s.chosen.push((me, b));
+            rec(s, pairs_left - 1, acc2);
+            s.chosen.pop();
+            s.paired[b] = false;
+        }
+        s.paired[me] = false;
+    }
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    loop {
+        let left = paired.iter().filter(|&&p| !p).count();
+        if left == 0 {
+            break;
+        }
+        let pairs_left = (left / 2).min(window);
+        let mut s = Search {
+            lists: &lists,
+            paired: paired.clone(),
+            best: None,
+            chosen: Vec::new(),
+            prune: no_negative,
+        };
+        rec(&mut s, pairs_left, 0);
+        let Some((_, chosen)) = s.best else {
+            return Err(ModelError::NoPairing(
+                "window mode found no pairing: the forbidden pairs block the window search \
+                 (the exact mode may still find one)"
+                    .to_string(),
+            ));
+        };
+        let keep = if 2 * pairs_left >= left {
+            chosen.len()
+        } else {
+            1
+        };
+        for &(a, b) in chosen.iter().take(keep) {
+            paired[a] = true;
+            paired[b] = true;
+            kept.push((a, b));
+        }
+    }
+    let mut pairs: Vec<Pair> = kept
+        .into_iter()
+        .map(|(a, b)| {
+            let (u, v) = (pos[a].min(pos[b]), pos[a].max(pos[b]));
+            Pair {
+                a: field.order[u],
+                b: field.order[v],
+                cost: field.pair_cost(u, v, false),
+                terms: field.explain(u, v),
+                games_before: field.games(u, v),
+            }
+        })
+        .collect();
+    pairs.sort_by_key(|p| pos[p.a]);
+    let objective = pairs.iter().map(|p| p.cost).sum::<i128>() + bye.as_ref().map_or(0, |b| b.1);
+    let repeats = pairs.iter().filter(|p| p.games_before > 0).count();
+    Ok(Round {
+        pairs,
+        bye: bye.map(|(i, c, t)| (i, c, t)),
+        objective,
+        repeats,
+    })
+}
