@@ -779,8 +779,8 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
     let mut bye = None;
     if n % 2 == 1 {
         let mut best: Option<(i128, usize)> = None;
-        for i in 0..n {
-            let c = field.bye_cost(pos[i]);
+        for (i, &p) in pos.iter().enumerate() {
+            let c = field.bye_cost(p);
             if best.is_none_or(|(b, _)| c <= b) {
                 best = Some((c, i));
             }
@@ -894,7 +894,7 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
     let repeats = pairs.iter().filter(|p| p.games_before > 0).count();
     Ok(Round {
         pairs,
-        bye: bye.map(|(i, c, t)| (i, c, t)),
+        bye,
         objective,
         repeats,
     })
