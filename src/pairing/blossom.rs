@@ -185,15 +185,6 @@ struct State<W: Weight> {
     /// Scratch for add_blossom, kept to avoid an O(n) allocation per blossom.
     bestedgeto: Vec<usize>,
     bestedgeto_touched: Vec<usize>,
-    /// This stage's labelled top-level nodes (vertices and blossoms), labelled vertices and
-    /// unlabelled vertices with a best edge: the dual step scans these instead of all 2n
-    /// slots, so a step costs the size of the trees, not of the graph.
-    tree_nodes: Vec<usize>,
-    tree_vertices: Vec<usize>,
-    be_vertices: Vec<usize>,
-    node_stamp: Vec<u32>,
-    vertex_stamp: Vec<u32>,
-    be_stamp: Vec<u32>,
 }
 
 impl<W: Weight> State<W> {
@@ -244,12 +235,6 @@ impl<W: Weight> State<W> {
             stages: 0,
             bestedgeto: vec![NONE; 2 * n],
             bestedgeto_touched: Vec::new(),
-            tree_nodes: Vec::new(),
-            tree_vertices: Vec::new(),
-            be_vertices: Vec::new(),
-            node_stamp: vec![0; 2 * n],
-            vertex_stamp: vec![0; n],
-            be_stamp: vec![0; n],
         }
     }
 
@@ -306,28 +291,6 @@ impl<W: Weight> State<W> {
         }
     }
 
-    /// Records a newly labelled top-level node and its vertices for the dual step.
-    fn track(&mut self, b: usize) {
-        let stage = self.stages as u32;
-        if self.node_stamp[b] != stage {
-            self.node_stamp[b] = stage;
-            self.tree_nodes.push(b);
-        }
-        if b < self.n {
-            if self.vertex_stamp[b] != stage {
-                self.vertex_stamp[b] = stage;
-                self.tree_vertices.push(b);
-            }
-            return;
-        }
-        for v in self.leaves_of(b) {
-            if self.vertex_stamp[v] != stage {
-                self.vertex_stamp[v] = stage;
-                self.tree_vertices.push(v);
-            }
-        }
-    }
-
     fn leaves(&self, b: usize, out: &mut Vec<usize>) {
         if b < self.n {
             out.push(b);
@@ -359,7 +322,6 @@ impl<W: Weight> State<W> {
             debug_assert!(self.label[w] == 0 && self.label[b] == 0);
             self.label[w] = t;
             self.label[b] = t;
-            self.track(b);
             self.labelend[w] = p;
             self.labelend[b] = p;
             self.bestedge[w] = NONE;
@@ -443,7 +405,6 @@ impl<W: Weight> State<W> {
             bw = self.inblossom[w];
         }
         self.label[b] = 1;
-        self.track(b);
         self.labelend[b] = self.labelend[bb];
         self.dualvar[b] = W::ZERO;
         self.blossomchilds[b] = path.clone();
@@ -552,7 +513,6 @@ impl<W: Weight> State<W> {
             let q = self.endpoint[p ^ 1];
             self.label[q] = 2;
             self.label[bv] = 2;
-            self.track(bv);
             self.labelend[q] = p;
             self.labelend[bv] = p;
             self.bestedge[bv] = NONE;
@@ -679,9 +639,6 @@ impl<W: Weight> State<W> {
             }
             self.allowedge.fill(false);
             self.queue.clear();
-            self.tree_nodes.clear();
-            self.tree_vertices.clear();
-            self.be_vertices.clear();
             for v in 0..n {
                 if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
                     self.assign_label(v, 1, NONE);
@@ -731,11 +688,6 @@ impl<W: Weight> State<W> {
                             && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
                         {
                             self.bestedge[w] = k;
-                            let stage = self.stages as u32;
-                            if self.be_stamp[w] != stage {
-                                self.be_stamp[w] = stage;
-                                self.be_vertices.push(w);
-                            }
                         }
                     }
                 }
@@ -747,7 +699,7 @@ impl<W: Weight> State<W> {
                 let mut delta = W::ZERO;
                 let mut deltaedge = NONE;
                 let mut deltablossom = NONE;
-                for &v in &self.be_vertices {
+                for v in 0..n {
                     if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
                         let d = self.slack(self.bestedge[v]);
                         if deltatype == 0 || d < delta {
@@ -757,7 +709,7 @@ impl<W: Weight> State<W> {
                         }
                     }
                 }
-                for &b in &self.tree_nodes {
+                for b in 0..2 * n {
                     if self.blossomparent[b] == NONE
                         && self.label[b] == 1
                         && self.bestedge[b] != NONE
@@ -772,9 +724,8 @@ impl<W: Weight> State<W> {
                         }
                     }
                 }
-                for &b in &self.tree_nodes {
-                    if b >= n
-                        && self.blossombase[b] != NONE
+                for b in n..2 * n {
+                    if self.blossombase[b] != NONE
                         && self.blossomparent[b] == NONE
                         && self.label[b] == 2
                         && (deltatype == 0 || self.dualvar[b] < delta)
@@ -788,15 +739,15 @@ impl<W: Weight> State<W> {
                     // No augmenting path and no dual move: maximum cardinality reached.
                     break;
                 }
-                for &v in &self.tree_vertices {
+                for v in 0..n {
                     match self.label[self.inblossom[v]] {
                         1 => self.dualvar[v] -= delta,
                         2 => self.dualvar[v] += delta,
                         _ => {}
                     }
                 }
-                for &b in &self.tree_nodes {
-                    if b >= n && self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
+                for b in n..2 * n {
+                    if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
                         match self.label[b] {
                             1 => self.dualvar[b] += delta,
                             2 => self.dualvar[b] -= delta,
