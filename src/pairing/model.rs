@@ -268,6 +268,8 @@ pub struct Field<'a> {
     og_score: Vec<i128>,
     /// The weights of the cheap terms, summed per term, for the fast lower bound.
     cheap: Cheap,
+    /// Weight of the OpenGotha seeding term (0: no seeding hints).
+    cheap_seeding: i128,
     n: usize,
 }
 
@@ -433,6 +435,11 @@ impl<'a> Field<'a> {
                     )
             });
         let mono_ok = min_penalty >= 0 && w.iter().all(|&(_, x)| x >= 0);
+        let cheap_seeding: i128 = w
+            .iter()
+            .filter(|(t, _)| *t == Term::OgSeeding)
+            .map(|(_, x)| *x)
+            .sum();
         let mut cheap = Cheap::default();
         for &(t, x) in &w {
             match t {
@@ -473,6 +480,7 @@ impl<'a> Field<'a> {
             mono_ok,
             og_score,
             cheap,
+            cheap_seeding,
             n,
         })
     }
@@ -684,6 +692,31 @@ impl PairCosts for Field<'_> {
             );
         }
         Some(c)
+    }
+    fn hints(&self, u: usize, out: &mut Vec<usize>) {
+        if u >= self.n || self.cheap_seeding == 0 {
+            return;
+        }
+        // OpenGotha's seeding wants partners across the score group: half a group away
+        // (slip) or mirrored (fold).
+        let (c, g) = self.inner[u];
+        let start = u as i64 - c;
+        let target = match self.model.seeding {
+            Seeding::Slip => {
+                if c < g / 2 {
+                    c + g / 2
+                } else {
+                    c - g / 2
+                }
+            }
+            Seeding::Fold => g - 1 - c,
+        };
+        for d in -3..=3 {
+            let t = target + d;
+            if (0..g).contains(&t) && t != c {
+                out.push((start + t) as usize);
+            }
+        }
     }
     fn hubs(&self) -> Vec<usize> {
         if self.n % 2 == 1 {

@@ -38,6 +38,9 @@ pub trait PairCosts {
     fn monotone_bound(&self, _u: usize, _v: usize) -> Option<Self::W> {
         None
     }
+    /// Extra likely partners of u for the first candidate graph (e.g. the seeding partner
+    /// half a score group away). Only a speed hint: the result does not depend on it.
+    fn hints(&self, _u: usize, _out: &mut Vec<usize>) {}
     /// Vertices whose every edge belongs to the candidate graph (the virtual BYE vertex).
     fn hubs(&self) -> Vec<usize> {
         Vec::new()
@@ -213,6 +216,19 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
         near.sort_unstable();
         for &(w, v) in near.iter().take(k) {
             g.add(u, v, w)?;
+        }
+    }
+    let mut hinted = Vec::new();
+    for u in 0..n {
+        hinted.clear();
+        c.hints(u, &mut hinted);
+        for &v in &hinted {
+            if v < n
+                && v != u
+                && let Some(w) = ordered(c, u, v)
+            {
+                g.add(u, v, w)?;
+            }
         }
     }
     for h in c.hubs() {
