@@ -310,8 +310,14 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
             if w > g.limit {
                 continue;
             }
+            // Without the blossom terms (all ≥ 0) the reduced cost can only be lower: most
+            // pairs are settled here, and the blossom walk runs for the few left.
+            let r0 = du + s.dual[v] + four * w;
+            if r0 >= C::W::ZERO {
+                continue;
+            }
             let r = if tops[u] != tops[v] {
-                du + s.dual[v] + four * w
+                r0
             } else {
                 s.reduced(u, v, -w)
             };
