@@ -280,6 +280,35 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
             sufmin[v + 1].min(s.dual[v])
         };
     }
+    // Each vertex's blossom ancestors from the outermost down, with prefix sums of their z
+    // (zpre[start + i] = Σ z of the first i ancestors), for the blossom part of reduced costs.
+    let mut chain_start = Vec::with_capacity(n + 1);
+    let mut chain = Vec::new();
+    let mut zpre = Vec::new();
+    let mut up = Vec::new();
+    for v in 0..n {
+        chain_start.push(chain.len());
+        up.clear();
+        let mut b = s.parent[v];
+        while b != usize::MAX {
+            up.push(b);
+            b = s.parent[b];
+        }
+        let mut acc = C::W::ZERO;
+        for &b in up.iter().rev() {
+            zpre.push(acc);
+            chain.push(b);
+            acc += s.z[b];
+        }
+        zpre.push(acc);
+        chain.push(usize::MAX);
+    }
+    chain_start.push(chain.len());
+    // The sentinel closing each chain never matches another chain's entry: u ≠ v.
+    for v in 0..n {
+        let end = chain_start[v + 1] - 1;
+        chain[end] = usize::MAX - 1 - v;
+    }
     let mut found = Vec::new();
     // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
     // keeps the graph small when the sparse duals are far from complete-graph feasibility.
@@ -300,27 +329,28 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
             {
                 break;
             }
-            // Blossom terms only raise the reduced cost, so the vertex duals and a cost lower
-            // bound are enough to rule a pair out.
+            // The dual part of the reduced cost: vertex duals plus twice the z of the blossoms
+            // containing both (the common prefix of the two top-down chains).
+            let mut base = du + s.dual[v];
+            if tops[u] == tops[v] {
+                let (cu, cv) = (
+                    &chain[chain_start[u]..chain_start[u + 1]],
+                    &chain[chain_start[v]..chain_start[v + 1]],
+                );
+                let common = cu.iter().zip(cv).take_while(|(a, b)| a == b).count();
+                let z = zpre[chain_start[u] + common];
+                base += z + z;
+            }
+            // A cheap cost lower bound settles most pairs before the full cost is computed.
             let lb = c.lower_bound(u, v);
-            if lb > g.limit || du + s.dual[v] + four * lb >= C::W::ZERO {
+            if lb > g.limit || base + four * lb >= C::W::ZERO {
                 continue;
             }
             let Some(w) = c.cost(u, v) else { continue };
             if w > g.limit {
                 continue;
             }
-            // Without the blossom terms (all ≥ 0) the reduced cost can only be lower: most
-            // pairs are settled here, and the blossom walk runs for the few left.
-            let r0 = du + s.dual[v] + four * w;
-            if r0 >= C::W::ZERO {
-                continue;
-            }
-            let r = if tops[u] != tops[v] {
-                r0
-            } else {
-                s.reduced(u, v, -w)
-            };
+            let r = base + four * w;
             if r < C::W::ZERO {
                 row.push((r, v, w));
             }
