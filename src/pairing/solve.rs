@@ -312,7 +312,7 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
     let mut found = Vec::new();
     // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
     // keeps the graph small when the sparse duals are far from complete-graph feasibility.
-    const PER_VERTEX: usize = 8;
+    const PER_VERTEX: usize = 256;
     let mut row: Vec<(C::W, usize, C::W)> = Vec::new();
     for u in 0..n {
         if is_hub(u) {
