@@ -38,6 +38,8 @@ pub trait Weight:
     /// Exact halving of an even number.
     fn half(self) -> Self;
     fn to_i128(self) -> i128;
+    /// `v`, clamped to the type's range.
+    fn from_i128_saturating(v: i128) -> Self;
 }
 
 macro_rules! weight_impl {
@@ -48,6 +50,9 @@ macro_rules! weight_impl {
             fn from_i64(v: i64) -> Self { v as $t }
             fn half(self) -> Self { self / 2 }
             fn to_i128(self) -> i128 { self as i128 }
+            fn from_i128_saturating(v: i128) -> Self {
+                v.clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
         }
     )*};
 }
@@ -83,29 +88,38 @@ impl<W: Weight> Solved<W> {
     /// final duals. Negative means the edge would improve the matching.
     pub fn reduced(&self, u: usize, v: usize, w: W) -> W {
         let mut s = self.dual[u] + self.dual[v] - W::from_i64(4) * w;
-        // Blossoms containing both ends: the common ancestors in the blossom forest.
-        let (tu, tv) = (self.top(u), self.top(v));
-        if tu == tv && tu != u {
-            let mut zu = W::ZERO;
-            // Collect u's chain, then walk v's chain until it meets it.
-            let mut chain = Vec::new();
-            let mut b = self.parent[u];
-            while b != NONE {
-                chain.push(b);
+        // Blossoms containing both ends: the common ancestors in the blossom forest. Walk up
+        // from the deeper side until the two chains meet, then sum z above the meeting point.
+        let depth = |mut b: usize| {
+            let mut d = 0usize;
+            while self.parent[b] != NONE {
                 b = self.parent[b];
+                d += 1;
             }
-            let mut b = self.parent[v];
-            while b != NONE {
-                if chain.contains(&b) {
-                    break;
-                }
-                b = self.parent[b];
+            d
+        };
+        let (mut a, mut b) = (u, v);
+        let (mut da, mut db) = (depth(a), depth(b));
+        while da > db {
+            a = self.parent[a];
+            da -= 1;
+        }
+        while db > da {
+            b = self.parent[b];
+            db -= 1;
+        }
+        while a != b && a != NONE && b != NONE {
+            a = self.parent[a];
+            b = self.parent[b];
+        }
+        if a == b && a != NONE && a != u && a != v {
+            let mut zsum = W::ZERO;
+            let mut x = a;
+            while x != NONE {
+                zsum += self.z[x];
+                x = self.parent[x];
             }
-            while b != NONE {
-                zu += self.z[b];
-                b = self.parent[b];
-            }
-            s += zu + zu;
+            s += zsum + zsum;
         }
         s
     }

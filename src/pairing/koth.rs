@@ -81,6 +81,8 @@ pub struct KothCosts {
     unit_repeat: i128,
     unit_place: i128,
     unit_gap: i128,
+    /// Scores never increase down the standings, so the gap grows with the distance.
+    sorted: bool,
 }
 
 impl KothCosts {
@@ -154,6 +156,10 @@ impl KothCosts {
             unit_repeat,
             unit_place,
             unit_gap,
+            sorted: input
+                .players
+                .windows(2)
+                .all(|w| w[0].score_halves >= w[1].score_halves),
         })
     }
 
@@ -192,6 +198,16 @@ impl PairCosts for KothCosts {
         let gap = (self.score[u] - self.score[v]) as i128;
         let dist = (v - u) as i128;
         gap * gap * self.unit_gap + dist * dist
+    }
+
+    fn monotone_bound(&self, u: usize, v: usize) -> Option<i128> {
+        let dist = (v - u) as i128;
+        Some(if self.sorted && v < self.n {
+            let gap = (self.score[u] - self.score[v]) as i128;
+            gap * gap * self.unit_gap + dist * dist
+        } else {
+            dist * dist
+        })
     }
 
     fn hubs(&self) -> Vec<usize> {

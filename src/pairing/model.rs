@@ -211,7 +211,7 @@ impl std::fmt::Display for ModelError {
 impl std::error::Error for ModelError {}
 
 /// Largest accepted player value (rating, score, wins, pair penalty).
-pub const MAX_VALUE: f64 = 1e15;
+pub const MAX_VALUE: f64 = 1e12;
 /// Largest accepted weight.
 pub const MAX_WEIGHT: f64 = 1e18;
 
@@ -253,7 +253,6 @@ pub struct Field<'a> {
     group: Vec<i64>,
     /// Position inside the score group and the group's size (OpenGotha seeding).
     inner: Vec<(i64, i64)>,
-    groups: i64,
     played: HashMap<u64, u32>,
     penalty: HashMap<u64, i128>,
     forbidden: std::collections::HashSet<u64>,
@@ -261,9 +260,29 @@ pub struct Field<'a> {
     bye_w: Vec<(ByeTerm, i128)>,
     min_score: i128,
     min_rating: i128,
-    /// Whether the cheap lower bound (without played / penalty / club terms) is valid.
+    /// Whether the cheap lower bound (without the hashed and seeding terms) is valid.
     bound_ok: bool,
+    /// Whether every term is ≥ 0, so the score terms alone are a monotone bound.
+    mono_ok: bool,
+    /// OpenGotha score cost by group difference, in micro-units per unit weight.
+    og_score: Vec<i128>,
+    /// The weights of the cheap terms, summed per term, for the fast lower bound.
+    cheap: Cheap,
+    /// Weight of the OpenGotha seeding term (0: no seeding hints).
+    cheap_seeding: i128,
     n: usize,
+}
+
+/// Weights (milli-units) of the terms that need only array reads.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cheap {
+    rating: i128,
+    wins: i128,
+    score: i128,
+    score_sq: i128,
+    og_score: i128,
+    club: i128,
+    early: i128,
 }
 
 fn key(a: usize, b: usize) -> u64 {
@@ -406,13 +425,40 @@ impl<'a> Field<'a> {
             .iter()
             .map(|&(t, x)| Ok((t, milli_within(x, bye_term_name(t), MAX_WEIGHT)?)))
             .collect::<Result<Vec<_>, ModelError>>()?;
-        let bound_ok = w.iter().all(|&(t, x)| {
-            x >= 0
-                || !matches!(
-                    t,
-                    Term::Played | Term::PairPenalty | Term::Club | Term::OgDuplicate
-                )
-        });
+        let min_penalty = penalty.values().copied().min().unwrap_or(0);
+        let bound_ok = min_penalty >= 0
+            && w.iter().all(|&(t, x)| {
+                x >= 0
+                    || !matches!(
+                        t,
+                        Term::Played | Term::PairPenalty | Term::OgDuplicate | Term::OgSeeding
+                    )
+            });
+        let mono_ok = min_penalty >= 0 && w.iter().all(|&(_, x)| x >= 0);
+        let cheap_seeding: i128 = w
+            .iter()
+            .filter(|(t, _)| *t == Term::OgSeeding)
+            .map(|(_, x)| *x)
+            .sum();
+        let mut cheap = Cheap::default();
+        for &(t, x) in &w {
+            match t {
+                Term::Rating => cheap.rating += x,
+                Term::Wins => cheap.wins += x,
+                Term::Score => cheap.score += x,
+                Term::ScoreSquared => cheap.score_sq += x,
+                Term::OgScore => cheap.og_score += x,
+                Term::Club => cheap.club += x,
+                Term::Early => cheap.early += x,
+                _ => {}
+            }
+        }
+        let og_score = (0..groups.max(1))
+            .map(|d| {
+                let weight = (1e11 * og_concave(d as f64 / groups as f64)) as i128;
+                (100_000_000_000 - weight) * MILLI
+            })
+            .collect();
         Ok(Field {
             model,
             players,
@@ -425,13 +471,16 @@ impl<'a> Field<'a> {
             club,
             group,
             inner,
-            groups,
             played: games,
             penalty,
             forbidden: forbid,
             w,
             bye_w,
             bound_ok,
+            mono_ok,
+            og_score,
+            cheap,
+            cheap_seeding,
             n,
         })
     }
@@ -497,9 +546,8 @@ impl<'a> Field<'a> {
                 }
             }
             Term::OgScore => {
-                let x = (self.group[u] - self.group[v]).abs() as f64 / self.groups as f64;
-                let weight = (1e11 * og_concave(x)) as i128;
-                (100_000_000_000 - weight) * MILLI
+                let d = (self.group[u] - self.group[v]).unsigned_abs() as usize;
+                self.og_score.get(d).copied().unwrap_or(0)
             }
             Term::OgSeeding => {
                 if self.group[u] != self.group[v] {
@@ -604,7 +652,71 @@ impl PairCosts for Field<'_> {
         if v == self.n || !self.bound_ok {
             return self.cost(u, v).unwrap_or(i128::MAX);
         }
-        self.pair_cost(u, v, true)
+        // The cheap terms, straight-line: this runs for every pair during pricing. Values are
+        // at most 10¹⁵ milli-units and weights 10²¹, so these products fit in i128.
+        let k = &self.cheap;
+        let mut c = k.rating * (self.rating[u] - self.rating[v]).abs()
+            + k.wins * (self.wins[u] - self.wins[v]).abs()
+            + k.score * (self.score[u] - self.score[v]).abs();
+        if k.og_score != 0 {
+            c += k.og_score * self.measure(Term::OgScore, u, v);
+        }
+        if k.score_sq != 0 {
+            c = c.saturating_add(
+                k.score_sq
+                    .saturating_mul(self.measure(Term::ScoreSquared, u, v)),
+            );
+        }
+        if k.club != 0 && self.club[u] != 0 && self.club[u] == self.club[v] {
+            c += k.club * MILLI;
+        }
+        if k.early != 0 {
+            c += k.early * self.early_measure(u, v);
+        }
+        c
+    }
+    fn monotone_bound(&self, u: usize, v: usize) -> Option<i128> {
+        if v == self.n || !self.mono_ok {
+            return None;
+        }
+        // Pairing order is by score, descending: these measures only grow with v.
+        let k = &self.cheap;
+        let mut c = k.score * (self.score[u] - self.score[v]).abs();
+        if k.og_score != 0 {
+            c += k.og_score * self.measure(Term::OgScore, u, v);
+        }
+        if k.score_sq != 0 {
+            c = c.saturating_add(
+                k.score_sq
+                    .saturating_mul(self.measure(Term::ScoreSquared, u, v)),
+            );
+        }
+        Some(c)
+    }
+    fn hints(&self, u: usize, out: &mut Vec<usize>) {
+        if u >= self.n || self.cheap_seeding == 0 {
+            return;
+        }
+        // OpenGotha's seeding wants partners across the score group: half a group away
+        // (slip) or mirrored (fold).
+        let (c, g) = self.inner[u];
+        let start = u as i64 - c;
+        let target = match self.model.seeding {
+            Seeding::Slip => {
+                if c < g / 2 {
+                    c + g / 2
+                } else {
+                    c - g / 2
+                }
+            }
+            Seeding::Fold => g - 1 - c,
+        };
+        for d in -3..=3 {
+            let t = target + d;
+            if (0..g).contains(&t) && t != c {
+                out.push((start + t) as usize);
+            }
+        }
     }
     fn hubs(&self) -> Vec<usize> {
         if self.n % 2 == 1 {
@@ -676,6 +788,147 @@ pub fn pair_round(field: &Field, opts: SolveOptions) -> Result<Round, ModelError
         pairs,
         bye,
         objective: m.cost,
+        repeats,
+    })
+}
+
+/// Algorithm::Pair::Best's sliding window, for users who want its pairings: items in the
+/// caller's order; each step searches the best arrangement of the next `window` pairs, where
+/// the first unpaired item tries its best `2·pairs − 1` unpaired candidates (by cost, ties in
+/// the caller's order) and the search recurses on the next unpaired item; only the first pair
+/// is kept, until the rest fits one window. Its two bugs are not copied: the pruning is only
+/// used when it is valid (no negative scores, i.e. no negative costs here), and an odd field
+/// gets its bye first (the cheapest bye cost, ties to the last in the caller's order) instead
+/// of looping forever. The exact optimum (`pair_round`) is never worse.
+pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
+    let n = field.n;
+    let window = window.max(1);
+    // Caller index → pairing position.
+    let mut pos = vec![0usize; n];
+    for (k, &i) in field.order.iter().enumerate() {
+        pos[i] = k;
+    }
+    let mut paired = vec![false; n];
+    let mut bye = None;
+    if n % 2 == 1 {
+        let mut best: Option<(i128, usize)> = None;
+        for (i, &p) in pos.iter().enumerate() {
+            let c = field.bye_cost(p);
+            if best.is_none_or(|(b, _)| c <= b) {
+                best = Some((c, i));
+            }
+        }
+        if let Some((c, i)) = best {
+            paired[i] = true;
+            bye = Some((i, c, field.explain(pos[i], n)));
+        }
+    }
+    let cost = |a: usize, b: usize| -> Option<i128> {
+        let (u, v) = (pos[a].min(pos[b]), pos[a].max(pos[b]));
+        field.cost(u, v)
+    };
+    // Candidate lists: every other item by ascending cost, stable in the caller's order.
+    let lists: Vec<Vec<(usize, i128)>> = (0..n)
+        .map(|a| {
+            let mut l: Vec<(usize, i128)> = (0..n)
+                .filter(|&b| b != a)
+                .filter_map(|b| cost(a, b).map(|c| (b, c)))
+                .collect();
+            l.sort_by_key(|&(_, c)| c);
+            l
+        })
+        .collect();
+    let no_negative = lists.iter().flatten().all(|&(_, c)| c >= 0);
+    struct Search<'s> {
+        lists: &'s [Vec<(usize, i128)>],
+        paired: Vec<bool>,
+        best: Option<(i128, Vec<(usize, usize)>)>,
+        chosen: Vec<(usize, usize)>,
+        prune: bool,
+    }
+    fn rec(s: &mut Search, pairs_left: usize, acc: i128) {
+        if pairs_left == 0 {
+            if s.best.as_ref().is_none_or(|(b, _)| acc < *b) {
+                s.best = Some((acc, s.chosen.clone()));
+            }
+            return;
+        }
+        let Some(me) = s.paired.iter().position(|&p| !p) else {
+            return;
+        };
+        s.paired[me] = true;
+        let cands: Vec<(usize, i128)> = s.lists[me]
+            .iter()
+            .filter(|&&(b, _)| !s.paired[b])
+            .take(2 * pairs_left - 1)
+            .copied()
+            .collect();
+        for (b, c) in cands {
+            let acc2 = acc + c;
+            if s.prune && s.best.as_ref().is_some_and(|(best, _)| acc2 > *best) {
+                continue;
+            }
+            s.paired[b] = true;
+            s.chosen.push((me, b));
+            rec(s, pairs_left - 1, acc2);
+            s.chosen.pop();
+            s.paired[b] = false;
+        }
+        s.paired[me] = false;
+    }
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    loop {
+        let left = paired.iter().filter(|&&p| !p).count();
+        if left == 0 {
+            break;
+        }
+        let pairs_left = (left / 2).min(window);
+        let mut s = Search {
+            lists: &lists,
+            paired: paired.clone(),
+            best: None,
+            chosen: Vec::new(),
+            prune: no_negative,
+        };
+        rec(&mut s, pairs_left, 0);
+        let Some((_, chosen)) = s.best else {
+            return Err(ModelError::NoPairing(
+                "window mode found no pairing: the forbidden pairs block the window search \
+                 (the exact mode may still find one)"
+                    .to_string(),
+            ));
+        };
+        let keep = if 2 * pairs_left >= left {
+            chosen.len()
+        } else {
+            1
+        };
+        for &(a, b) in chosen.iter().take(keep) {
+            paired[a] = true;
+            paired[b] = true;
+            kept.push((a, b));
+        }
+    }
+    let mut pairs: Vec<Pair> = kept
+        .into_iter()
+        .map(|(a, b)| {
+            let (u, v) = (pos[a].min(pos[b]), pos[a].max(pos[b]));
+            Pair {
+                a: field.order[u],
+                b: field.order[v],
+                cost: field.pair_cost(u, v, false),
+                terms: field.explain(u, v),
+                games_before: field.games(u, v),
+            }
+        })
+        .collect();
+    pairs.sort_by_key(|p| pos[p.a]);
+    let objective = pairs.iter().map(|p| p.cost).sum::<i128>() + bye.as_ref().map_or(0, |b| b.1);
+    let repeats = pairs.iter().filter(|p| p.games_before > 0).count();
+    Ok(Round {
+        pairs,
+        bye,
+        objective,
         repeats,
     })
 }

@@ -32,6 +32,15 @@ pub trait PairCosts {
     fn lower_bound(&self, u: usize, v: usize) -> Self::W {
         self.cost(u, v).unwrap_or(Self::W::MAX)
     }
+    /// A lower bound of `cost(u, v)` that never decreases as v moves away from u (v > u) in
+    /// pairing order, e.g. from the score-group difference. Pricing stops scanning u's row at
+    /// the first v whose bound already rules out every later pair. `None`: no such bound.
+    fn monotone_bound(&self, _u: usize, _v: usize) -> Option<Self::W> {
+        None
+    }
+    /// Extra likely partners of u for the first candidate graph (e.g. the seeding partner
+    /// half a score group away). Only a speed hint: the result does not depend on it.
+    fn hints(&self, _u: usize, _out: &mut Vec<usize>) {}
     /// Vertices whose every edge belongs to the candidate graph (the virtual BYE vertex).
     fn hubs(&self) -> Vec<usize> {
         Vec::new()
@@ -143,7 +152,7 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
     }
     // Duals stay within a small multiple of n·max|cost|; this keeps every sum in range.
     let limit = C::W::MAX.to_i128() / (64 * (n as i128 + 2));
-    let limit = C::W::from_i64(limit.min(i64::MAX as i128) as i64);
+    let limit = C::W::from_i128_saturating(limit);
     let mut g = Graph {
         edges: Vec::new(),
         seen: HashSet::new(),
@@ -194,9 +203,30 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
 
 fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<(), SolveError> {
     let n = c.len();
+    // The k cheapest among the next 2k in pairing order: the nearest neighbours are often
+    // previous opponents, whose edges are useless.
+    let mut near = Vec::with_capacity(2 * k);
     for u in 0..n {
-        for v in u + 1..n.min(u + 1 + k) {
+        near.clear();
+        for v in u + 1..n.min(u + 1 + 2 * k) {
             if let Some(w) = c.cost(u, v) {
+                near.push((w, v));
+            }
+        }
+        near.sort_unstable();
+        for &(w, v) in near.iter().take(k) {
+            g.add(u, v, w)?;
+        }
+    }
+    let mut hinted = Vec::new();
+    for u in 0..n {
+        hinted.clear();
+        c.hints(u, &mut hinted);
+        for &v in &hinted {
+            if v < n
+                && v != u
+                && let Some(w) = ordered(c, u, v)
+            {
                 g.add(u, v, w)?;
             }
         }
@@ -235,28 +265,99 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
     let n = c.len();
     let tops = s.tops();
     let four = C::W::from_i64(4);
+    let mut hub = vec![false; n];
+    for h in c.hubs() {
+        hub[h] = true;
+    }
+    let is_hub = |v: usize| hub[v];
+    // Suffix minima of the duals: every v' ≥ v has dual ≥ sufmin[v], which lets a monotone
+    // cost bound end a row early.
+    let mut sufmin = vec![C::W::MAX; n + 1];
+    for v in (0..n).rev() {
+        sufmin[v] = if is_hub(v) {
+            sufmin[v + 1]
+        } else {
+            sufmin[v + 1].min(s.dual[v])
+        };
+    }
+    // Each vertex's blossom ancestors from the outermost down, with prefix sums of their z
+    // (zpre[start + i] = Σ z of the first i ancestors), for the blossom part of reduced costs.
+    let mut chain_start = Vec::with_capacity(n + 1);
+    let mut chain = Vec::new();
+    let mut zpre = Vec::new();
+    let mut up = Vec::new();
+    for v in 0..n {
+        chain_start.push(chain.len());
+        up.clear();
+        let mut b = s.parent[v];
+        while b != usize::MAX {
+            up.push(b);
+            b = s.parent[b];
+        }
+        let mut acc = C::W::ZERO;
+        for &b in up.iter().rev() {
+            zpre.push(acc);
+            chain.push(b);
+            acc += s.z[b];
+        }
+        zpre.push(acc);
+        chain.push(usize::MAX);
+    }
+    chain_start.push(chain.len());
+    // The sentinel closing each chain never matches another chain's entry: u ≠ v.
+    for v in 0..n {
+        let end = chain_start[v + 1] - 1;
+        chain[end] = usize::MAX - 1 - v;
+    }
     let mut found = Vec::new();
+    // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
+    // keeps the graph small when the sparse duals are far from complete-graph feasibility.
+    const PER_VERTEX: usize = 256;
+    let mut row: Vec<(C::W, usize, C::W)> = Vec::new();
     for u in 0..n {
+        if is_hub(u) {
+            continue;
+        }
         let du = s.dual[u];
+        row.clear();
         for v in u + 1..n {
-            // Blossom terms only raise the reduced cost, so the vertex duals and a cost lower
-            // bound are enough to rule a pair out.
+            if is_hub(v) {
+                continue;
+            }
+            if let Some(mb) = c.monotone_bound(u, v)
+                && (mb > g.limit || du + sufmin[v] + four * mb >= C::W::ZERO)
+            {
+                break;
+            }
+            // The dual part of the reduced cost: vertex duals plus twice the z of the blossoms
+            // containing both (the common prefix of the two top-down chains).
+            let mut base = du + s.dual[v];
+            if tops[u] == tops[v] {
+                let (cu, cv) = (
+                    &chain[chain_start[u]..chain_start[u + 1]],
+                    &chain[chain_start[v]..chain_start[v + 1]],
+                );
+                let common = cu.iter().zip(cv).take_while(|(a, b)| a == b).count();
+                let z = zpre[chain_start[u] + common];
+                base += z + z;
+            }
+            // A cheap cost lower bound settles most pairs before the full cost is computed.
             let lb = c.lower_bound(u, v);
-            if lb > g.limit || du + s.dual[v] + four * lb >= C::W::ZERO {
+            if lb > g.limit || base + four * lb >= C::W::ZERO {
                 continue;
             }
             let Some(w) = c.cost(u, v) else { continue };
             if w > g.limit {
                 continue;
             }
-            let r = if tops[u] != tops[v] {
-                du + s.dual[v] + four * w
-            } else {
-                s.reduced(u, v, -w)
-            };
+            let r = base + four * w;
             if r < C::W::ZERO {
-                found.push((u, v, w));
+                row.push((r, v, w));
             }
+        }
+        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        for &(_, v, w) in row.iter().take(PER_VERTEX) {
+            found.push((u, v, w));
         }
     }
     let mut added = 0;

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::pairing::model::{
     BYE_TERMS, ByeTerm, Field, Model, ModelError, Player, Seeding, TERMS, TermCost, UNIT,
-    pair_round,
+    pair_round, pair_window,
 };
 use crate::pairing::{KothInput, KothPlayer, SolveOptions, pair_king_of_the_hill};
 use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult};
@@ -93,6 +93,7 @@ struct OptionsIn {
     #[serde(default)]
     pair_penalties: Vec<(Value, Value, f64)>,
     neighbours: Option<usize>,
+    window: Option<usize>,
 }
 
 /// Ids may be strings or integers on the wire; they are compared as text and given back as
@@ -284,7 +285,17 @@ pub fn pair(p: &Params) -> RpcResult {
     if let Some(k) = opts.neighbours {
         so.neighbours = k.clamp(1, 1 << 20);
     }
-    let round = pair_round(&field, so).map_err(model_error)?;
+    let round = match opts.window {
+        None => pair_round(&field, so),
+        // Pair::Best's search grows as (2w − 1)!! per step: keep it to what it used.
+        Some(w @ 1..=8) => pair_window(&field, w),
+        Some(w) => {
+            return Err(RpcError::invalid_params(format!(
+                "options.window must be 1 to 8 (Pair::Best's window size), got {w}"
+            )));
+        }
+    }
+    .map_err(model_error)?;
     let pairs: Vec<Value> = round
         .pairs
         .iter()
@@ -304,6 +315,7 @@ pub fn pair(p: &Params) -> RpcResult {
         .collect();
     let mut out = json!({
         "model": model.name,
+        "mode": if opts.window.is_some() { "window" } else { "exact" },
         "pairs": pairs,
         "objective": amount(round.objective),
         "repeats": round.repeats,
@@ -528,6 +540,32 @@ mod tests {
         }
         total += r["bye_explanation"]["cost"].as_f64().unwrap();
         assert_eq!(total, r["objective"].as_f64().unwrap());
+    }
+
+    #[test]
+    fn window_mode_is_offered() {
+        let players = json!([
+            {"id": 1, "rating": 0}, {"id": 2, "rating": 2}, {"id": 3, "rating": 3}, {"id": 4, "rating": 10},
+        ]);
+        let model = json!({"weights": {"rating": 1}});
+        let w = pair(&Params::positional(vec![
+            players.clone(),
+            model.clone(),
+            json!({"window": 1}),
+        ]))
+        .unwrap();
+        assert_eq!(w["mode"], json!("window"));
+        assert_eq!(w["objective"], json!(9));
+        let e = pair(&Params::positional(vec![players.clone(), model.clone()])).unwrap();
+        assert_eq!(e["mode"], json!("exact"));
+        assert_eq!(e["objective"], json!(9));
+        let bad = pair(&Params::positional(vec![
+            players,
+            model,
+            json!({"window": 50}),
+        ]))
+        .unwrap_err();
+        assert_eq!(bad.code, crate::rpc::error::codes::INVALID_PARAMS);
     }
 
     #[test]

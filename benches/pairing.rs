@@ -1,0 +1,154 @@
+//! One round of a realistic McMahon field (ranks 30k–9d, McMahon bar 4d / floor 20k, score
+//! groups, previous rounds played) under the `opengotha` preset, at 100, 1,000 and 10,000
+//! players; the dense `integer-blossom` oracle at 1,000 on the same costs; and the
+//! king-of-the-hill matchmaker at 256 players.
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use goswiss::pairing::model::{Field, Model, Player, pair_round};
+use goswiss::pairing::{
+    KothInput, KothPlayer, PairCosts, SolveOptions, min_cost_perfect_matching,
+    pair_king_of_the_hill,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A McMahon field after `rounds` rounds. The history is made cheaply (each round pairs
+/// neighbours in score order, with a random offset inside the score group so that pairs are
+/// not only 1–2, 3–4; the stronger player wins more often), so that the setup does not depend
+/// on the engine being measured.
+fn mcmahon_field(n: usize, rounds: usize, seed: u64) -> Vec<Player> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut players: Vec<Player> = (0..n)
+        .map(|i| {
+            // Ranks 30k..9d as AGA-style ratings −30.x … 9.x, more players in the kyu middle.
+            let r: f64 =
+                (rng.random_range(-30.0..9.99f64) + rng.random_range(-30.0..9.99f64)) / 2.0;
+            let rating = (r * 100.0).round() / 100.0;
+            // McMahon: floor 20k, bar 4d; 30k = 0.
+            let rank = rating.floor().clamp(-20.0, 4.0);
+            Player {
+                id: format!("p{i}"),
+                rating,
+                score: rank + 30.0,
+                wins: 0.0,
+                club: format!("club{}", rng.random_range(0..n / 8 + 1)),
+                opponents: vec![],
+                byes: 0,
+            }
+        })
+        .collect();
+    for _ in 0..rounds {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| {
+            players[b]
+                .score
+                .total_cmp(&players[a].score)
+                .then(players[b].rating.total_cmp(&players[a].rating))
+        });
+        // Rotate by a random offset so that partners vary from round to round.
+        let shift = rng.random_range(0..4).min(n.saturating_sub(1));
+        order.rotate_left(shift);
+        for pair in order.chunks(2) {
+            let [a, b] = pair else {
+                players[pair[0]].score += 1.0;
+                players[pair[0]].byes += 1;
+                continue;
+            };
+            let (a, b) = (*a, *b);
+            let d = players[a].rating - players[b].rating;
+            let pa = 1.0 / (1.0 + (-d / 2.0).exp());
+            let w = if rng.random_bool(pa) { a } else { b };
+            players[w].score += 1.0;
+            players[w].wins += 1.0;
+            let (ia, ib) = (players[a].id.clone(), players[b].id.clone());
+            players[a].opponents.push(ib);
+            players[b].opponents.push(ia);
+        }
+    }
+    players
+}
+
+fn dense_objective(field: &Field) -> i128 {
+    let n = field.len();
+    let mut cost = vec![0i128; n * n];
+    let mut hi = 0i128;
+    for u in 0..n {
+        for v in u + 1..n {
+            let c = field.cost(u, v).unwrap_or(i128::MAX / (4 * n as i128));
+            cost[u * n + v] = c;
+            hi = hi.max(c);
+        }
+    }
+    let mate = integer_blossom::min_weight_perfect_matching(&cost, n);
+    (0..n)
+        .filter(|&u| u < mate[u])
+        .map(|u| cost[u * n + mate[u]])
+        .sum()
+}
+
+fn bench(c: &mut Criterion) {
+    let model = Model::preset("opengotha").expect("preset");
+    let mut g = c.benchmark_group("mcmahon_round");
+    g.sample_size(10);
+    // 10,000 players currently takes minutes per round (see docs/pairing.md §6): opt-in.
+    let sizes: &[usize] = if std::env::var_os("GOSWISS_BENCH_10K").is_some() {
+        &[100, 1000, 10_000]
+    } else {
+        &[100, 1000]
+    };
+    for &n in sizes {
+        let players = mcmahon_field(n, 3, n as u64);
+        let field = Field::new(&model, &players, &[], &[]).expect("field");
+        let exact = pair_round(&field, SolveOptions::default()).expect("round");
+        if n == 1000 {
+            // The dense oracle agrees on the objective (checked once, outside the timing).
+            assert_eq!(dense_objective(&field), exact.objective);
+        }
+        g.bench_with_input(BenchmarkId::new("sparse_priced", n), &n, |b, _| {
+            b.iter(|| {
+                min_cost_perfect_matching(&field, SolveOptions::default())
+                    .expect("round")
+                    .cost
+            })
+        });
+        if n == 1000 {
+            g.bench_with_input(BenchmarkId::new("dense_integer_blossom", n), &n, |b, _| {
+                b.iter(|| dense_objective(&field))
+            });
+        }
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("king_of_the_hill");
+    for n in [64usize, 256] {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let rounds = 6;
+        let mut players: Vec<KothPlayer> = (0..n)
+            .map(|_| KothPlayer {
+                score_halves: 2 * rng.random_range(0..=rounds),
+                byes: 0,
+            })
+            .collect();
+        players.sort_by_key(|p| std::cmp::Reverse(p.score_halves));
+        let mut played = Vec::new();
+        for i in 0..n {
+            for d in 1..=rounds as usize {
+                if i + d < n && rng.random_bool(0.5) {
+                    played.push((i, i + d, 1));
+                }
+            }
+        }
+        let input = KothInput {
+            players: &players,
+            played: &played,
+            allow_repeat: false,
+        };
+        g.bench_with_input(BenchmarkId::new("optimal", n), &n, |b, _| {
+            b.iter(|| pair_king_of_the_hill(&input).expect("round").pairs.len())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
