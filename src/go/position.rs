@@ -1,0 +1,165 @@
+//! A static position for scoring: a rectangular grid of stones, row-major from the top
+//! (Cinderblock's `[row, col]` with row 0 the first row of the board array; SGF's `aa` is
+//! index 0). It is separate from the rules `Board` because scoring needs no border cells,
+//! hashes or history, and Cinderblock's examples use rectangular boards.
+
+use super::board::{MAX_SIDE, Stone, Xy};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    width: u8,
+    height: u8,
+    cells: Vec<Stone>,
+}
+
+impl Position {
+    /// From cells row-major from the top; the length must be `width * height`.
+    pub fn from_cells(width: u8, height: u8, cells: Vec<Stone>) -> Position {
+        debug_assert_eq!(cells.len(), width as usize * height as usize);
+        Position {
+            width,
+            height,
+            cells,
+        }
+    }
+
+    /// An empty position.
+    pub fn empty(width: u8, height: u8) -> Position {
+        Position::from_cells(
+            width,
+            height,
+            vec![Stone::Empty; width as usize * height as usize],
+        )
+    }
+
+    /// From rows written top row first: `.`, `0`, `+` or `-` empty; `b`/`B`/`x`/`X` black;
+    /// `w`/`W`/`o`/`O` white; spaces are ignored (Cinderblock's `0 w b` style).
+    pub fn from_rows<S: AsRef<str>>(rows: &[S]) -> Result<Position, String> {
+        let mut cells = Vec::new();
+        let mut width = None;
+        for (y, row) in rows.iter().enumerate() {
+            let mut n = 0;
+            for ch in row.as_ref().chars() {
+                let s = match ch {
+                    '.' | '0' | '+' | '-' => Stone::Empty,
+                    'b' | 'B' | 'x' | 'X' => Stone::Black,
+                    'w' | 'W' | 'o' | 'O' => Stone::White,
+                    ' ' => continue,
+                    other => return Err(format!("row {y}: unexpected character {other:?}")),
+                };
+                cells.push(s);
+                n += 1;
+            }
+            match width {
+                None => width = Some(n),
+                Some(w) if w != n => {
+                    return Err(format!("row {y} has {n} points, row 0 has {w}"));
+                }
+                _ => {}
+            }
+        }
+        let width = width.unwrap_or(0);
+        let height = rows.len();
+        if !(1..=MAX_SIDE as usize).contains(&width) || !(1..=MAX_SIDE as usize).contains(&height) {
+            return Err(format!(
+                "board must be 1 to {MAX_SIDE} points on each side, got {width}x{height}"
+            ));
+        }
+        Ok(Position::from_cells(width as u8, height as u8, cells))
+    }
+
+    pub fn width(&self) -> u8 {
+        self.width
+    }
+
+    pub fn height(&self) -> u8 {
+        self.height
+    }
+
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.iter().all(|&s| s == Stone::Empty)
+    }
+
+    pub fn at(&self, i: usize) -> Stone {
+        self.cells[i]
+    }
+
+    pub fn cells(&self) -> &[Stone] {
+        &self.cells
+    }
+
+    pub fn index(&self, p: Xy) -> Option<usize> {
+        (p.x < self.width && p.y < self.height)
+            .then(|| p.y as usize * self.width as usize + p.x as usize)
+    }
+
+    pub fn xy(&self, i: usize) -> Xy {
+        let w = self.width as usize;
+        Xy::new((i % w) as u8, (i / w) as u8)
+    }
+
+    /// Orthogonal neighbours of cell `i`.
+    #[inline]
+    pub fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + use<> {
+        let w = self.width as usize;
+        let h = self.height as usize;
+        let (x, y) = (i % w, i / w);
+        let mut out = [usize::MAX; 4];
+        if x > 0 {
+            out[0] = i - 1;
+        }
+        if x + 1 < w {
+            out[1] = i + 1;
+        }
+        if y > 0 {
+            out[2] = i - w;
+        }
+        if y + 1 < h {
+            out[3] = i + w;
+        }
+        out.into_iter().filter(|&n| n != usize::MAX)
+    }
+
+    /// Rows from the top as `b`/`w`/`.` strings.
+    pub fn rows(&self) -> Vec<String> {
+        self.cells
+            .chunks(self.width as usize)
+            .map(|r| r.iter().map(|s| s.letter()).collect())
+            .collect()
+    }
+
+    /// The chain through `i` (empty if `i` is empty).
+    pub fn chain(&self, i: usize) -> Vec<usize> {
+        let s = self.cells[i];
+        if s == Stone::Empty {
+            return Vec::new();
+        }
+        self.flood(i, |t| t == s)
+    }
+
+    /// Cinderblock's floodfill: breadth-first from `start` (always included, untested);
+    /// a neighbour joins when `cond` holds for its content.
+    pub fn flood(&self, start: usize, cond: impl Fn(Stone) -> bool) -> Vec<usize> {
+        let mut seen = vec![false; self.cells.len()];
+        let mut out = vec![start];
+        seen[start] = true;
+        let mut k = 0;
+        while k < out.len() {
+            let j = out[k];
+            k += 1;
+            for n in self.neighbours(j) {
+                if !seen[n] {
+                    seen[n] = true;
+                    if cond(self.cells[n]) {
+                        out.push(n);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
