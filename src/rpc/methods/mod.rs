@@ -3,6 +3,7 @@
 
 pub mod aga;
 pub mod matchmaker;
+pub mod score;
 pub mod sgf;
 pub mod system;
 
@@ -14,6 +15,7 @@ pub fn all() -> Vec<&'static Method> {
         matchmaker::METHODS,
         aga::METHODS,
         sgf::METHODS,
+        score::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }
