@@ -100,32 +100,47 @@ pub fn result_string(margin: f64, ties_to_white: bool) -> String {
     }
 }
 
+#[derive(Clone, Copy, Default)]
+struct RegionInfo {
+    size: u32,
+    black: bool,
+    white: bool,
+    /// A living stone next to the region (the union-find representative for eyes).
+    rep: usize,
+    taxed: bool,
+}
+
 struct Regions {
     /// Region id per point, `u32::MAX` on living stones.
     id: Vec<u32>,
-    /// Per region: points, touches living black, touches living white.
-    info: Vec<(Vec<usize>, bool, bool)>,
+    info: Vec<RegionInfo>,
 }
 
+/// Flood fills the points that are not living stones into regions, recording which living
+/// colours each touches. One pass, one shared stack: no allocation per region.
 fn regions(pos: &Position, live: &[bool]) -> Regions {
     let mut id = vec![u32::MAX; pos.len()];
     let mut info = Vec::new();
-    let mut stack = Vec::new();
+    let mut stack = Vec::with_capacity(pos.len());
     for i in 0..pos.len() {
         if live[i] || id[i] != u32::MAX {
             continue;
         }
         let r = info.len() as u32;
-        let (mut pts, mut b, mut w) = (Vec::new(), false, false);
+        let mut ri = RegionInfo {
+            rep: usize::MAX,
+            ..RegionInfo::default()
+        };
         id[i] = r;
         stack.push(i);
         while let Some(j) = stack.pop() {
-            pts.push(j);
+            ri.size += 1;
             for n in pos.neighbours(j) {
                 if live[n] {
+                    ri.rep = n;
                     match pos.at(n) {
-                        Stone::Black => b = true,
-                        Stone::White => w = true,
+                        Stone::Black => ri.black = true,
+                        Stone::White => ri.white = true,
                         Stone::Empty => {}
                     }
                 } else if id[n] == u32::MAX {
@@ -134,7 +149,7 @@ fn regions(pos: &Position, live: &[bool]) -> Regions {
                 }
             }
         }
-        info.push((pts, b, w));
+        info.push(ri);
     }
     Regions { id, info }
 }
@@ -148,71 +163,83 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-/// Living points in seki: see the module comment.
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra] = rb;
+    }
+}
+
+/// Living points in seki (see the module comment); marks the regions they tax.
 #[allow(clippy::needless_range_loop)] // `i` indexes the position, `live` and the forest
-fn seki_stones(pos: &Position, live: &[bool], reg: &Regions) -> Vec<bool> {
+fn seki_stones(pos: &Position, live: &[bool], reg: &mut Regions) -> Vec<bool> {
     let n = pos.len();
+    // Seki needs shared liberties: without a region touching both colours there is none.
+    if !reg.info.iter().any(|r| r.black && r.white) {
+        return vec![false; n];
+    }
     let mut parent: Vec<usize> = (0..n).collect();
-    // Chains, then chains joined through regions only one colour touches.
+    // Chains, and chains joined through regions that only one colour touches.
     for i in 0..n {
         if !live[i] {
             continue;
         }
         for m in pos.neighbours(i) {
-            if live[m] && pos.at(m) == pos.at(i) {
-                let (a, b) = (find(&mut parent, i), find(&mut parent, m));
-                parent[a] = b;
-            }
-        }
-    }
-    for (pts, b, w) in &reg.info {
-        if b == w {
-            continue;
-        }
-        let mut first = None;
-        for &j in pts {
-            for m in pos.neighbours(j) {
-                if live[m] {
-                    match first {
-                        None => first = Some(m),
-                        Some(f) => {
-                            let (a, c) = (find(&mut parent, f), find(&mut parent, m));
-                            parent[a] = c;
-                        }
-                    }
+            if live[m] {
+                if m > i && pos.at(m) == pos.at(i) {
+                    union(&mut parent, i, m);
+                }
+            } else {
+                let r = reg.info[reg.id[m] as usize];
+                if r.black != r.white {
+                    union(&mut parent, i, r.rep);
                 }
             }
         }
     }
-    // Per macro-group: eye regions and whether it touches a shared region.
-    let mut eyes: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Per macro-group: up to two distinct eye regions, and whether it touches a shared one.
+    const NONE: u32 = u32::MAX;
+    let mut eye1 = vec![NONE; n];
+    let mut two_eyes = vec![false; n];
     let mut shared = vec![false; n];
+    let mut roots = vec![usize::MAX; n];
     for i in 0..n {
         if !live[i] {
             continue;
         }
         let root = find(&mut parent, i);
+        roots[i] = root;
         for m in pos.neighbours(i) {
             let r = reg.id[m];
-            if r == u32::MAX {
+            if r == NONE {
                 continue;
             }
-            let (_, b, w) = &reg.info[r as usize];
-            if *b && *w {
+            let info = reg.info[r as usize];
+            if info.black && info.white {
                 shared[root] = true;
-            } else if !eyes[root].contains(&r) {
-                eyes[root].push(r);
+            } else if eye1[root] == NONE {
+                eye1[root] = r;
+            } else if eye1[root] != r {
+                two_eyes[root] = true;
             }
         }
     }
-    (0..n)
-        .map(|i| {
-            live[i] && {
-                let root = find(&mut parent, i);
-                shared[root] && eyes[root].len() < 2
+    let mut seki = vec![false; n];
+    for i in 0..n {
+        if live[i] {
+            let root = roots[i];
+            if shared[root] && !two_eyes[root] {
+                seki[i] = true;
+                for m in pos.neighbours(i) {
+                    let r = reg.id[m];
+                    if r != NONE {
+                        reg.info[r as usize].taxed = true;
+                    }
+                }
             }
-        })
-        .collect()
+        }
+    }
+    seki
 }
 
 /// Scores `pos` with `dead` stones (a mask, ignored by Tromp-Taylor) under `rules`.
@@ -223,73 +250,74 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
             pos.at(i) != Stone::Empty && !(rules.uses_dead_stones && dead.get(i) == Some(&true))
         })
         .collect();
-    let reg = regions(pos, &live);
+    let mut reg = regions(pos, &live);
     let seki = if rules.seki_tax && rules.counting == Counting::Territory {
-        seki_stones(pos, &live, &reg)
+        seki_stones(pos, &live, &mut reg)
     } else {
         vec![false; n]
     };
-    let mut owners = vec![Owner::Neutral; n];
     let mut black = SideScore::default();
     let mut white = SideScore::default();
     let (mut dame, mut neutral) = (0u32, 0u32);
+    // What each region counts as.
+    let region_owner: Vec<Owner> = reg
+        .info
+        .iter()
+        .map(|r| {
+            let owner = match (r.black, r.white) {
+                (true, false) => Owner::Black,
+                (false, true) => Owner::White,
+                (true, true) => Owner::Dame,
+                (false, false) => Owner::Neutral,
+            };
+            match owner {
+                Owner::Black | Owner::White if r.taxed => {
+                    let side = if owner == Owner::Black {
+                        &mut black
+                    } else {
+                        &mut white
+                    };
+                    side.seki_points += r.size;
+                    Owner::Dame
+                }
+                Owner::Black => {
+                    black.territory += r.size;
+                    owner
+                }
+                Owner::White => {
+                    white.territory += r.size;
+                    owner
+                }
+                Owner::Dame => {
+                    dame += r.size;
+                    owner
+                }
+                Owner::Neutral => {
+                    neutral += r.size;
+                    owner
+                }
+            }
+        })
+        .collect();
+    let mut owners = Vec::with_capacity(n);
     for i in 0..n {
+        let st = pos.at(i);
         if live[i] {
-            match pos.at(i) {
-                Stone::Black => {
-                    black.stones += 1;
-                    owners[i] = Owner::Black;
-                }
-                _ => {
-                    white.stones += 1;
-                    owners[i] = Owner::White;
-                }
+            if st == Stone::Black {
+                black.stones += 1;
+                owners.push(Owner::Black);
+            } else {
+                white.stones += 1;
+                owners.push(Owner::White);
             }
-        } else if pos.at(i) == Stone::Black {
-            white.dead_opponent += 1;
-        } else if pos.at(i) == Stone::White {
-            black.dead_opponent += 1;
+            continue;
         }
-    }
-    for (pts, b, w) in &reg.info {
-        let taxed = pts.iter().any(|&j| pos.neighbours(j).any(|m| seki[m]));
-        let owner = match (b, w) {
-            (true, false) => Owner::Black,
-            (false, true) => Owner::White,
-            (true, true) => Owner::Dame,
-            (false, false) => Owner::Neutral,
-        };
-        let count = pts.len() as u32;
-        let owner = match owner {
-            Owner::Black | Owner::White if taxed => {
-                let side = if owner == Owner::Black {
-                    &mut black
-                } else {
-                    &mut white
-                };
-                side.seki_points += count;
-                Owner::Dame
-            }
-            Owner::Black => {
-                black.territory += count;
-                Owner::Black
-            }
-            Owner::White => {
-                white.territory += count;
-                Owner::White
-            }
-            Owner::Dame => {
-                dame += count;
-                Owner::Dame
-            }
-            Owner::Neutral => {
-                neutral += count;
-                Owner::Neutral
-            }
-        };
-        for &j in pts {
-            owners[j] = owner;
+        match st {
+            Stone::Black => white.dead_opponent += 1,
+            Stone::White => black.dead_opponent += 1,
+            Stone::Empty => {}
         }
+        owners.push(region_owner[reg.id[i] as usize]);
     }
     black.captures = input.captures[0];
     white.captures = input.captures[1];
