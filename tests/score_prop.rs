@@ -10,12 +10,20 @@ use goswiss::sgf::{Colour, Game};
 use proptest::prelude::*;
 
 fn colour(i: usize) -> Colour {
-    if i % 2 == 0 { Colour::Black } else { Colour::White }
+    if i.is_multiple_of(2) {
+        Colour::Black
+    } else {
+        Colour::White
+    }
 }
 
 /// Plays the candidate moves that are legal (a pass when `None` or after an illegal try),
 /// returning the state and the moves actually made.
-fn play_out(size: u8, rules: PlayRules, tries: &[Option<(u8, u8)>]) -> (GameState, Vec<Option<Xy>>) {
+fn play_out(
+    size: u8,
+    rules: PlayRules,
+    tries: &[Option<(u8, u8)>],
+) -> (GameState, Vec<Option<Xy>>) {
     let mut g = GameState::new(Board::new(size).unwrap(), rules);
     let mut made = Vec::new();
     let mut placed = [0u32; 2];
