@@ -22,6 +22,10 @@ fn tsv(name: &str) -> Vec<Vec<String>> {
 
 /// Scores one game with these dead stones under `preset`.
 fn score_game(file: &str, dead: &str, preset: Preset) -> go::Score {
+    score_game_with(file, dead, &preset.rules())
+}
+
+fn score_game_with(file: &str, dead: &str, rules: &go::RuleSet) -> go::Score {
     let bytes = std::fs::read(format!("{DIR}{file}")).unwrap();
     let game = Game::from_bytes(&bytes).unwrap();
     let r = go::replay(&game, go::ReplayOptions::new(go::PlayRules::COMPAT)).unwrap();
@@ -43,7 +47,7 @@ fn score_game(file: &str, dead: &str, preset: Preset) -> go::Score {
         ],
         passes: r.state.passes,
     };
-    go::score(&pos, &mask, &preset.rules(), &input)
+    go::score(&pos, &mask, rules, &input)
 }
 
 /// Games whose result equals EXPECTED_SCORES.tsv (the reference scorer: 56).
@@ -97,6 +101,27 @@ fn gnugo_scoring_set() {
     );
 }
 
+/// Without the seki analysis the score misses exactly the four seki games (spec §8.1).
+#[test]
+fn naive_counting_misses_the_seki_games() {
+    let mut naive = Preset::Japanese.rules();
+    naive.seki_tax = false;
+    let misses: Vec<String> = tsv("GNUGO38_DEAD.tsv")
+        .iter()
+        .filter(|r| score_game_with(&r[0], &r[2], &naive).result != r[3])
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(
+        misses,
+        [
+            "scoring/score47.sgf",
+            "scoring/score49.sgf",
+            "scoring/score52.sgf",
+            "scoring/score7.sgf"
+        ]
+    );
+}
+
 #[test]
 fn debug_one() {
     let Ok(f) = std::env::var("DEBUG_GAME") else {
@@ -135,4 +160,27 @@ fn debug_one() {
         eprintln!("{line}");
     }
     eprintln!("{:?}\n{:?}", s.black, s.white);
+}
+
+/// The handicap bonus of each area preset on the set's handicap games (spec §9.4), and the
+/// area result differs from the Japanese one only by stones and bonus.
+#[test]
+fn handicap_bonus_per_preset() {
+    let mut seen = 0;
+    for r in tsv("GNUGO38_DEAD.tsv") {
+        let game = Game::from_bytes(&std::fs::read(format!("{DIR}{}", r[0])).unwrap()).unwrap();
+        let Some(h) = game.handicap().unwrap() else {
+            continue;
+        };
+        seen += 1;
+        let chinese = score_game(&r[0], &r[2], Preset::Chinese);
+        let aga = score_game(&r[0], &r[2], Preset::Aga);
+        let japanese = score_game(&r[0], &r[2], Preset::Japanese);
+        assert_eq!(chinese.white.handicap_bonus, h as f64);
+        assert_eq!(aga.white.handicap_bonus, (h - 1) as f64);
+        assert_eq!(japanese.white.handicap_bonus, 0.0);
+        assert_eq!(chinese.margin - aga.margin, -1.0);
+        assert_eq!(chinese.black.stones, japanese.black.stones);
+    }
+    assert_eq!(seen, 4);
 }
