@@ -264,3 +264,48 @@ fn handicap_game_first_mover_is_white() {
     assert_eq!(r.root_setup.0, 7);
     assert_eq!(r.moves[0].colour, Colour::White);
 }
+
+/// The validation checklist runs on every golden file without panicking, and names the rule
+/// broken by each littlego illegal game.
+#[test]
+fn validate_every_golden_file() {
+    use goswiss::go::Preset;
+    use goswiss::go::validate::{Expectations, validate};
+    let mut files = Vec::new();
+    walk(Path::new(DATA), &mut files);
+    let mut n = 0;
+    for f in &files {
+        let Ok(game) = Game::from_bytes(&std::fs::read(f).unwrap()) else {
+            continue;
+        };
+        let v = validate(&game, &Expectations::default());
+        n += 1;
+        let rel = f.strip_prefix(DATA).unwrap().to_string_lossy().into_owned();
+        let codes: Vec<&str> = v.findings.iter().map(|f| f.code).collect();
+        let want = match rel.rsplit('/').next().unwrap() {
+            "illegal-move.sgf" => Some("occupied"),
+            "suicide.sgf" if rel.contains("Illegal") => Some("suicide"),
+            "setup-after-first-move.sgf" => Some("setup_after_root"),
+            "illegal-setup.sgf" => Some("illegal_setup"),
+            "not-enough-handicap-stones.sgf" => Some("handicap_stones"),
+            _ => None,
+        };
+        if let Some(code) = want {
+            assert!(codes.contains(&code), "{rel}: {codes:?}");
+            assert!(!v.ok(), "{rel}");
+        }
+    }
+    assert!(n > 200);
+    let g = load(&format!("{ILLEGAL}situational-superko.sgf"));
+    let exp = Expectations {
+        rules: Some(Preset::Aga),
+        ..Expectations::default()
+    };
+    let v = validate(&g, &exp);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.code == "situational_superko")
+        .unwrap();
+    assert_eq!(f.move_number, Some(24));
+}
