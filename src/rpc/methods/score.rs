@@ -273,7 +273,8 @@ fn toggle_dead(p: &Params) -> RpcResult {
         }
     }
     .unwrap_or(false);
-    let dead_now: Vec<usize> = (0..pos.len()).filter(|&j| sc.dead_mask()[j]).collect();
+    let mask = sc.dead_mask();
+    let dead_now: Vec<usize> = (0..pos.len()).filter(|&j| mask[j]).collect();
     let score = score_json(&pos, &dead_now, &opts)?;
     Ok(json!({
         "changed": changed,
