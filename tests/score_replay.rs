@@ -309,3 +309,68 @@ fn validate_every_golden_file() {
         .unwrap();
     assert_eq!(f.move_number, Some(24));
 }
+
+/// GNU Go's seki positions put setup stones in later nodes (sgfmill refuses them): they
+/// replay here, node by node, and the tiny boards (2x2 to 4x4) too.
+#[test]
+fn seki_exotics_and_tiny_boards_replay() {
+    let mut files = Vec::new();
+    for dir in ["seki_exotics", "tiny"] {
+        walk(
+            &Path::new(DATA).join(format!("runningskull__gnugo/regression/games/{dir}")),
+            &mut files,
+        );
+    }
+    assert!(files.len() >= 25);
+    let mut later_setup = 0;
+    for f in &files {
+        let game = Game::from_bytes(&std::fs::read(f).unwrap()).unwrap();
+        let r = replay(&game, ReplayOptions::new(PlayRules::COMPAT))
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        if r.setup_nodes.iter().any(|&n| n > 0) {
+            later_setup += 1;
+        }
+        assert!(r.state.board.rows().len() == game.size() as usize);
+    }
+    assert_eq!(later_setup, 21);
+}
+
+/// The positions GNU Go names `seki*` have stones in seki when scored as they stand (every
+/// stone alive), under the structural seki rule.
+#[test]
+fn seki_positions_have_seki() {
+    use goswiss::go::{Preset, ScoreInput, score};
+    let mut files = Vec::new();
+    walk(
+        &Path::new(DATA).join("runningskull__gnugo/regression/games/seki_exotics"),
+        &mut files,
+    );
+    let mut checked = 0;
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy();
+        if !name.starts_with("seki") {
+            continue;
+        }
+        let game = Game::from_bytes(&std::fs::read(f).unwrap()).unwrap();
+        let r = replay(&game, ReplayOptions::new(PlayRules::COMPAT)).unwrap();
+        let pos = r.state.board.position();
+        let s = score(
+            &pos,
+            &vec![false; pos.len()],
+            &Preset::Japanese.rules(),
+            &ScoreInput::default(),
+        );
+        assert!(!s.seki_stones.is_empty(), "{name}");
+        // Area rules count eyes in seki: nothing is taxed.
+        let area = score(
+            &pos,
+            &vec![false; pos.len()],
+            &Preset::Chinese.rules(),
+            &ScoreInput::default(),
+        );
+        assert!(area.seki_stones.is_empty());
+        assert_eq!(area.black.seki_points + area.white.seki_points, 0);
+        checked += 1;
+    }
+    assert_eq!(checked, 7);
+}
