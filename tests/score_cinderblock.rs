@@ -93,3 +93,24 @@ fn with_dead_rebuilds_the_session_state() {
     rebuilt.compat = true;
     assert_eq!(rebuilt.categories(), s.categories());
 }
+
+#[test]
+fn chain_mode_marks_one_chain() {
+    // Two black chains in one white-enclosed region: region mode kills both, chain mode one.
+    let rows = ["b.b..", "wwwww", ".....", ".....", "....."];
+    let pos = Position::from_rows(&rows).unwrap();
+    let mut region = Scorable::new(pos.clone(), 0.0);
+    assert_eq!(region.deanimate(0), Some(true));
+    assert_eq!(region.dead(Stone::Black), vec![0, 2]);
+    let mut chain = Scorable::new(pos, 0.0);
+    chain.mode = goswiss::go::MarkMode::Chain;
+    assert_eq!(chain.deanimate(0), Some(true));
+    assert_eq!(chain.dead(Stone::Black), vec![0]);
+    assert_eq!(chain.reanimate(0), Some(true));
+    assert_eq!(chain.dead(Stone::Black), Vec::<usize>::new());
+    // Reviving gives the neighbouring empty points back to the categories of a fresh session.
+    assert_eq!(
+        chain.categories(),
+        Scorable::new(chain.position().clone(), 0.0).categories()
+    );
+}
