@@ -122,7 +122,10 @@ fn naive_counting_misses_the_seki_games() {
     );
 }
 
+/// Debug aid, not a check: prints one game's ownership map.
+/// `DEBUG_GAME=scoring/score7.sgf cargo test --release --test score_gnugo -- --ignored --nocapture`
 #[test]
+#[ignore = "debug aid: prints a game's ownership map"]
 fn debug_one() {
     let Ok(f) = std::env::var("DEBUG_GAME") else {
         return;
