@@ -4,6 +4,7 @@
 pub mod aga;
 pub mod matchmaker;
 pub mod pairing;
+pub mod score;
 pub mod sgf;
 pub mod system;
 
@@ -16,6 +17,7 @@ pub fn all() -> Vec<&'static Method> {
         aga::METHODS,
         sgf::METHODS,
         pairing::METHODS,
+        score::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }

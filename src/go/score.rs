@@ -1,0 +1,408 @@
+//! Scoring a final position under a rule set (../shared/spec/scoring.md §3–§5): dead stones
+//! removed, empty regions attributed, captures and dead stones as prisoners under territory
+//! counting, seki taxed under Japanese/Korean rules, White's handicap bonus under area
+//! counting, komi, and the result (`B+3.5`, `W+0.5`, `0` for a draw).
+//!
+//! Seki detection is structural (no reading): living stones are grouped into "macro-groups"
+//! through the empty regions that only they touch; a macro-group that touches a shared
+//! region (one touching both colours) and has fewer than two such eye regions cannot be
+//! independently alive, so — the stones being marked alive — it lives in seki, and its eye
+//! regions and the shared liberties score nothing under territory rules.
+
+use crate::sgf::Colour;
+
+use super::board::Stone;
+use super::position::Position;
+use super::rules::{Counting, RuleSet};
+
+/// What a point counts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    Black,
+    White,
+    /// Touches both colours (or is in seki).
+    Dame,
+    /// Touches no living stone.
+    Neutral,
+}
+
+/// Inputs besides the position.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScoreInput {
+    pub komi: f64,
+    /// Handicap stones (0 or 1 = none).
+    pub handicap: u32,
+    /// Stones captured during play by Black, by White.
+    pub captures: [u32; 2],
+    /// Passes by Black, by White (AGA pass stones).
+    pub passes: [u32; 2],
+}
+
+/// One side's score.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SideScore {
+    /// Living stones on the board.
+    pub stones: u32,
+    /// Territory points (empty points and points under removed dead stones).
+    pub territory: u32,
+    /// Points in this side's seki-taxed regions (not counted under territory rules).
+    pub seki_points: u32,
+    /// Stones captured during play.
+    pub captures: u32,
+    /// Opponent stones marked dead (prisoners at the end).
+    pub dead_opponent: u32,
+    /// Passes by the opponent (AGA pass stones received; informative under area rules).
+    pub pass_stones: u32,
+    pub komi: f64,
+    pub handicap_bonus: f64,
+    pub total: f64,
+}
+
+/// The full result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    pub black: SideScore,
+    pub white: SideScore,
+    /// Black total minus White total.
+    pub margin: f64,
+    /// `None` for a draw.
+    pub winner: Option<Colour>,
+    /// `B+3.5`, `W+12`, `0`.
+    pub result: String,
+    pub counting: Counting,
+    pub dame: u32,
+    pub neutral: u32,
+    /// Owner of every point (row-major from the top); living stones own their point.
+    pub owners: Vec<Owner>,
+    /// Points of living chains judged to be in seki.
+    pub seki_stones: Vec<usize>,
+}
+
+/// Formats a margin like `%g` for the values scores take (`3.5`, `12`).
+pub fn format_margin(m: f64) -> String {
+    if m.fract() == 0.0 {
+        format!("{}", m as i64)
+    } else {
+        format!("{m}")
+    }
+}
+
+/// The SGF result for a margin (B − W).
+pub fn result_string(margin: f64, ties_to_white: bool) -> String {
+    if margin > 0.0 {
+        format!("B+{}", format_margin(margin))
+    } else if margin < 0.0 {
+        format!("W+{}", format_margin(-margin))
+    } else if ties_to_white {
+        "W+0".to_owned()
+    } else {
+        "0".to_owned()
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct RegionInfo {
+    size: u32,
+    black: bool,
+    white: bool,
+    /// A living stone next to the region (the union-find representative for eyes).
+    rep: usize,
+    taxed: bool,
+}
+
+struct Regions {
+    /// Region id per point, `u32::MAX` on living stones.
+    id: Vec<u32>,
+    info: Vec<RegionInfo>,
+}
+
+/// Flood fills the points that are not living stones into regions, recording which living
+/// colours each touches. One pass, one shared stack: no allocation per region.
+fn regions(pos: &Position, live: &[bool]) -> Regions {
+    let mut id = vec![u32::MAX; pos.len()];
+    let mut info = Vec::new();
+    let mut stack = Vec::with_capacity(pos.len());
+    for i in 0..pos.len() {
+        if live[i] || id[i] != u32::MAX {
+            continue;
+        }
+        let r = info.len() as u32;
+        let mut ri = RegionInfo {
+            rep: usize::MAX,
+            ..RegionInfo::default()
+        };
+        id[i] = r;
+        stack.push(i);
+        while let Some(j) = stack.pop() {
+            ri.size += 1;
+            for n in pos.neighbours(j) {
+                if live[n] {
+                    ri.rep = n;
+                    match pos.at(n) {
+                        Stone::Black => ri.black = true,
+                        Stone::White => ri.white = true,
+                        Stone::Empty => {}
+                    }
+                } else if id[n] == u32::MAX {
+                    id[n] = r;
+                    stack.push(n);
+                }
+            }
+        }
+        info.push(ri);
+    }
+    Regions { id, info }
+}
+
+/// Union-find over cell indices.
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra] = rb;
+    }
+}
+
+/// Living points in seki (see the module comment); marks the regions they tax.
+#[allow(clippy::needless_range_loop)] // `i` indexes the position, `live` and the forest
+fn seki_stones(pos: &Position, live: &[bool], reg: &mut Regions) -> Vec<bool> {
+    let n = pos.len();
+    // Seki needs shared liberties: without a region touching both colours there is none.
+    if !reg.info.iter().any(|r| r.black && r.white) {
+        return vec![false; n];
+    }
+    let mut parent: Vec<usize> = (0..n).collect();
+    // Chains, and chains joined through regions that only one colour touches.
+    for i in 0..n {
+        if !live[i] {
+            continue;
+        }
+        for m in pos.neighbours(i) {
+            if live[m] {
+                if m > i && pos.at(m) == pos.at(i) {
+                    union(&mut parent, i, m);
+                }
+            } else {
+                let r = reg.info[reg.id[m] as usize];
+                if r.black != r.white {
+                    union(&mut parent, i, r.rep);
+                }
+            }
+        }
+    }
+    // Per macro-group: up to two distinct eye regions, and whether it touches a shared one.
+    const NONE: u32 = u32::MAX;
+    let mut eye1 = vec![NONE; n];
+    let mut two_eyes = vec![false; n];
+    let mut shared = vec![false; n];
+    let mut roots = vec![usize::MAX; n];
+    for i in 0..n {
+        if !live[i] {
+            continue;
+        }
+        let root = find(&mut parent, i);
+        roots[i] = root;
+        for m in pos.neighbours(i) {
+            let r = reg.id[m];
+            if r == NONE {
+                continue;
+            }
+            let info = reg.info[r as usize];
+            if info.black && info.white {
+                shared[root] = true;
+            } else if eye1[root] == NONE {
+                eye1[root] = r;
+            } else if eye1[root] != r {
+                two_eyes[root] = true;
+            }
+        }
+    }
+    let mut seki = vec![false; n];
+    for i in 0..n {
+        if live[i] {
+            let root = roots[i];
+            if shared[root] && !two_eyes[root] {
+                seki[i] = true;
+                for m in pos.neighbours(i) {
+                    let r = reg.id[m];
+                    if r != NONE {
+                        reg.info[r as usize].taxed = true;
+                    }
+                }
+            }
+        }
+    }
+    seki
+}
+
+/// Scores `pos` with `dead` stones (a mask, ignored by Tromp-Taylor) under `rules`.
+pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput) -> Score {
+    let n = pos.len();
+    let live: Vec<bool> = (0..n)
+        .map(|i| {
+            pos.at(i) != Stone::Empty && !(rules.uses_dead_stones && dead.get(i) == Some(&true))
+        })
+        .collect();
+    let mut reg = regions(pos, &live);
+    let seki = if rules.seki_tax && rules.counting == Counting::Territory {
+        seki_stones(pos, &live, &mut reg)
+    } else {
+        vec![false; n]
+    };
+    let mut black = SideScore::default();
+    let mut white = SideScore::default();
+    let (mut dame, mut neutral) = (0u32, 0u32);
+    // What each region counts as.
+    let region_owner: Vec<Owner> = reg
+        .info
+        .iter()
+        .map(|r| {
+            let owner = match (r.black, r.white) {
+                (true, false) => Owner::Black,
+                (false, true) => Owner::White,
+                (true, true) => Owner::Dame,
+                (false, false) => Owner::Neutral,
+            };
+            match owner {
+                Owner::Black | Owner::White if r.taxed => {
+                    let side = if owner == Owner::Black {
+                        &mut black
+                    } else {
+                        &mut white
+                    };
+                    side.seki_points += r.size;
+                    Owner::Dame
+                }
+                Owner::Black => {
+                    black.territory += r.size;
+                    owner
+                }
+                Owner::White => {
+                    white.territory += r.size;
+                    owner
+                }
+                Owner::Dame => {
+                    dame += r.size;
+                    owner
+                }
+                Owner::Neutral => {
+                    neutral += r.size;
+                    owner
+                }
+            }
+        })
+        .collect();
+    let mut owners = Vec::with_capacity(n);
+    for i in 0..n {
+        let st = pos.at(i);
+        if live[i] {
+            if st == Stone::Black {
+                black.stones += 1;
+                owners.push(Owner::Black);
+            } else {
+                white.stones += 1;
+                owners.push(Owner::White);
+            }
+            continue;
+        }
+        match st {
+            Stone::Black => white.dead_opponent += 1,
+            Stone::White => black.dead_opponent += 1,
+            Stone::Empty => {}
+        }
+        owners.push(region_owner[reg.id[i] as usize]);
+    }
+    black.captures = input.captures[0];
+    white.captures = input.captures[1];
+    black.pass_stones = input.passes[1];
+    white.pass_stones = input.passes[0];
+    white.komi = input.komi;
+    if rules.counting == Counting::Area {
+        // Eyes in seki count under area rules: nothing was taxed.
+        white.handicap_bonus = rules.handicap_bonus.points(input.handicap);
+        black.total = f64::from(black.stones + black.territory);
+        white.total = f64::from(white.stones + white.territory) + white.komi + white.handicap_bonus;
+    } else {
+        black.total = f64::from(black.territory + black.captures + black.dead_opponent);
+        white.total =
+            f64::from(white.territory + white.captures + white.dead_opponent) + white.komi;
+    }
+    let margin = black.total - white.total;
+    let winner = if margin > 0.0 {
+        Some(Colour::Black)
+    } else if margin < 0.0 || rules.ties_to_white {
+        Some(Colour::White)
+    } else {
+        None
+    };
+    Score {
+        black,
+        white,
+        margin,
+        winner,
+        result: result_string(margin, rules.ties_to_white),
+        counting: rules.counting,
+        dame,
+        neutral,
+        owners,
+        seki_stones: (0..n).filter(|&i| seki[i]).collect(),
+    }
+}
+
+/// Parses an SGF `RE` value: winner and margin (`Some(m)` for a score), or a reason.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParsedResult {
+    Score {
+        winner: Option<Colour>,
+        margin: f64,
+    },
+    /// Resignation, time, forfeit (`R`, `T`, `F` and their long forms) or an unreadable
+    /// reason.
+    Other {
+        winner: Colour,
+        reason: String,
+    },
+    Draw,
+    Void,
+    Unknown,
+}
+
+pub fn parse_result(re: &str) -> ParsedResult {
+    let s = re.trim();
+    let lower = s.to_ascii_lowercase();
+    match lower.as_str() {
+        "0" | "draw" | "jigo" => return ParsedResult::Draw,
+        "void" => return ParsedResult::Void,
+        "" | "?" => return ParsedResult::Unknown,
+        _ => {}
+    }
+    let winner = match lower.as_bytes()[0] {
+        b'b' => Colour::Black,
+        b'w' => Colour::White,
+        _ => return ParsedResult::Unknown,
+    };
+    let rest = s[1..].trim_start_matches('+').trim();
+    if rest.is_empty() {
+        return ParsedResult::Other {
+            winner,
+            reason: String::new(),
+        };
+    }
+    match rest.parse::<f64>() {
+        Ok(m) if m.is_finite() && m >= 0.0 => ParsedResult::Score {
+            winner: (m > 0.0).then_some(winner),
+            margin: m,
+        },
+        _ => ParsedResult::Other {
+            winner,
+            reason: rest.to_owned(),
+        },
+    }
+}
