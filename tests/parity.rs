@@ -83,6 +83,16 @@ fn xml_result(reply: &str) -> Value {
     goswiss::rpc::xmlrpc::to_json(parsed.params.into_iter().next().expect("one value"))
 }
 
+/// A JSON value as the contents of an XML-RPC `<value>`, written by the server's own writer.
+fn xml_value(v: &Value) -> String {
+    let r = goswiss::rpc::xmlrpc::write_response(v, false);
+    let inner = r
+        .strip_prefix("<?xml version=\"1.0\" ?><methodResponse><params><param><value>")
+        .and_then(|r| r.strip_suffix("</value></param></params></methodResponse>\n"))
+        .expect("response envelope");
+    inner.to_string()
+}
+
 /// Drops JSON nulls from objects: XML-RPC replies omit nil members for clients that did not
 /// send nil.
 fn without_nulls(v: Value) -> Value {
@@ -132,6 +142,49 @@ async fn library_namespaces_give_the_same_results_on_both_protocols() {
         let json: Value = c
             .post(server.url("/jsonrpc"))
             .json(&json!({"jsonrpc": "2.0", "id": 1, "method": name, "params": json_params}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let json_result = json
+            .get("result")
+            .unwrap_or_else(|| panic!("{name}: {json}"))
+            .clone();
+        assert_eq!(xml_result(&xml), without_nulls(json_result), "{name}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn pairing_and_scoring_give_the_same_results_on_both_protocols() {
+    let server = Server::start().await;
+    let c = client();
+    let players = json!([
+        {"id": "a", "rating": 5.5, "score": 2, "wins": 2, "club": "Paris"},
+        {"id": "b", "rating": 4.5, "score": 2, "wins": 2, "club": "paris"},
+        {"id": "c", "rating": 2.0, "score": 1, "wins": 1, "opponents": ["a"]},
+        {"id": "d", "rating": -3.0},
+        {"id": "e", "rating": -5.0, "byes": 1}
+    ]);
+    let model = json!({"weights": {"rating": 1, "played": 16, "wins": 1.5, "club": 2}, "bye": {"byes": 100, "wins": 1}});
+    let position = json!({"rows": ["bb...", "bw...", "bb...", ".....", "....."], "dead": ["bb"]});
+    let calls: Vec<(&str, Vec<Value>)> = vec![
+        ("pairing.pair", vec![players.clone(), model]),
+        (
+            "score.position",
+            vec![position, json!({"rules": "japanese", "komi": 0})],
+        ),
+    ];
+    for (name, params) in calls {
+        let xml_params: Vec<String> = params.iter().map(xml_value).collect();
+        let refs: Vec<&str> = xml_params.iter().map(String::as_str).collect();
+        let xml = xml_post(&c, &server.url("/RPC2"), call_xml(name, &refs)).await;
+        assert!(parse_fault(&xml).is_none(), "{name}: {xml}");
+        let json: Value = c
+            .post(server.url("/jsonrpc"))
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": name, "params": params}))
             .send()
             .await
             .unwrap()
