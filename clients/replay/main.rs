@@ -480,7 +480,8 @@ async fn worker(
             Err(e) => {
                 // Without a connection this worker cannot play its share: count every
                 // tournament it would have taken as a transport problem.
-                while next.fetch_add(1, Ordering::Relaxed) < args.tournaments {
+                let total = if args.echo > 0 { 1 } else { args.tournaments };
+                while next.fetch_add(1, Ordering::Relaxed) < total {
                     totals.add(Outcome {
                         problem: Some(e.clone()),
                         transport_error: true,
