@@ -1,4 +1,6 @@
-//! `system.*`: introspection and multicall, generated from the method table.
+//! `system.*`: introspection and multicall, generated from the method table, and `system.echo`,
+//! which does no work at all so the bare cost of each protocol stack can be measured against
+//! the real methods.
 
 use std::sync::Arc;
 
@@ -35,6 +37,11 @@ fn method_signature(p: &Params) -> RpcResult {
         })
         .collect();
     Ok(Value::Array(sigs))
+}
+
+/// Returns its argument unchanged (after the protocol's own decoding and encoding).
+fn echo(p: &Params) -> RpcResult {
+    Ok(p.raw(0).cloned().unwrap_or(Value::Null))
 }
 
 fn fault_struct(e: &RpcError) -> Value {
@@ -120,6 +127,13 @@ pub static METHODS: &[Method] = &[
         handler: Handler::Sync(|_, p| method_help(p)),
     },
     Method {
+        name: "system.echo",
+        params: &[Param::req("value", "any")],
+        returns: "any",
+        help: "Returns its argument unchanged: the bare cost of a call over this protocol.",
+        handler: Handler::Sync(|_, p| echo(p)),
+    },
+    Method {
         name: "system.multicall",
         params: &[Param::req("calls", "array")],
         returns: "array",
@@ -129,3 +143,15 @@ pub static METHODS: &[Method] = &[
         }),
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echo_returns_its_argument() {
+        for v in [json!(1), json!("x"), json!([1, {"a": 2.5}]), json!(null)] {
+            assert_eq!(echo(&Params::positional(vec![v.clone()])).unwrap(), v);
+        }
+    }
+}
