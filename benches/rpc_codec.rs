@@ -3,9 +3,10 @@
 //! the table's order. End-to-end figures (HTTP, durable commits) are in BENCHMARKS.md, from
 //! `clients/replay/bench.sh`.
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use goswiss::rpc::{jsonrpc, lookup, xmlrpc};
 use serde_json::json;
+use std::hint::black_box;
 
 const COMMIT: &[u8] = b"<?xml version=\"1.0\" ?><methodCall><methodName>matchmaker.commit_match</methodName><params><param><value><i4>19</i4></value></param><param><value><array><data><value><i4>3</i4></value><value><i4>2</i4></value></data></array></value></param><param><value><i4>-1</i4></value></param></params></methodCall>\n";
 
