@@ -48,7 +48,7 @@ pub enum Handler {
 pub struct Param {
     pub name: &'static str,
     /// XML-RPC type name for `system.methodSignature`: int, boolean, string, double, array,
-    /// struct, base64, dateTime.iso8601.
+    /// struct, base64, dateTime.iso8601; "any" where a method takes any value (system.echo).
     pub ty: &'static str,
     /// Required parameters come first; optional ones may be left off from the end.
     pub required: bool,
