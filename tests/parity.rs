@@ -21,32 +21,7 @@ async fn every_method_answers_alike_on_both_protocols() {
             continue; // its params are XML-RPC structs by design; covered in xmlrpc_wire
         }
         for params in params_sets {
-            let xml_params: Vec<String> = params
-                .iter()
-                .map(|p| match p {
-                    Value::String(s) => format!("<string>{s}</string>"),
-                    Value::Number(n) => format!("<i4>{n}</i4>"),
-                    Value::Array(items) => format!(
-                        "<array><data>{}</data></array>",
-                        items
-                            .iter()
-                            .map(|i| format!("<value><i4>{i}</i4></value>"))
-                            .collect::<String>()
-                    ),
-                    other => panic!("no XML form for {other}"),
-                })
-                .collect();
-            let refs: Vec<&str> = xml_params.iter().map(String::as_str).collect();
-            let xml = xml_post(&c, &server.url("/RPC2"), call_xml(name, &refs)).await;
-            let json: Value = c
-                .post(server.url("/jsonrpc"))
-                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": name, "params": params}))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let (xml, json) = call_both(&server, &c, name, params).await;
             match parse_fault(&xml) {
                 Some((code, message)) => {
                     let e = &json["error"];
@@ -108,13 +83,17 @@ fn without_nulls(v: Value) -> Value {
     }
 }
 
-/// Calls `name` with `params` over XML-RPC (params written by the server's own writer) and over
-/// JSON-RPC, and asserts both succeed with the same result.
-async fn assert_same_result(server: &Server, c: &reqwest::Client, name: &str, params: Vec<Value>) {
+/// Calls `name` with `params` over XML-RPC (params written by the server's own writer) and
+/// over JSON-RPC; returns the XML reply text and the JSON-RPC response object.
+async fn call_both(
+    server: &Server,
+    c: &reqwest::Client,
+    name: &str,
+    params: &[Value],
+) -> (String, Value) {
     let xml_params: Vec<String> = params.iter().map(xml_value).collect();
     let refs: Vec<&str> = xml_params.iter().map(String::as_str).collect();
     let xml = xml_post(c, &server.url("/RPC2"), call_xml(name, &refs)).await;
-    assert!(parse_fault(&xml).is_none(), "{name}: {xml}");
     let json: Value = c
         .post(server.url("/jsonrpc"))
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": name, "params": params}))
@@ -124,6 +103,13 @@ async fn assert_same_result(server: &Server, c: &reqwest::Client, name: &str, pa
         .json()
         .await
         .unwrap();
+    (xml, json)
+}
+
+/// Asserts `name` succeeds on both protocols with the same result.
+async fn assert_same_result(server: &Server, c: &reqwest::Client, name: &str, params: Vec<Value>) {
+    let (xml, json) = call_both(server, c, name, &params).await;
+    assert!(parse_fault(&xml).is_none(), "{name}: {xml}");
     let json_result = json
         .get("result")
         .unwrap_or_else(|| panic!("{name}: {json}"))
