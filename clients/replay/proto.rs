@@ -83,6 +83,34 @@ pub fn ws_url(url: &str) -> String {
     }
 }
 
+/// POSTs one request body and returns the reply text; transport failures and non-2xx answers
+/// are transport errors (a fault or JSON-RPC error comes back with 200).
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    content_type: &str,
+    body: String,
+    method: &str,
+) -> Result<String, CallError> {
+    let transport = |e: reqwest::Error| CallError::Transport(format!("{method}: {e}"));
+    let resp = http
+        .post(url)
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .map_err(transport)?;
+    let status = resp.status();
+    let text = resp.text().await.map_err(transport)?;
+    if !status.is_success() {
+        return Err(CallError::Transport(format!(
+            "{method}: HTTP {status}: {}",
+            excerpt(&text)
+        )));
+    }
+    Ok(text)
+}
+
 impl Transport {
     pub async fn connect(
         protocol: Protocol,
@@ -119,24 +147,7 @@ impl Transport {
         match self {
             Transport::Xml { http, url } => {
                 let body = encode_call(method, &params);
-                let resp = http
-                    .post(url.as_str())
-                    .header("content-type", "text/xml")
-                    .body(body)
-                    .send()
-                    .await
-                    .map_err(|e| CallError::Transport(format!("{method}: {e}")))?;
-                let status = resp.status();
-                let text = resp
-                    .text()
-                    .await
-                    .map_err(|e| CallError::Transport(format!("{method}: {e}")))?;
-                if !status.is_success() {
-                    return Err(CallError::Transport(format!(
-                        "{method}: HTTP {status}: {}",
-                        excerpt(&text)
-                    )));
-                }
+                let text = post(http, url, "text/xml", body, method).await?;
                 match parse_response(&text) {
                     Ok(Ok(v)) => Ok(v),
                     Ok(Err(f)) => Err(CallError::Fault(f)),
@@ -150,24 +161,7 @@ impl Transport {
                 let id = *next_id;
                 *next_id += 1;
                 let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-                let resp = http
-                    .post(url.as_str())
-                    .header("content-type", "application/json")
-                    .body(body.to_string())
-                    .send()
-                    .await
-                    .map_err(|e| CallError::Transport(format!("{method}: {e}")))?;
-                let status = resp.status();
-                let text = resp
-                    .text()
-                    .await
-                    .map_err(|e| CallError::Transport(format!("{method}: {e}")))?;
-                if !status.is_success() {
-                    return Err(CallError::Transport(format!(
-                        "{method}: HTTP {status}: {}",
-                        excerpt(&text)
-                    )));
-                }
+                let text = post(http, url, "application/json", body.to_string(), method).await?;
                 json_answer(method, id, &text)
             }
             Transport::Ws { ws, next_id } => {
