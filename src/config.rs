@@ -26,8 +26,13 @@ pub struct Config {
     pub json_logs: bool,
     /// Largest request body accepted, in bytes, on both protocols.
     pub max_body_bytes: u32,
-    /// Most JSON-RPC connections (WebSocket sessions plus in-flight HTTP calls) at once.
+    /// Most connections at once: open HTTP connections (the daemon stops accepting until one
+    /// closes) and, separately, JSON-RPC WebSocket sessions.
     pub max_connections: u32,
+    /// Seconds a connection may take to send a complete request head — a new connection, or a
+    /// keep-alive one between requests — before it is closed (slow or idle clients cannot
+    /// hold connections for ever).
+    pub header_timeout_secs: u64,
 }
 
 impl Default for Config {
@@ -39,6 +44,7 @@ impl Default for Config {
             json_logs: false,
             max_body_bytes: 4 * 1024 * 1024,
             max_connections: 10_000,
+            header_timeout_secs: 30,
         }
     }
 }
@@ -58,13 +64,14 @@ pub struct Overrides {
 
 impl Config {
     /// Every setting's name, as in the file and (upper-cased, prefixed) in the environment.
-    pub const KEYS: [&'static str; 6] = [
+    pub const KEYS: [&'static str; 7] = [
         "listen",
         "db",
         "log_level",
         "json_logs",
         "max_body_bytes",
         "max_connections",
+        "header_timeout_secs",
     ];
 
     /// Loads the layers. `path` is the `--config` file (an error if missing); without it the

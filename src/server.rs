@@ -5,7 +5,7 @@
 
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use axum::Router;
@@ -14,12 +14,15 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use axum::serve::ListenerExt;
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use jsonrpsee::server::{ServerConfig, TowerService, stop_channel};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 use tower::layer::util::Identity;
 
@@ -220,6 +223,7 @@ pub async fn serve(
     tracing::info!(tournaments = registry.len(), db = %config.db, "store opened");
     let max_body = config.max_body_bytes as usize;
     let max_connections = config.max_connections;
+    let header_timeout_secs = config.header_timeout_secs;
     let ctx = Arc::new(Ctx { config, registry });
 
     let (stop_handle, server_handle) = stop_channel();
@@ -252,19 +256,104 @@ pub async fn serve(
 
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "listening");
-    // Replies go out as soon as they are written: no Nagle delay on keep-alive connections.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            tracing::info!("shutting down");
-            // axum does not track upgraded connections: this closes WebSocket sessions.
-            let _ = server_handle.stop();
-        })
-        .await?;
+    let limits = ConnLimits {
+        max_connections: max_connections as usize,
+        header_timeout: Duration::from_secs(header_timeout_secs.max(1)),
+    };
+    accept_loop(listener, router, limits, shutdown).await;
+    // The HTTP connections have finished (or were given up on); WebSocket sessions are
+    // upgraded connections that the loop does not track: jsonrpsee closes them.
+    let _ = server_handle.stop();
     ctx.registry.close().await.context("closing the store")?;
     tracing::info!("store closed");
     Ok(())
+}
+
+/// How many connections may be open at once, and how long a connection may take to send a
+/// complete request head (new, or idle between keep-alive requests) before it is closed.
+struct ConnLimits {
+    max_connections: usize,
+    header_timeout: Duration,
+}
+
+/// How long shutdown waits for in-flight requests before closing their connections anyway.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Our own accept loop instead of `axum::serve`, which has no header-read timeout and no
+/// connection cap: an idle or slow client would hold its socket (and file descriptor) for
+/// ever, and enough of them would stop the daemon from accepting anyone. Here every
+/// connection is HTTP/1.1 with upgrades (XML-RPC, JSON-RPC and WebSocket clients all speak it)
+/// with hyper's header-read timeout, which also bounds the idle time between keep-alive
+/// requests; at `max_connections` open connections the loop stops accepting (new clients wait
+/// in the kernel's backlog) until one closes.
+async fn accept_loop(
+    listener: TcpListener,
+    router: Router,
+    limits: ConnLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let max =
+        u32::try_from(limits.max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
+    // One permit per open connection: the cap, and (all permits back) "every connection done".
+    let permits = Arc::new(Semaphore::new(max as usize));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let service = TowerToHyperService::new(router);
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            () = &mut shutdown => break,
+            p = Arc::clone(&permits).acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break, // never closed; defensive
+            },
+        };
+        let tcp = tokio::select! {
+            () = &mut shutdown => break,
+            r = listener.accept() => match r {
+                Ok((tcp, _peer)) => tcp,
+                Err(e) => {
+                    // EMFILE and friends: back off instead of spinning on the error.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        // Replies go out as soon as they are written: no Nagle delay on keep-alive connections.
+        let _ = tcp.set_nodelay(true);
+        let conn = http
+            .serve_connection(TokioIo::new(tcp), service.clone())
+            .with_upgrades();
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            let mut conn = std::pin::pin!(conn);
+            let ended = tokio::select! {
+                r = conn.as_mut() => r,
+                () = async { let _ = stop.wait_for(|s| *s).await; } => {
+                    // Finish the request in flight (if any), then close.
+                    conn.as_mut().graceful_shutdown();
+                    conn.await
+                }
+            };
+            if let Err(e) = ended {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            // An upgraded (WebSocket) connection ends here too: jsonrpsee owns the session
+            // from now on and counts it against its own max_connections.
+            drop(permit);
+        });
+    }
+    tracing::info!("shutting down");
+    drop(listener);
+    let _ = stop_tx.send(true);
+    if tokio::time::timeout(SHUTDOWN_GRACE, permits.acquire_many(max))
+        .await
+        .is_err()
+    {
+        tracing::warn!("requests still running after {SHUTDOWN_GRACE:?}; closing anyway");
+    }
 }
