@@ -2,6 +2,8 @@
 //! them in the order `system.listMethods` reports.
 
 pub mod aga;
+// Colours and handicap after matching, for `pairing.pair` (not a namespace).
+pub mod boards;
 pub mod matchmaker;
 pub mod pairing;
 pub mod score;
