@@ -378,3 +378,124 @@ fn dump_transcription_is_consistent() {
         }
     }
 }
+
+/// The same rounds through `pairing.pair` / `pairing.explain` with the `opengotha` preset:
+/// the history goes over the wire (ranks, clubs, games with colours, handicap and results)
+/// and the answer's terms and total weight are OpenGotha's.
+#[test]
+fn simplemm_through_the_rpc_preset() {
+    use goswiss::rpc::Params as RpcParams;
+    use goswiss::rpc::methods::pairing::{explain, pair as rpc_pair};
+    use serde_json::{Value, json};
+
+    let t = read_xml("simplemm.xml");
+    let h = &t.history;
+    for round in 1..=3usize {
+        let (_, header, rows) = read_dump(&format!("simplemm_weights_R{round}.tsv"));
+        // Players in OpenGotha's list order (the dump's), which the hashed terms read.
+        let mut order: Vec<usize> = vec![];
+        let by_name: HashMap<String, usize> = h
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (display_name(p), i))
+            .collect();
+        for r in &rows {
+            for n in [&r.p1, &r.p2] {
+                if !order.contains(&by_name[n]) {
+                    order.push(by_name[n]);
+                }
+            }
+        }
+        let players: Vec<Value> = order
+            .iter()
+            .map(|&i| {
+                let p = &h.players[i];
+                let games: Vec<Value> = h
+                    .games
+                    .iter()
+                    .filter(|g| g.round + 1 < round && (g.white == i || g.black == i))
+                    .map(|g| {
+                        let white = g.white == i;
+                        let opp = if white { g.black } else { g.white };
+                        let won = matches!(
+                            (g.result, white),
+                            (Outcome::WhiteWins, true) | (Outcome::BlackWins, false)
+                        );
+                        json!({
+                            "round": g.round + 1,
+                            "opponent": display_name(&h.players[opp]),
+                            "color": if white { "white" } else { "black" },
+                            "handicap": g.handicap,
+                            "result": if won { "win" } else { "loss" },
+                        })
+                    })
+                    .collect();
+                json!({
+                    "id": display_name(p),
+                    "name": p.name,
+                    "first_name": p.first_name,
+                    "rank": p.rank,
+                    "rating": p.rating,
+                    "club": p.club,
+                    "country": p.country,
+                    "games": games,
+                })
+            })
+            .collect();
+        // simplemm uses OpenGotha's McMahon defaults: only the round and length are given.
+        let opts = json!({"round": round, "rounds": 5});
+        let r = rpc_pair(&RpcParams::positional(vec![
+            json!(players),
+            json!("opengotha"),
+            opts.clone(),
+        ]))
+        .expect("pairing.pair");
+        let dump: HashMap<(String, String), &DumpRow> = rows
+            .iter()
+            .flat_map(|row| {
+                [
+                    ((row.p1.clone(), row.p2.clone()), row),
+                    ((row.p2.clone(), row.p1.clone()), row),
+                ]
+            })
+            .collect();
+        let played: Vec<&OgGame> = h.games.iter().filter(|g| g.round + 1 == round).collect();
+        let theirs: i64 = played
+            .iter()
+            .map(|g| {
+                dump[&(
+                    display_name(&h.players[g.white]),
+                    display_name(&h.players[g.black]),
+                )]
+                    .values[9]
+            })
+            .sum();
+        assert_eq!(
+            r["objective"]["total_weight"],
+            json!(theirs),
+            "round {round}"
+        );
+        assert_eq!(r["boards"].as_array().expect("boards").len(), 8);
+        for e in r["explanation"].as_array().expect("explanation") {
+            let a = e["pair"][0].as_str().expect("id").to_string();
+            let b = e["pair"][1].as_str().expect("id").to_string();
+            let row = dump[&(a, b)];
+            for (k, name) in header[2..11].iter().enumerate() {
+                assert_eq!(e["terms"][name], json!(row.values[k]), "{name}");
+            }
+            assert_eq!(e["weight"], json!(row.values[9]));
+        }
+        // One pair through pairing.explain, in the dump's order.
+        let row = &rows[0];
+        let x = explain(&RpcParams::positional(vec![
+            json!(players),
+            json!([row.p1, row.p2]),
+            json!("opengotha"),
+            opts,
+        ]))
+        .expect("pairing.explain");
+        assert_eq!(x["weight"], json!(row.values[9]));
+        assert_eq!(x["terms"]["mainSeedCost"], json!(row.values[6]));
+    }
+}

@@ -1246,6 +1246,10 @@ pub struct RoundCosts<'a> {
     pub caller_pos: Vec<usize>,
     /// `Some(v)`: the BYE vertex.
     pub bye: Option<usize>,
+    /// Pairs (history indices, smaller first) that must not meet: absent edges.
+    pub forbidden: std::collections::HashSet<(usize, usize)>,
+    /// Players (history indices) who must not get the bye: no BYE edge.
+    pub no_bye: std::collections::HashSet<usize>,
     max: i128,
     bye_tier: i128,
 }
@@ -1269,6 +1273,8 @@ impl<'a> RoundCosts<'a> {
             vertex,
             caller_pos: order,
             bye,
+            forbidden: Default::default(),
+            no_bye: Default::default(),
             max,
             bye_tier,
         }
@@ -1305,11 +1311,14 @@ impl PairCosts for RoundCosts<'_> {
         self.vertex.len() + usize::from(self.bye.is_some())
     }
     fn cost(&self, u: usize, v: usize) -> Option<i128> {
-        if Some(v) == self.bye {
-            return Some(self.bye_cost(u));
+        for (a, b) in [(u, v), (v, u)] {
+            if Some(b) == self.bye {
+                return (!self.no_bye.contains(&self.vertex[a])).then(|| self.bye_cost(a));
+            }
         }
-        if Some(u) == self.bye {
-            return Some(self.bye_cost(v));
+        let (a, b) = (self.vertex[u], self.vertex[v]);
+        if self.forbidden.contains(&(a.min(b), a.max(b))) {
+            return None;
         }
         Some(self.max - self.weights(u, v).total() as i128)
     }
@@ -1344,7 +1353,12 @@ pub fn pair(
     to_pair: &[usize],
     opts: SolveOptions,
 ) -> Result<Pairing, SolveError> {
-    let costs = RoundCosts::new(state, to_pair);
+    pair_with(RoundCosts::new(state, to_pair), opts)
+}
+
+/// [`pair`] with prepared costs (forbidden pairs, players excluded from the bye).
+pub fn pair_with(costs: RoundCosts, opts: SolveOptions) -> Result<Pairing, SolveError> {
+    let state = costs.state;
     let m = min_cost_perfect_matching(&costs, opts)?;
     let mut boards = vec![];
     let mut bye = None;
