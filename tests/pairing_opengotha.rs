@@ -370,8 +370,11 @@ fn simplemm_weights_equal_opengotha_dumps() {
 #[test]
 fn dump_transcription_is_consistent() {
     // Every dumped total is the sum of its criteria plus 1 (OpenGotha's minimum weight).
-    for r in 1..=3 {
-        let (_, header, rows) = read_dump(&format!("simplemm_weights_R{r}.tsv"));
+    let files = (1..=3)
+        .map(|r| format!("simplemm_weights_R{r}.tsv"))
+        .chain(["simpleswiss_weights_R3_excerpt.tsv".to_string()]);
+    for f in files {
+        let (_, header, rows) = read_dump(&f);
         assert_eq!(header[11], "totalCost");
         for row in rows {
             assert_eq!(row.values[..9].iter().sum::<i64>() + 1, row.values[9]);
@@ -498,4 +501,42 @@ fn simplemm_through_the_rpc_preset() {
         assert_eq!(x["weight"], json!(row.values[9]));
         assert_eq!(x["terms"]["mainSeedCost"], json!(row.values[6]));
     }
+}
+
+/// A Swiss tournament (NBW groups, no geography, no handicap): an excerpt of OpenGotha's
+/// round-3 dump (the 58 pairs of its first two players with everyone), compared criterion by
+/// criterion. The file keeps only the games of rounds 1–2, all this round needs.
+#[test]
+fn simpleswiss_round3_excerpt_equals_opengotha_dump() {
+    let t = read_xml("simpleswiss_7R_R1-2.xml");
+    assert_eq!(t.params.system, System::Swiss);
+    let (round, header, rows) = read_dump("simpleswiss_weights_R3_excerpt.tsv");
+    assert_eq!(rows.len(), 58);
+    let h = &t.history;
+    let by_name: HashMap<String, usize> = h
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (display_name(p), i))
+        .collect();
+    let state = RoundState::new(&t.params, h, round - 1);
+    // Three groups after two rounds (2, 1 and 0 wins), empty ones included.
+    assert_eq!(state.number_of_groups, 3);
+    let mut mismatches = vec![];
+    for row in &rows {
+        let w = state.weights(by_name[&row.p1], by_name[&row.p2]);
+        let mut ours: Vec<i64> = w.named().iter().map(|(_, v)| *v).collect();
+        ours.push(w.total());
+        for (k, (a, b)) in ours.iter().zip(row.values.iter()).enumerate() {
+            if a != b {
+                mismatches.push(format!(
+                    "{} – {}: {} ours {a} dump {b}",
+                    row.p1,
+                    row.p2,
+                    header[k + 2]
+                ));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
