@@ -528,7 +528,7 @@ impl<'a> Base<'a> {
             .collect();
         let mut nbw2 = vec![vec![0; n]; rounds];
         let mut mms2 = vec![vec![0; n]; rounds];
-        let mut cps2 = vec![vec![0; n]; rounds];
+        let mut cps2 = vec![vec![0i32; n]; rounds];
         for r in 0..rounds {
             for i in 0..n {
                 if r == 0 {
@@ -536,7 +536,7 @@ impl<'a> Base<'a> {
                 } else {
                     nbw2[r][i] = nbw2[r - 1][i];
                     mms2[r][i] = mms2[r - 1][i];
-                    cps2[r][i] = 2 * cps2[r - 1][i];
+                    cps2[r][i] = cps2[r - 1][i].saturating_mul(2);
                 }
             }
             for g in history.games.iter().filter(|g| g.round == r) {
@@ -547,10 +547,10 @@ impl<'a> Base<'a> {
                 mms2[r][g.black] += b;
                 // Cup score: the win sequence read as a binary number (first round highest).
                 if w == 2 {
-                    cps2[r][g.white] += 2;
+                    cps2[r][g.white] = cps2[r][g.white].saturating_add(2);
                 }
                 if b == 2 {
-                    cps2[r][g.black] += 2;
+                    cps2[r][g.black] = cps2[r][g.black].saturating_add(2);
                 }
             }
         }
@@ -891,7 +891,7 @@ impl<'a> RoundState<'a> {
                 params.mm_floor + SMMS_CORR_MIN - MIN_RANK,
                 params.mm_bar + SMMS_CORR_MAX + round as i32 - MIN_RANK,
             ),
-            Crit::Cps => (0, 1i32.checked_shl(round as u32).unwrap_or(i32::MAX)),
+            Crit::Cps => (0, (1i64 << round.min(62)).min(i32::MAX as i64) as i32),
             _ => (0, round as i32),
         };
         let additional = if round + 1 > params.last_round_seed_system1 {
@@ -912,47 +912,47 @@ impl<'a> RoundState<'a> {
                 .or_default()
                 .push(i);
         }
-        let mut gnum = 0;
-        for cat in 0..params.number_of_categories() as i32 {
-            let mut s = max_score;
-            while s >= min_score {
-                if let Some(members) = by_score.get(&(cat, s)) {
-                    let mut members = members.clone();
-                    let players = &history.players;
-                    members.sort_by(|&a, &b| {
-                        for &c in &crits {
-                            let (va, vb) = (scores.get(c, a), scores.get(c, b));
-                            if va != vb {
-                                return vb.cmp(&va);
-                            }
-                        }
-                        // Java's String.compareTo: UTF-16 code units.
-                        let key = |p: &OgPlayer| {
-                            (
-                                p.name.encode_utf16().collect::<Vec<_>>(),
-                                p.first_name.encode_utf16().collect::<Vec<_>>(),
-                            )
-                        };
-                        key(&players[a]).cmp(&key(&players[b]))
-                    });
-                    for (k, &i) in members.iter().enumerate() {
-                        group[i] = gnum;
-                        group_size[i] = members.len() as i32;
-                        inner[i] = k as i32;
+        // Every score value from the maximum down to the minimum is a group, per category, empty
+        // ones included (OpenGotha ≥ 3.49): group(cat, s) = cat · span + (max − s). Computed
+        // directly rather than by walking the (possibly huge, for cup scores) range.
+        let span = (max_score as i64 - min_score as i64 + 1).max(1);
+        let ncat = params.number_of_categories() as i64;
+        let total_groups = (span * ncat).min(i32::MAX as i64 - 1);
+        let mut keys: Vec<&(i32, i32)> = by_score.keys().collect();
+        keys.sort_unstable();
+        let players = &history.players;
+        // Java's String.compareTo: UTF-16 code units.
+        let key = |p: &OgPlayer| {
+            (
+                p.name.encode_utf16().collect::<Vec<_>>(),
+                p.first_name.encode_utf16().collect::<Vec<_>>(),
+            )
+        };
+        for &&(cat, s) in &keys {
+            // A score outside the range (impossible with valid input) gets a group after the
+            // others, so the weights stay defined.
+            let g = if (min_score..=max_score).contains(&s) {
+                (cat as i64 * span + (max_score as i64 - s as i64)).min(total_groups)
+            } else {
+                total_groups
+            };
+            let mut members = by_score[&(cat, s)].clone();
+            members.sort_by(|&a, &b| {
+                for &c in &crits {
+                    let (va, vb) = (scores.get(c, a), scores.get(c, b));
+                    if va != vb {
+                        return vb.cmp(&va);
                     }
                 }
-                gnum += 1;
-                s -= 1;
+                key(&players[a]).cmp(&key(&players[b]))
+            });
+            for (k, &i) in members.iter().enumerate() {
+                group[i] = g as i32;
+                group_size[i] = members.len() as i32;
+                inner[i] = k as i32;
             }
         }
-        // Players whose score falls outside the range (impossible with valid input) still get
-        // a group after the others, so the weights stay defined.
-        for i in 0..n {
-            if group_size[i] == 0 {
-                group[i] = gnum;
-                group_size[i] = 1;
-            }
-        }
+        let gnum = total_groups as i32;
         let mut du = vec![0; n];
         let mut dd = vec![0; n];
         let mut wb = vec![0; n];

@@ -1021,6 +1021,12 @@ fn og_field(p: &Params, options_index: usize) -> Result<OgField, RpcError> {
         .unwrap_or(round + 1)
         .clamp(round + 1, OG_MAX_ROUNDS);
     let params = og_params(&opts, rounds)?;
+    if params.main_crit() == og::Crit::Cps && round >= 30 {
+        // The cup score doubles every round: past 30 rounds it leaves OpenGotha's int range.
+        return Err(RpcError::invalid_params(
+            "a cup (CPS) tournament is paired for rounds 1 … 30",
+        ));
+    }
     let present: Vec<usize> = (0..history.players.len())
         .filter(|&i| !history.players[i].absent.contains(&round))
         .collect();
@@ -1417,6 +1423,10 @@ mod tests {
             assert_ne!(p, &json!(["a", "c"]));
             assert_ne!(p, &json!(["c", "a"]));
         }
+        // A cup: groups from the win sequence; fine in round 2, refused past round 30.
+        assert!(call(og_field5(), json!({"system": "cup"})).is_ok());
+        let e = call(og_field5(), json!({"system": "cup", "round": 40})).unwrap_err();
+        assert_eq!(e.code, invalid);
         let e = call(og_field5(), json!({"system": "lightning"})).unwrap_err();
         assert_eq!(e.code, UNKNOWN_MODEL);
         let e = call(og_field5(), json!({"seed_system2": "shuffle"})).unwrap_err();
