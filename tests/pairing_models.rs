@@ -3,7 +3,8 @@
 //! preset and for caller weights, including negative ones that disable the cuts.
 
 use goswiss::pairing::model::{Field, Model, Player, Term, pair_round};
-use goswiss::pairing::{PairCosts, SolveOptions, brute_force};
+use goswiss::pairing::opengotha as og;
+use goswiss::pairing::{PairCosts, SolveOptions, brute_force, min_cost_perfect_matching};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -251,4 +252,160 @@ fn window_of_one_is_greedy_in_order() {
         .map(|p| (p.a.min(p.b), p.a.max(p.b)))
         .collect();
     assert!(pairs.contains(&(0, 1)) && pairs.contains(&(2, 3)));
+}
+
+/// A random OpenGotha history: `n` players (ranks 30k–9d, a few clubs and countries), `rounds`
+/// rounds of random games among present players (colours, handicap, results), byes for the
+/// odd one out.
+fn og_history(rng: &mut ChaCha8Rng, n: usize, rounds: usize) -> og::History {
+    let players = (0..n)
+        .map(|i| og::OgPlayer {
+            name: format!("P{i:03}"),
+            first_name: ["Ann", "Bo", ""][i % 3].to_string(),
+            rank: rng.random_range(-30..=8),
+            rating: rng.random_range(100..2800),
+            club: ["A", "B", "C", "D"][rng.random_range(0..4)].to_string(),
+            country: ["FR", "DE"][rng.random_range(0..2)].to_string(),
+            smms_correction: 0,
+            absent: if rng.random_bool(0.1) {
+                vec![rng.random_range(0..=rounds)]
+            } else {
+                vec![]
+            },
+        })
+        .collect::<Vec<_>>();
+    let mut games = vec![];
+    let mut byes = vec![];
+    for r in 0..rounds {
+        let mut here: Vec<usize> = (0..n)
+            .filter(|&i| !players[i].absent.contains(&r))
+            .collect();
+        for k in (1..here.len()).rev() {
+            here.swap(k, rng.random_range(0..=k));
+        }
+        if here.len() % 2 == 1 {
+            byes.push((r, here.pop().unwrap()));
+        }
+        for pair in here.chunks(2) {
+            games.push(og::OgGame {
+                round: r,
+                white: pair[0],
+                black: pair[1],
+                handicap: if rng.random_bool(0.3) {
+                    rng.random_range(1..=9)
+                } else {
+                    0
+                },
+                result: [
+                    og::Outcome::WhiteWins,
+                    og::Outcome::BlackWins,
+                    og::Outcome::Jigo,
+                    og::Outcome::BothLose,
+                ][rng.random_range(0..4)],
+            });
+        }
+    }
+    og::History {
+        players,
+        games,
+        byes,
+    }
+}
+
+/// The exact optimum of a cost oracle through integer-blossom (complete graph).
+fn dense_any<C: PairCosts<W = i128>>(c: &C) -> i128 {
+    let n = c.len();
+    let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+    for u in 0..n {
+        for v in u + 1..n {
+            let x = c.cost(u, v).expect("complete");
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+    }
+    let big = (n as i128 / 2 + 1) * (hi - lo + 1) + 1;
+    let mut w = vec![0i128; n * n];
+    for u in 0..n {
+        for v in u + 1..n {
+            w[u * n + v] = big - (c.cost(u, v).unwrap() - lo);
+        }
+    }
+    let mate = integer_blossom::max_weight_matching(&w, n);
+    (0..n)
+        .filter_map(|u| {
+            let v = mate[u].expect("perfect");
+            (u < v).then(|| c.cost(u, v).unwrap())
+        })
+        .sum()
+}
+
+/// The `opengotha` preset's costs (OpenGotha's weights, the bye as a tier) through the exact
+/// solver equal brute force and integer-blossom, on random McMahon and Swiss histories with
+/// odd and even fields; the bye goes to the player OpenGotha would choose.
+#[test]
+fn opengotha_costs_reach_the_oracles_and_the_bye_is_opengothas() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    for (n, rounds, system) in [
+        (7, 2, og::System::McMahon),
+        (10, 3, og::System::Swiss),
+        (11, 1, og::System::McMahon),
+        (12, 4, og::System::SwissCat),
+        (31, 3, og::System::McMahon),
+        (60, 5, og::System::Swiss),
+    ] {
+        for _ in 0..4 {
+            let h = og_history(&mut rng, n, rounds);
+            let mut params = og::Params::defaults(system, rounds + 2);
+            if system == og::System::SwissCat {
+                params.category_limits = vec![0, -10];
+            }
+            let state = og::RoundState::new(&params, &h, rounds);
+            let present: Vec<usize> = (0..n)
+                .filter(|&i| !h.players[i].absent.contains(&rounds))
+                .collect();
+            let costs = og::RoundCosts::new(&state, &present);
+            let got = min_cost_perfect_matching(
+                &costs,
+                SolveOptions {
+                    neighbours: 2,
+                    dense: false,
+                },
+            )
+            .expect("matching");
+            if costs.len() <= 12 {
+                let (bf, _) = brute_force(&costs).expect("brute force");
+                assert_eq!(got.cost, bf, "n {n} {system:?}");
+            }
+            assert_eq!(got.cost, dense_any(&costs), "n {n} {system:?}");
+            let r = og::pair(&state, &present, SolveOptions::default()).expect("pairing");
+            assert_eq!(r.boards.len(), present.len() / 2);
+            if present.len() % 2 == 1 {
+                let b = r.bye.expect("a bye");
+                let best = present.iter().map(|&i| state.bye_weight(i)).min().unwrap();
+                assert_eq!(state.bye_weight(b), best);
+                // Ties go to the later player in the list, as in OpenGotha.
+                let last = *present
+                    .iter()
+                    .rev()
+                    .find(|&&i| state.bye_weight(i) == best)
+                    .unwrap();
+                assert_eq!(b, last);
+            } else {
+                assert_eq!(r.bye, None);
+            }
+            for b in &r.boards {
+                assert_eq!(b.weights, {
+                    let (x, y) = if present.iter().position(|&i| i == b.white)
+                        < present.iter().position(|&i| i == b.black)
+                    {
+                        (b.white, b.black)
+                    } else {
+                        (b.black, b.white)
+                    };
+                    state.weights(x, y)
+                });
+                assert!(b.handicap >= 0 && b.handicap <= params.hd_ceiling);
+            }
+        }
+    }
 }

@@ -9,6 +9,7 @@
 pub mod blossom;
 pub mod koth;
 pub mod model;
+pub mod opengotha;
 pub mod solve;
 
 pub use blossom::Weight;

@@ -12,6 +12,7 @@ use crate::pairing::model::{
     BYE_TERMS, ByeTerm, Field, Model, ModelError, Player, Seeding, TERMS, TermCost, UNIT,
     pair_round, pair_window,
 };
+use crate::pairing::opengotha as og;
 use crate::pairing::{KothInput, KothPlayer, SolveOptions, pair_king_of_the_hill};
 use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult};
 
@@ -273,6 +274,9 @@ fn pairs_in(opts: &OptionsIn) -> Result<(IdPairs, Penalties), RpcError> {
 
 /// `pairing.pair(players, model?, options?)`.
 pub fn pair(p: &Params) -> RpcResult {
+    if is_opengotha(p, 1)? {
+        return og_pair(p);
+    }
     let (players, ids) = players_in(p)?;
     let opts = options_in(p, 2)?;
     let model = model_in(p, 1, &opts)?;
@@ -454,6 +458,9 @@ fn pair_rswiss(players: &[Player], ids: &[Value], opts: &OptionsIn) -> RpcResult
 
 /// `pairing.explain(players, pair, model?, options?)`.
 pub fn explain(p: &Params) -> RpcResult {
+    if is_opengotha(p, 2)? {
+        return og_explain(p);
+    }
     let (players, _) = players_in(p)?;
     let pair: (Value, Value) = p.get(1, "pair")?;
     let opts = options_in(p, 3)?;
@@ -497,6 +504,689 @@ pub fn explain(p: &Params) -> RpcResult {
         "terms": terms_json(&terms),
     });
     if field.is_forbidden(lo, hi) {
+        out["forbidden"] = json!(true);
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `opengotha` preset: OpenGotha 3.51's own weight (src/pairing/opengotha.rs) over a
+// tournament history sent by the caller (ranks, clubs, countries, games with colours, handicap
+// and results, byes, absences). Its players and options have their own shapes (docs §4).
+
+/// Whether the `model` parameter names the exact OpenGotha preset (a struct with weights or
+/// bye terms is refused: OpenGotha's parameters are options of this preset).
+fn is_opengotha(p: &Params, index: usize) -> Result<bool, RpcError> {
+    Ok(match p.raw(index) {
+        Some(Value::String(s)) => s == "opengotha",
+        Some(Value::Object(m)) if m.get("preset") == Some(&json!("opengotha")) => {
+            if m.keys().any(|k| k != "preset") {
+                return Err(RpcError::new(
+                    UNKNOWN_MODEL,
+                    "the opengotha model takes its parameters in options (weights such as \
+                     avoid_dupl_game, seed_system2, …); use preset custom for og_* terms",
+                ));
+            }
+            true
+        }
+        _ => false,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OgGameIn {
+    round: usize,
+    opponent: Value,
+    color: String,
+    #[serde(default)]
+    handicap: i32,
+    #[serde(default)]
+    result: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OgPlayerIn {
+    id: Value,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    first_name: Option<String>,
+    rank: Value,
+    #[serde(default)]
+    rating: i32,
+    #[serde(default)]
+    club: Option<String>,
+    #[serde(default)]
+    country: Option<String>,
+    #[serde(default)]
+    smms_correction: i32,
+    #[serde(default)]
+    games: Vec<OgGameIn>,
+    #[serde(default)]
+    bye_rounds: Vec<usize>,
+    #[serde(default)]
+    absent_rounds: Vec<usize>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct OgOptionsIn {
+    round: Option<usize>,
+    rounds: Option<usize>,
+    system: Option<String>,
+    #[serde(default)]
+    forbidden: Vec<(Value, Value)>,
+    forbid_repeats: Option<bool>,
+    neighbours: Option<usize>,
+    mm_floor: Option<Value>,
+    mm_bar: Option<Value>,
+    mm_zero: Option<Value>,
+    nbw_bye: Option<f64>,
+    nbw_absent: Option<f64>,
+    mms_bye: Option<f64>,
+    mms_absent: Option<f64>,
+    round_down: Option<bool>,
+    category_limits: Option<Vec<Value>>,
+    criteria: Option<Vec<String>>,
+    hd_based_on_mms: Option<bool>,
+    hd_no_hd_rank_threshold: Option<Value>,
+    hd_correction: Option<i32>,
+    hd_ceiling: Option<i32>,
+    nx1: Option<f64>,
+    avoid_dupl_game: Option<i64>,
+    random: Option<i64>,
+    balance_wb: Option<i64>,
+    avoid_mixing_categories: Option<i64>,
+    minimize_score_difference: Option<i64>,
+    dudd_weight: Option<i64>,
+    compensate_dudd: Option<bool>,
+    dudd_upper: Option<String>,
+    dudd_lower: Option<String>,
+    maximize_seeding: Option<i64>,
+    last_round_seed_system1: Option<usize>,
+    seed_system1: Option<String>,
+    seed_system2: Option<String>,
+    additional_crit1: Option<String>,
+    additional_crit2: Option<String>,
+    minimize_handicap: Option<i64>,
+    avoid_same_geo: Option<i64>,
+    prefer_mms_diff_club: Option<i32>,
+    prefer_mms_diff_country: Option<i32>,
+    se_rank_threshold: Option<Value>,
+    se_nbwins_threshold_active: Option<bool>,
+    se_bar_threshold_active: Option<bool>,
+}
+
+/// Most rounds a history may name (OpenGotha allows 20; room for long events).
+const OG_MAX_ROUNDS: usize = 64;
+/// Largest accepted criterion weight (OpenGotha's largest default is 5·10¹⁴).
+const OG_MAX_WEIGHT: i64 = 1_000_000_000_000_000;
+
+/// A rank as text ("5k", "2d") or as OpenGotha's integer (30k = −30 … 9d = 8).
+fn og_rank(v: &Value, what: &str) -> Result<i32, RpcError> {
+    let r = match v {
+        Value::String(s) => og::parse_rank(s),
+        Value::Number(n) => n
+            .as_i64()
+            .filter(|r| (og::MIN_RANK as i64..=og::MAX_RANK as i64).contains(r))
+            .map(|r| r as i32),
+        _ => None,
+    };
+    r.ok_or_else(|| {
+        RpcError::invalid_params(format!(
+            "{what}: {v} is not a rank (\"30k\" … \"1k\", \"1d\" … \"9d\", or −30 … 8)"
+        ))
+    })
+}
+
+fn og_name<T: Copy + PartialEq>(s: &str, what: &str, table: &[(&str, T)]) -> Result<T, RpcError> {
+    table
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(s))
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            RpcError::new(
+                UNKNOWN_MODEL,
+                format!(
+                    "unknown {what} {s:?}: use {}",
+                    table.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
+}
+
+fn og_crit(s: &str, what: &str) -> Result<og::Crit, RpcError> {
+    og::Crit::parse(s)
+        .ok_or_else(|| RpcError::new(UNKNOWN_MODEL, format!("unknown {what} criterion {s:?}")))
+}
+
+/// Half points from points (0, ½, 1 …).
+fn og_half_points(x: f64, what: &str) -> Result<i32, RpcError> {
+    let h = x * 2.0;
+    if !h.is_finite() || h.fract() != 0.0 || !(0.0..=4.0).contains(&h) {
+        return Err(RpcError::invalid_params(format!(
+            "{what} must be 0, 0.5, 1, 1.5 or 2 points, got {x}"
+        )));
+    }
+    Ok(h as i32)
+}
+
+fn og_weight(x: Option<i64>, what: &str, into: &mut i64) -> Result<(), RpcError> {
+    if let Some(w) = x {
+        if !(0..=OG_MAX_WEIGHT).contains(&w) {
+            return Err(RpcError::invalid_params(format!(
+                "options.{what} must be 0 … 10^15, got {w}"
+            )));
+        }
+        *into = w;
+    }
+    Ok(())
+}
+
+const OG_SYSTEMS: &[(&str, og::System)] = &[
+    ("mcmahon", og::System::McMahon),
+    ("swiss", og::System::Swiss),
+    ("swisscat", og::System::SwissCat),
+    ("cup", og::System::Cup),
+];
+const OG_SEEDS: &[(&str, og::SeedSystem)] = &[
+    ("random", og::SeedSystem::SplitAndRandom),
+    ("fold", og::SeedSystem::SplitAndFold),
+    ("slip", og::SeedSystem::SplitAndSlip),
+];
+const OG_DUDD: &[(&str, og::DuddMode)] = &[
+    ("top", og::DuddMode::Top),
+    ("mid", og::DuddMode::Mid),
+    ("bot", og::DuddMode::Bot),
+];
+
+/// The OpenGotha parameters: the system's defaults, then the caller's options.
+fn og_params(o: &OgOptionsIn, rounds: usize) -> Result<og::Params, RpcError> {
+    let system = match &o.system {
+        Some(s) => og_name(s, "system", OG_SYSTEMS)?,
+        None => og::System::McMahon,
+    };
+    let mut p = og::Params::defaults(system, rounds);
+    if let Some(v) = &o.mm_floor {
+        p.mm_floor = og_rank(v, "options.mm_floor")?;
+    }
+    if let Some(v) = &o.mm_bar {
+        p.mm_bar = og_rank(v, "options.mm_bar")?;
+    }
+    if p.mm_floor > p.mm_bar {
+        return Err(RpcError::invalid_params(
+            "options.mm_floor must not be above options.mm_bar",
+        ));
+    }
+    if let Some(v) = &o.mm_zero {
+        p.mm_zero = og_rank(v, "options.mm_zero")?;
+    }
+    for (x, what, into) in [
+        (o.nbw_bye, "options.nbw_bye", &mut p.nbw2_bye),
+        (o.nbw_absent, "options.nbw_absent", &mut p.nbw2_absent),
+        (o.mms_bye, "options.mms_bye", &mut p.mms2_bye),
+        (o.mms_absent, "options.mms_absent", &mut p.mms2_absent),
+    ] {
+        if let Some(x) = x {
+            *into = og_half_points(x, what)?;
+        }
+    }
+    if let Some(b) = o.round_down {
+        p.round_down = b;
+    }
+    if let Some(limits) = &o.category_limits {
+        p.category_limits = limits
+            .iter()
+            .map(|v| og_rank(v, "options.category_limits"))
+            .collect::<Result<_, _>>()?;
+        if p.category_limits.windows(2).any(|w| w[0] <= w[1]) {
+            return Err(RpcError::invalid_params(
+                "options.category_limits must go down strictly (strongest category first)",
+            ));
+        }
+    }
+    if let Some(c) = &o.criteria {
+        if c.is_empty() || c.len() > 6 {
+            return Err(RpcError::invalid_params(
+                "options.criteria: 1 to 6 placement criteria",
+            ));
+        }
+        p.criteria = c
+            .iter()
+            .map(|s| og_crit(s, "placement"))
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(b) = o.hd_based_on_mms {
+        p.hd_based_on_mms = b;
+    }
+    if let Some(v) = &o.hd_no_hd_rank_threshold {
+        p.hd_no_hd_rank_threshold = og_rank(v, "options.hd_no_hd_rank_threshold")?;
+    }
+    if let Some(c) = o.hd_correction {
+        if !(-9..=9).contains(&c) {
+            return Err(RpcError::invalid_params("options.hd_correction: −9 … 9"));
+        }
+        p.hd_correction = c;
+    }
+    if let Some(c) = o.hd_ceiling {
+        if !(0..=9).contains(&c) {
+            return Err(RpcError::invalid_params("options.hd_ceiling: 0 … 9"));
+        }
+        p.hd_ceiling = c;
+    }
+    if let Some(k) = o.nx1 {
+        if !(0.0..=1.0).contains(&k) {
+            return Err(RpcError::invalid_params("options.nx1: 0 … 1"));
+        }
+        p.nx1 = k;
+    }
+    og_weight(o.avoid_dupl_game, "avoid_dupl_game", &mut p.avoid_dupl_game)?;
+    og_weight(o.random, "random", &mut p.random)?;
+    og_weight(o.balance_wb, "balance_wb", &mut p.balance_wb)?;
+    og_weight(
+        o.avoid_mixing_categories,
+        "avoid_mixing_categories",
+        &mut p.avoid_mixing_categories,
+    )?;
+    og_weight(
+        o.minimize_score_difference,
+        "minimize_score_difference",
+        &mut p.minimize_score_difference,
+    )?;
+    og_weight(o.dudd_weight, "dudd_weight", &mut p.dudd_weight)?;
+    og_weight(
+        o.maximize_seeding,
+        "maximize_seeding",
+        &mut p.maximize_seeding,
+    )?;
+    og_weight(
+        o.minimize_handicap,
+        "minimize_handicap",
+        &mut p.minimize_handicap,
+    )?;
+    og_weight(o.avoid_same_geo, "avoid_same_geo", &mut p.avoid_same_geo)?;
+    if let Some(b) = o.compensate_dudd {
+        p.compensate_dudd = b;
+    }
+    if let Some(s) = &o.dudd_upper {
+        p.dudd_upper = og_name(s, "dudd mode", OG_DUDD)?;
+    }
+    if let Some(s) = &o.dudd_lower {
+        p.dudd_lower = og_name(s, "dudd mode", OG_DUDD)?;
+    }
+    if let Some(r) = o.last_round_seed_system1 {
+        p.last_round_seed_system1 = r.min(OG_MAX_ROUNDS);
+    }
+    if let Some(s) = &o.seed_system1 {
+        p.seed_system1 = og_name(s, "seeding", OG_SEEDS)?;
+    }
+    if let Some(s) = &o.seed_system2 {
+        p.seed_system2 = og_name(s, "seeding", OG_SEEDS)?;
+    }
+    if let Some(s) = &o.additional_crit1 {
+        p.additional_crit1 = og_crit(s, "additional")?;
+    }
+    if let Some(s) = &o.additional_crit2 {
+        p.additional_crit2 = og_crit(s, "additional")?;
+    }
+    for (x, what, into) in [
+        (
+            o.prefer_mms_diff_club,
+            "prefer_mms_diff_club",
+            &mut p.prefer_mms_diff_club,
+        ),
+        (
+            o.prefer_mms_diff_country,
+            "prefer_mms_diff_country",
+            &mut p.prefer_mms_diff_country,
+        ),
+    ] {
+        if let Some(x) = x {
+            if !(0..=100).contains(&x) {
+                return Err(RpcError::invalid_params(format!(
+                    "options.{what}: 0 … 100 score points"
+                )));
+            }
+            *into = x;
+        }
+    }
+    if let Some(v) = &o.se_rank_threshold {
+        p.se_rank_threshold = og_rank(v, "options.se_rank_threshold")?;
+    }
+    if let Some(b) = o.se_nbwins_threshold_active {
+        p.se_nbwins_threshold_active = b;
+    }
+    if let Some(b) = o.se_bar_threshold_active {
+        p.se_bar_threshold_active = b;
+    }
+    Ok(p)
+}
+
+/// A field for the OpenGotha preset: the history, the parameters, the round (0-based), the
+/// caller's ids, and the players present in that round (in the caller's order).
+struct OgField {
+    history: og::History,
+    params: og::Params,
+    round: usize,
+    ids: Vec<Value>,
+    index: HashMap<String, usize>,
+    present: Vec<usize>,
+    forbidden: Vec<(usize, usize)>,
+    forbid_repeats: bool,
+    neighbours: Option<usize>,
+}
+
+fn og_field(p: &Params, options_index: usize) -> Result<OgField, RpcError> {
+    let raw: Vec<OgPlayerIn> = p.get(0, "players")?;
+    let opts: OgOptionsIn = p.opt(options_index, "options")?.unwrap_or_default();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, r) in raw.iter().enumerate() {
+        if index.insert(id_text(&r.id)?, i).is_some() {
+            return Err(RpcError::invalid_params(format!(
+                "player id {} appears twice",
+                r.id
+            )));
+        }
+    }
+    let lookup = |v: &Value, what: &str| -> Result<usize, RpcError> {
+        let t = id_text(v)?;
+        index
+            .get(&t)
+            .copied()
+            .ok_or_else(|| RpcError::invalid_params(format!("{what}: unknown player id {t:?}")))
+    };
+    let round_ok = |r: usize, what: &str| -> Result<usize, RpcError> {
+        if (1..=OG_MAX_ROUNDS).contains(&r) {
+            Ok(r - 1)
+        } else {
+            Err(RpcError::invalid_params(format!(
+                "{what}: round {r} is not 1 … {OG_MAX_ROUNDS}"
+            )))
+        }
+    };
+    let mut players = Vec::with_capacity(raw.len());
+    // (round, white, black) → (handicap, result), from either player's list.
+    let mut games: HashMap<(usize, usize, usize), (i32, og::Outcome)> = HashMap::new();
+    let mut byes = vec![];
+    let mut last_round = 0;
+    for (i, r) in raw.iter().enumerate() {
+        let id = id_text(&r.id)?;
+        if !(-1..=2).contains(&r.smms_correction) {
+            return Err(RpcError::invalid_params(format!(
+                "smms_correction of {id:?} must be −1 … 2"
+            )));
+        }
+        let absent = r
+            .absent_rounds
+            .iter()
+            .map(|&x| round_ok(x, &format!("absent_rounds of {id:?}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        for &b in &r.bye_rounds {
+            let b = round_ok(b, &format!("bye_rounds of {id:?}"))?;
+            last_round = last_round.max(b + 1);
+            byes.push((b, i));
+        }
+        for g in &r.games {
+            let what = format!("games of {id:?}");
+            let round = round_ok(g.round, &what)?;
+            last_round = last_round.max(round + 1);
+            let o = lookup(&g.opponent, &what)?;
+            let white = match g.color.to_ascii_lowercase().as_str() {
+                "w" | "white" => true,
+                "b" | "black" => false,
+                c => {
+                    return Err(RpcError::invalid_params(format!(
+                        "{what}: color {c:?} is not white or black"
+                    )));
+                }
+            };
+            // The result from this player's side, turned into White's side.
+            let mine = g
+                .result
+                .as_deref()
+                .unwrap_or("unknown")
+                .to_ascii_lowercase();
+            let outcome = match (mine.as_str(), white) {
+                ("win", true) | ("loss", false) => og::Outcome::WhiteWins,
+                ("win", false) | ("loss", true) => og::Outcome::BlackWins,
+                ("jigo", _) => og::Outcome::Jigo,
+                ("both_win", _) => og::Outcome::BothWin,
+                ("both_lose", _) => og::Outcome::BothLose,
+                ("unknown", _) => og::Outcome::Unknown,
+                (x, _) => {
+                    return Err(RpcError::invalid_params(format!(
+                        "{what}: result {x:?} is not win, loss, jigo, both_win, both_lose or \
+                         unknown"
+                    )));
+                }
+            };
+            let key = if white { (round, i, o) } else { (round, o, i) };
+            let val = (g.handicap, outcome);
+            if let Some(prev) = games.insert(key, val)
+                && prev != val
+            {
+                return Err(RpcError::invalid_params(format!(
+                    "{what}: round {} is given twice with different colours, handicap or result",
+                    g.round
+                )));
+            }
+        }
+        players.push(og::OgPlayer {
+            name: r.name.clone().unwrap_or_else(|| id.clone()),
+            first_name: r.first_name.clone().unwrap_or_default(),
+            rank: og_rank(&r.rank, &format!("rank of {id:?}"))?,
+            rating: r.rating,
+            club: r.club.clone().unwrap_or_default(),
+            country: r.country.clone().unwrap_or_default(),
+            smms_correction: r.smms_correction,
+            absent,
+        });
+    }
+    let mut list: Vec<og::OgGame> = games
+        .into_iter()
+        .map(|((round, white, black), (handicap, result))| og::OgGame {
+            round,
+            white,
+            black,
+            handicap,
+            result,
+        })
+        .collect();
+    list.sort_by_key(|g| (g.round, g.white, g.black));
+    let history = og::History {
+        players,
+        games: list,
+        byes,
+    };
+    // A game given with the same colour by both players, or a player twice in a round.
+    og::check_history(&history).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let round = match opts.round {
+        Some(r) => round_ok(r, "options.round")?,
+        None if last_round < OG_MAX_ROUNDS => last_round,
+        None => return Err(RpcError::invalid_params("the history is already full")),
+    };
+    if history.games.iter().any(|g| g.round >= round)
+        || history.byes.iter().any(|&(r, _)| r >= round)
+    {
+        return Err(RpcError::invalid_params(format!(
+            "the history has games or byes in round {} or later: it must stop before the round \
+             being paired",
+            round + 1
+        )));
+    }
+    let rounds = opts
+        .rounds
+        .unwrap_or(round + 1)
+        .clamp(round + 1, OG_MAX_ROUNDS);
+    let params = og_params(&opts, rounds)?;
+    if params.main_crit() == og::Crit::Cps && round >= 30 {
+        // The cup score doubles every round: past 30 rounds it leaves OpenGotha's int range.
+        return Err(RpcError::invalid_params(
+            "a cup (CPS) tournament is paired for rounds 1 … 30",
+        ));
+    }
+    let present: Vec<usize> = (0..history.players.len())
+        .filter(|&i| !history.players[i].absent.contains(&round))
+        .collect();
+    let forbidden = opts
+        .forbidden
+        .iter()
+        .map(|(a, b)| {
+            let (a, b) = (
+                lookup(a, "options.forbidden")?,
+                lookup(b, "options.forbidden")?,
+            );
+            Ok((a.min(b), a.max(b)))
+        })
+        .collect::<Result<Vec<_>, RpcError>>()?;
+    Ok(OgField {
+        ids: raw.iter().map(|r| r.id.clone()).collect(),
+        history,
+        params,
+        round,
+        index,
+        present,
+        forbidden,
+        forbid_repeats: opts.forbid_repeats.unwrap_or(false),
+        neighbours: opts.neighbours,
+    })
+}
+
+fn og_terms(w: &og::Weights) -> Value {
+    let mut m = Map::new();
+    for (name, v) in w.named() {
+        m.insert(name.to_string(), json!(v));
+    }
+    Value::Object(m)
+}
+
+fn og_big(x: i128) -> Value {
+    match i64::try_from(x) {
+        Ok(i) => json!(i),
+        Err(_) => json!(x as f64),
+    }
+}
+
+/// `pairing.pair` with the opengotha preset.
+fn og_pair(p: &Params) -> RpcResult {
+    let f = og_field(p, 2)?;
+    let state = og::RoundState::new(&f.params, &f.history, f.round);
+    let mut costs = og::RoundCosts::new(&state, &f.present);
+    costs.forbidden.extend(f.forbidden.iter().copied());
+    if f.forbid_repeats {
+        for g in &f.history.games {
+            costs
+                .forbidden
+                .insert((g.white.min(g.black), g.white.max(g.black)));
+        }
+    }
+    let mut so = SolveOptions::default();
+    if let Some(k) = f.neighbours {
+        so.neighbours = k.clamp(1, 1 << 20);
+    }
+    let r = og::pair_with(costs, so).map_err(|e| match e {
+        crate::pairing::SolveError::NoPerfectMatching => RpcError::new(NO_PAIRING, e.to_string()),
+        crate::pairing::SolveError::CostTooLarge => RpcError::new(TOO_LARGE, e.to_string()),
+        other => RpcError::internal(other.to_string()),
+    })?;
+    let ids = &f.ids;
+    let max = og::max_weight(&f.params);
+    let mut pairs = vec![];
+    let mut boards = vec![];
+    let mut explanation = vec![];
+    let mut repeats = 0;
+    for b in &r.boards {
+        // Higher-placed first (score group, then placement inside it).
+        let (hi, lo) = if (state.group[b.white], state.inner[b.white])
+            <= (state.group[b.black], state.inner[b.black])
+        {
+            (b.white, b.black)
+        } else {
+            (b.black, b.white)
+        };
+        let before = state.games_between(hi, lo);
+        if before > 0 {
+            repeats += 1;
+        }
+        pairs.push(json!([ids[hi], ids[lo]]));
+        boards.push(json!({"white": ids[b.white], "black": ids[b.black], "handicap": b.handicap}));
+        explanation.push(json!({
+            "pair": [ids[hi], ids[lo]],
+            "weight": b.weights.total(),
+            "cost": og_big(max - b.weights.total() as i128),
+            "games_before": before,
+            "terms": og_terms(&b.weights),
+        }));
+    }
+    let mut out = json!({
+        "model": "opengotha",
+        "mode": "exact",
+        "round": f.round + 1,
+        "pairs": pairs,
+        "boards": boards,
+        // OpenGotha maximises: the sum of the boards' weights.
+        "objective": {"total_weight": og_big(r.total_weight)},
+        "repeats": repeats,
+        "explanation": explanation,
+    });
+    if let Some(b) = r.bye {
+        out["bye"] = ids[b].clone();
+        out["bye_explanation"] = og_bye_json(&state, b);
+    }
+    Ok(out)
+}
+
+fn og_bye_json(state: &og::RoundState, i: usize) -> Value {
+    json!({
+        "weight": state.bye_weight(i),
+        "terms": {
+            "rank": state.history.players[i].rank,
+            "mms_x2": state.mms2[i],
+            "byes_before_x1000": 1000 * state.byes[i],
+        },
+    })
+}
+
+/// `pairing.explain` with the opengotha preset.
+fn og_explain(p: &Params) -> RpcResult {
+    let f = og_field(p, 3)?;
+    let pair: (Value, Value) = p.get(1, "pair")?;
+    let state = og::RoundState::new(&f.params, &f.history, f.round);
+    let find = |v: &Value| -> Result<usize, RpcError> {
+        let t = id_text(v)?;
+        f.index
+            .get(&t)
+            .copied()
+            .ok_or_else(|| RpcError::invalid_params(format!("pair: unknown player id {t:?}")))
+    };
+    let a = find(&pair.0)?;
+    if pair.1 == json!("BYE") && !f.index.contains_key("BYE") {
+        let mut out = og_bye_json(&state, a);
+        out["pair"] = json!([pair.0, "BYE"]);
+        return Ok(out);
+    }
+    let b = find(&pair.1)?;
+    if a == b {
+        return Err(RpcError::invalid_params(
+            "pair: a player cannot be paired with itself",
+        ));
+    }
+    // Player 1 is the earlier one in the caller's list (it matters for the hashed terms).
+    let (x, y) = (a.min(b), a.max(b));
+    let w = state.weights(x, y);
+    let (white, black, handicap) = state.board(x, y);
+    let mut out = json!({
+        "pair": [pair.0, pair.1],
+        "weight": w.total(),
+        "cost": og_big(og::max_weight(&f.params) - w.total() as i128),
+        "games_before": state.games_between(x, y),
+        "terms": og_terms(&w),
+        "board": {"white": f.ids[white], "black": f.ids[black], "handicap": handicap},
+    });
+    let key = (x, y);
+    if f.forbidden.contains(&key) || (f.forbid_repeats && state.games_between(x, y) > 0) {
         out["forbidden"] = json!(true);
     }
     Ok(out)
@@ -629,5 +1319,170 @@ mod tests {
         assert_eq!(r["pairs"], json!([[2, 1], [3, 5]]));
         assert_eq!(r["bye"], json!(4));
         assert_eq!(r["objective"]["repeats"], json!(0));
+    }
+
+    /// Five players after one round: a McMahon field with a bye to give.
+    fn og_field5() -> Value {
+        json!([
+            {"id": "a", "rank": "3d", "club": "Paris", "country": "FR",
+             "games": [{"round": 1, "opponent": "b", "color": "white", "result": "win"}]},
+            {"id": "b", "rank": "2d", "club": "Lyon", "country": "FR",
+             "games": [{"round": 1, "opponent": "a", "color": "black", "result": "loss"}]},
+            {"id": "c", "rank": "1k", "club": "paris", "country": "FR",
+             "games": [{"round": 1, "opponent": "d", "color": "black", "handicap": 2,
+                        "result": "win"}]},
+            {"id": "d", "rank": "3k", "club": "Metz",
+             "games": [{"round": 1, "opponent": "c", "color": "white", "handicap": 2,
+                        "result": "loss"}]},
+            {"id": "e", "rank": "10k", "bye_rounds": [1]},
+            {"id": "f", "rank": "12k", "absent_rounds": [2]},
+        ])
+    }
+
+    #[test]
+    fn opengotha_preset_pairs_with_boards_bye_and_dump_terms() {
+        let r = pair(&Params::positional(vec![og_field5(), json!("opengotha")])).unwrap();
+        assert_eq!(r["model"], "opengotha");
+        assert_eq!(r["round"], 2);
+        // f is absent in round 2; of a–e the bye goes to e again? No: e already had one.
+        let bye = r["bye"].as_str().unwrap();
+        assert_ne!(bye, "e", "a second bye while others have none");
+        assert_ne!(bye, "f");
+        let pairs = r["pairs"].as_array().unwrap();
+        assert_eq!(pairs.len(), 2);
+        let boards = r["boards"].as_array().unwrap();
+        assert_eq!(boards.len(), 2);
+        let mut total = 0i64;
+        for (e, b) in r["explanation"].as_array().unwrap().iter().zip(boards) {
+            let terms = e["terms"].as_object().unwrap();
+            assert_eq!(terms.len(), 9);
+            assert!(terms.contains_key("mainDUDDCost") && terms.contains_key("secGeoCost"));
+            let sum: i64 = terms.values().map(|v| v.as_i64().unwrap()).sum();
+            assert_eq!(e["weight"].as_i64().unwrap(), sum + 1);
+            total += sum + 1;
+            // Nobody meets the same opponent twice when another pairing exists.
+            assert_eq!(e["games_before"], 0);
+            assert!(b["handicap"].as_i64().unwrap() >= 0);
+        }
+        assert_eq!(r["objective"]["total_weight"].as_i64().unwrap(), total);
+        assert!(r["bye_explanation"]["weight"].is_i64());
+    }
+
+    #[test]
+    fn opengotha_explain_gives_terms_board_and_bye() {
+        let x = explain(&Params::positional(vec![
+            og_field5(),
+            json!(["a", "b"]),
+            json!({"preset": "opengotha"}),
+        ]))
+        .unwrap();
+        assert_eq!(x["games_before"], 1);
+        assert_eq!(x["terms"]["baseDuplicateGameCost"], 0);
+        // a was White in round 1, b Black: balances +1 / −1, so b gets White now.
+        assert_eq!(x["board"]["white"], "b");
+        assert_eq!(x["board"]["handicap"], 0);
+        assert_eq!(x["terms"]["baseBWBalanceCost"], 1_000_000);
+        let y = explain(&Params::positional(vec![
+            og_field5(),
+            json!(["e", "BYE"]),
+            json!("opengotha"),
+        ]))
+        .unwrap();
+        // rank −10 + 2·MMS (20 + 1 bye point = 21 → 42) + 1000 × 1 bye.
+        assert_eq!(y["weight"], -10 + 42 + 1000);
+        // Same club (case-insensitive) and country: no geography bonus; different clubs: some.
+        let same = explain(&Params::positional(vec![
+            og_field5(),
+            json!(["a", "c"]),
+            json!("opengotha"),
+        ]))
+        .unwrap();
+        assert_eq!(same["terms"]["secGeoCost"], 0);
+        let diff = explain(&Params::positional(vec![
+            og_field5(),
+            json!(["b", "c"]),
+            json!("opengotha"),
+        ]))
+        .unwrap();
+        assert!(diff["terms"]["secGeoCost"].as_i64().unwrap() > 0);
+    }
+
+    #[test]
+    fn opengotha_options_and_errors() {
+        let invalid = crate::rpc::error::codes::INVALID_PARAMS;
+        let call = |players: Value, opts: Value| {
+            pair(&Params::positional(vec![players, json!("opengotha"), opts]))
+        };
+        // Swiss with slip seeding and a forbidden pair.
+        let r = call(
+            og_field5(),
+            json!({"system": "swiss", "seed_system1": "slip", "forbidden": [["a", "c"]]}),
+        )
+        .unwrap();
+        for p in r["pairs"].as_array().unwrap() {
+            assert_ne!(p, &json!(["a", "c"]));
+            assert_ne!(p, &json!(["c", "a"]));
+        }
+        // A cup: groups from the win sequence; fine in round 2, refused past round 30.
+        assert!(call(og_field5(), json!({"system": "cup"})).is_ok());
+        let e = call(og_field5(), json!({"system": "cup", "round": 40})).unwrap_err();
+        assert_eq!(e.code, invalid);
+        let e = call(og_field5(), json!({"system": "lightning"})).unwrap_err();
+        assert_eq!(e.code, UNKNOWN_MODEL);
+        let e = call(og_field5(), json!({"seed_system2": "shuffle"})).unwrap_err();
+        assert_eq!(e.code, UNKNOWN_MODEL);
+        let e = call(og_field5(), json!({"criteria": ["MMS", "XYZ"]})).unwrap_err();
+        assert_eq!(e.code, UNKNOWN_MODEL);
+        let e = call(og_field5(), json!({"colour": 1})).unwrap_err();
+        assert_eq!(e.code, invalid);
+        let e = call(og_field5(), json!({"avoid_dupl_game": -1})).unwrap_err();
+        assert_eq!(e.code, invalid);
+        let e = call(og_field5(), json!({"round": 1})).unwrap_err();
+        assert_eq!(e.code, invalid, "round 1 is already in the history");
+        let e = call(json!([{"id": "a", "rank": "40k"}]), json!({})).unwrap_err();
+        assert_eq!(e.code, invalid);
+        let e = call(json!([{"id": "a"}]), json!({})).unwrap_err();
+        assert_eq!(e.code, invalid, "rank is required");
+        let e = call(json!([{"id": "a", "rank": "1d", "elo": 3}]), json!({})).unwrap_err();
+        assert_eq!(e.code, invalid);
+        // The two sides of a game disagree.
+        let e = call(
+            json!([
+                {"id": "a", "rank": "1d",
+                 "games": [{"round": 1, "opponent": "b", "color": "white", "result": "win"}]},
+                {"id": "b", "rank": "1d",
+                 "games": [{"round": 1, "opponent": "a", "color": "white", "result": "win"}]},
+            ]),
+            json!({}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code, invalid);
+        let e = call(
+            json!([
+                {"id": "a", "rank": "1d",
+                 "games": [{"round": 1, "opponent": "zz", "color": "white"}]},
+            ]),
+            json!({}),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("zz"), "{}", e.message);
+        // Weights in the model struct are refused: they are options of this preset.
+        let e = pair(&Params::positional(vec![
+            og_field5(),
+            json!({"preset": "opengotha", "weights": {"club": 1}}),
+        ]))
+        .unwrap_err();
+        assert_eq!(e.code, UNKNOWN_MODEL);
+        // Repeats forbidden and only one possible opponent: no pairing.
+        let e = call(
+            json!([
+                {"id": "a", "rank": "1d",
+                 "games": [{"round": 1, "opponent": "b", "color": "white", "result": "win"}]},
+                {"id": "b", "rank": "1d"},
+            ]),
+            json!({"forbid_repeats": true}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code, NO_PAIRING);
     }
 }

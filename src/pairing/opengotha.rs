@@ -1,0 +1,1440 @@
+//! OpenGotha 3.51's pair weight, criterion by criterion, computed from a tournament history
+//! the way OpenGotha computes it: through doubles, truncated to `i64` at the same places, with
+//! the same integer divisions. Validated against OpenGotha's own weight dumps (see
+//! `tests/pairing_opengotha.rs` and `tests/data/opengotha/`).
+//!
+//! OpenGotha *maximises* a weight (1 = worst allowed pair). The solver minimises, so a pair's
+//! cost is `MAX_WEIGHT − weight`; every perfect matching has the same number of pairs, so the
+//! optimum is the same. The bye is a virtual vertex whose edge costs sit in a tier above every
+//! pair cost, so it goes to the player OpenGotha would choose before matching (§7.2 of the
+//! pairing spec): minimum of rank + 2·MMS + 1000 × byes already had, ties to the later player.
+//!
+//! Rounds are 0-based inside this module (OpenGotha's internal numbering); `round` is the round
+//! being paired, and every score is read "after round − 1" (before it), as OpenGotha does.
+//! Pure code: no I/O.
+
+// Index loops mirror OpenGotha's per-round arrays, which keeps the port checkable line by line.
+#![allow(clippy::needless_range_loop)]
+
+use std::collections::HashMap;
+
+use super::solve::{PairCosts, SolveError, SolveOptions, min_cost_perfect_matching};
+
+/// Ranks: 30k = −30, 1k = −1, 1d = 0, 9d = 8 (OpenGotha's encoding).
+pub const MIN_RANK: i32 = -30;
+pub const MAX_RANK: i32 = 8;
+/// The range of the hand-set McMahon correction (bar group 0, super-bar +1/+2, −1 below).
+const SMMS_CORR_MIN: i32 = -1;
+const SMMS_CORR_MAX: i32 = 2;
+
+/// Tournament systems, for the defaults and the handicap term's range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum System {
+    McMahon,
+    Swiss,
+    SwissCat,
+    Cup,
+}
+
+/// Placement criteria (OpenGotha's names in `name()` / `parse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Crit {
+    Nul,
+    Cat,
+    Rank,
+    Rating,
+    Nbw,
+    Mms,
+    Sts,
+    Cps,
+    Sosw,
+    SoswM1,
+    SoswM2,
+    Sodosw,
+    Sososw,
+    Cussw,
+    Sosm,
+    SosmM1,
+    SosmM2,
+    Sodosm,
+    Sososm,
+    Cussm,
+    Sosts,
+    Ext,
+    Exr,
+    /// Direct confrontation: not computed for pairing (always 0 here); see docs.
+    Dc,
+    Sdc,
+}
+
+const CRITS: &[(Crit, &str)] = &[
+    (Crit::Nul, "NULL"),
+    (Crit::Cat, "CAT"),
+    (Crit::Rank, "RANK"),
+    (Crit::Rating, "RATING"),
+    (Crit::Nbw, "NBW"),
+    (Crit::Mms, "MMS"),
+    (Crit::Sts, "STS"),
+    (Crit::Cps, "CPS"),
+    (Crit::Sosw, "SOSW"),
+    (Crit::SoswM1, "SOSWM1"),
+    (Crit::SoswM2, "SOSWM2"),
+    (Crit::Sodosw, "SODOSW"),
+    (Crit::Sososw, "SOSOSW"),
+    (Crit::Cussw, "CUSSW"),
+    (Crit::Sosm, "SOSM"),
+    (Crit::SosmM1, "SOSMM1"),
+    (Crit::SosmM2, "SOSMM2"),
+    (Crit::Sodosm, "SODOSM"),
+    (Crit::Sososm, "SOSOSM"),
+    (Crit::Cussm, "CUSSM"),
+    (Crit::Sosts, "SOSTS"),
+    (Crit::Ext, "EXT"),
+    (Crit::Exr, "EXR"),
+    (Crit::Dc, "DC"),
+    (Crit::Sdc, "SDC"),
+];
+
+impl Crit {
+    /// OpenGotha's criterion name, case-insensitive ("NULL"/"NONE" = no criterion).
+    pub fn parse(s: &str) -> Option<Crit> {
+        let u = s.trim().to_uppercase();
+        if u == "NONE" || u.is_empty() {
+            return Some(Crit::Nul);
+        }
+        CRITS.iter().find(|(_, n)| *n == u).map(|(c, _)| *c)
+    }
+    pub fn name(self) -> &'static str {
+        CRITS
+            .iter()
+            .find(|(c, _)| *c == self)
+            .map_or("?", |(_, n)| n)
+    }
+}
+
+/// Seeding inside a score group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedSystem {
+    SplitAndRandom,
+    SplitAndFold,
+    SplitAndSlip,
+}
+
+/// Where in its group a drawn-up/down player should come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DuddMode {
+    Top,
+    Mid,
+    Bot,
+}
+
+/// Every parameter of OpenGotha's pairing weight, with its XML attribute in the comment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub system: System,
+    /// numberOfRounds.
+    pub rounds: usize,
+    /// genMMFloor, genMMBar, genMMZero (ranks).
+    pub mm_floor: i32,
+    pub mm_bar: i32,
+    pub mm_zero: i32,
+    /// genNBW2ValueBye/Absent, genMMS2ValueBye/Absent: half points per bye / absent round.
+    pub nbw2_bye: i32,
+    pub nbw2_absent: i32,
+    pub mms2_bye: i32,
+    pub mms2_absent: i32,
+    /// genRoundDownNBWMMS: bye/absent credits rounded down to whole points.
+    pub round_down: bool,
+    /// Lower rank limit of each category but the last (numberOfCategories = len + 1).
+    pub category_limits: Vec<i32>,
+    /// Placement criteria (inner placement inside a score group).
+    pub criteria: Vec<Crit>,
+    /// HandicapParameterSet.
+    pub hd_based_on_mms: bool,
+    pub hd_no_hd_rank_threshold: i32,
+    pub hd_correction: i32,
+    pub hd_ceiling: i32,
+    /// paiStandardNX1Factor (k of the concave f(x) = (1 − x)(1 + kx)).
+    pub nx1: f64,
+    /// paiBaAvoidDuplGame, paiBaRandom, paiBaBalanceWB.
+    pub avoid_dupl_game: i64,
+    pub random: i64,
+    pub balance_wb: i64,
+    /// paiMaAvoidMixingCategories, paiMaMinimizeScoreDifference.
+    pub avoid_mixing_categories: i64,
+    pub minimize_score_difference: i64,
+    /// paiMaDUDDWeight, paiMaCompensateDUDD, paiMaDUDDUpperMode, paiMaDUDDLowerMode.
+    pub dudd_weight: i64,
+    pub compensate_dudd: bool,
+    pub dudd_upper: DuddMode,
+    pub dudd_lower: DuddMode,
+    /// paiMaMaximizeSeeding; paiMaLastRoundForSeedSystem1 (1-based, as in the XML).
+    pub maximize_seeding: i64,
+    pub last_round_seed_system1: usize,
+    pub seed_system1: SeedSystem,
+    pub seed_system2: SeedSystem,
+    pub additional_crit1: Crit,
+    pub additional_crit2: Crit,
+    /// paiSeMinimizeHandicap, paiSeAvoidSameGeo.
+    pub minimize_handicap: i64,
+    pub avoid_same_geo: i64,
+    /// paiSePreferMMSDiffRatherThanSameClub / …SameCountry.
+    pub prefer_mms_diff_club: i32,
+    pub prefer_mms_diff_country: i32,
+    /// paiSeRankThreshold, paiSeNbWinsThresholdActive, paiSeBarThresholdActive.
+    pub se_rank_threshold: i32,
+    pub se_nbwins_threshold_active: bool,
+    pub se_bar_threshold_active: bool,
+}
+
+impl Params {
+    /// OpenGotha's defaults for a system (spec/pairing.md §5.2).
+    pub fn defaults(system: System, rounds: usize) -> Params {
+        let mut p = Params {
+            system,
+            rounds,
+            mm_floor: -20,
+            mm_bar: 3,
+            mm_zero: MIN_RANK,
+            nbw2_bye: 2,
+            nbw2_absent: 0,
+            mms2_bye: 2,
+            mms2_absent: 1,
+            round_down: true,
+            category_limits: vec![],
+            criteria: vec![Crit::Mms, Crit::Sosm, Crit::Sososm],
+            hd_based_on_mms: true,
+            hd_no_hd_rank_threshold: 0,
+            hd_correction: 1,
+            hd_ceiling: 9,
+            nx1: 0.5,
+            avoid_dupl_game: 500_000_000_000_000,
+            random: 0,
+            balance_wb: 1_000_000,
+            avoid_mixing_categories: 20_000_000_000_000,
+            minimize_score_difference: 100_000_000_000,
+            dudd_weight: 100_000_000,
+            compensate_dudd: true,
+            dudd_upper: DuddMode::Mid,
+            dudd_lower: DuddMode::Mid,
+            maximize_seeding: 5_000_000,
+            last_round_seed_system1: 2,
+            seed_system1: SeedSystem::SplitAndRandom,
+            seed_system2: SeedSystem::SplitAndSlip,
+            additional_crit1: Crit::Rating,
+            additional_crit2: Crit::Nul,
+            minimize_handicap: 0,
+            avoid_same_geo: 100_000_000_000,
+            prefer_mms_diff_club: 3,
+            prefer_mms_diff_country: 1,
+            se_rank_threshold: 0,
+            se_nbwins_threshold_active: false,
+            se_bar_threshold_active: true,
+        };
+        match system {
+            System::McMahon => {}
+            System::Swiss => {
+                p.criteria = vec![Crit::Nbw, Crit::Sosw, Crit::Sososw];
+                p.seed_system1 = SeedSystem::SplitAndSlip;
+                p.additional_crit2 = Crit::Rating;
+                p.avoid_same_geo = 0;
+                p.hd_based_on_mms = false;
+                p.hd_ceiling = 0;
+                p.se_rank_threshold = MIN_RANK;
+                p.se_nbwins_threshold_active = true;
+            }
+            System::SwissCat => {
+                p.criteria = vec![Crit::Cat, Crit::Nbw, Crit::Ext, Crit::Exr];
+                p.seed_system2 = SeedSystem::SplitAndFold;
+                p.avoid_same_geo = 20_000_000_000_000;
+                p.minimize_handicap = 20_000_000_000_000;
+                p.hd_no_hd_rank_threshold = 8;
+            }
+            System::Cup => {
+                p.criteria = vec![Crit::Cps];
+                p.seed_system1 = SeedSystem::SplitAndFold;
+                p.seed_system2 = SeedSystem::SplitAndFold;
+                p.additional_crit2 = Crit::Rating;
+                p.avoid_same_geo = 0;
+                p.hd_based_on_mms = false;
+                p.hd_ceiling = 0;
+                p.nbw2_bye = 0;
+                p.mms2_bye = 0;
+                p.mms2_absent = 0;
+            }
+        }
+        p
+    }
+
+    pub fn number_of_categories(&self) -> usize {
+        self.category_limits.len() + 1
+    }
+
+    /// The main score: the first NBW or MMS (or CPS) among the criteria, NBW by default.
+    pub fn main_crit(&self) -> Crit {
+        self.criteria
+            .iter()
+            .copied()
+            .find(|c| matches!(c, Crit::Nbw | Crit::Mms | Crit::Cps))
+            .unwrap_or(Crit::Nbw)
+    }
+}
+
+/// One registered player.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OgPlayer {
+    /// Surname and first name: the deterministic hash reads `name + first_name`.
+    pub name: String,
+    pub first_name: String,
+    pub rank: i32,
+    pub rating: i32,
+    pub club: String,
+    pub country: String,
+    /// McMahon correction added to the initial score (−1 … +2).
+    pub smms_correction: i32,
+    /// Rounds (0-based) the player does not take part in (absent: scored as configured).
+    pub absent: Vec<usize>,
+}
+
+/// A game's result from White's side, as OpenGotha stores it (forfeits score the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    WhiteWins,
+    BlackWins,
+    Jigo,
+    BothWin,
+    BothLose,
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OgGame {
+    /// 0-based round.
+    pub round: usize,
+    pub white: usize,
+    pub black: usize,
+    pub handicap: i32,
+    pub result: Outcome,
+}
+
+/// A tournament history: players, games, and byes as (round, player).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    pub players: Vec<OgPlayer>,
+    pub games: Vec<OgGame>,
+    pub byes: Vec<(usize, usize)>,
+}
+
+/// OpenGotha's weight of one pair, criterion by criterion, under the dump's names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Weights {
+    pub base_duplicate_game: i64,
+    pub base_random: i64,
+    pub base_bw_balance: i64,
+    pub main_category: i64,
+    pub main_score_diff: i64,
+    pub main_dudd: i64,
+    pub main_seed: i64,
+    pub sec_handi: i64,
+    pub sec_geo: i64,
+}
+
+impl Weights {
+    /// OpenGotha's total: the sum plus 1 (0 would mean "not allowed").
+    pub fn total(&self) -> i64 {
+        1 + self.base_duplicate_game
+            + self.base_random
+            + self.base_bw_balance
+            + self.main_category
+            + self.main_score_diff
+            + self.main_dudd
+            + self.main_seed
+            + self.sec_handi
+            + self.sec_geo
+    }
+
+    /// (dump name, value) for each criterion, in the dump's order.
+    pub fn named(&self) -> [(&'static str, i64); 9] {
+        [
+            ("baseDuplicateGameCost", self.base_duplicate_game),
+            ("baseRandomCost", self.base_random),
+            ("baseBWBalanceCost", self.base_bw_balance),
+            ("mainCategoryCost", self.main_category),
+            ("mainScoreDiffCost", self.main_score_diff),
+            ("mainDUDDCost", self.main_dudd),
+            ("mainSeedCost", self.main_seed),
+            ("secHandiCost", self.sec_handi),
+            ("secGeoCost", self.sec_geo),
+        ]
+    }
+}
+
+/// Participation of a player in a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Absent,
+    NotAssigned,
+    Bye,
+    Paired,
+}
+
+/// Per-player scoring after round `rn` (0-based; −1 = before the first round) and the
+/// pairing information of the round being paired.
+pub struct RoundState<'a> {
+    pub params: &'a Params,
+    pub history: &'a History,
+    /// The round being paired (0-based).
+    pub round: usize,
+    /// 2 × NBW and 2 × MMS before this round.
+    pub nbw2: Vec<i32>,
+    pub mms2: Vec<i32>,
+    /// Initial McMahon score.
+    pub smms: Vec<i32>,
+    pub category: Vec<i32>,
+    /// Score group (0 = top; empty groups are numbered too), its size and the player's
+    /// 0-based placement inside it; number of groups.
+    pub group: Vec<i32>,
+    pub group_size: Vec<i32>,
+    pub inner: Vec<i32>,
+    pub number_of_groups: i32,
+    /// Draw-ups and draw-downs so far.
+    pub du: Vec<i32>,
+    pub dd: Vec<i32>,
+    /// White − Black count over the even games so far.
+    pub wb: Vec<i32>,
+    /// Byes received so far.
+    pub byes: Vec<u32>,
+    played: HashMap<(usize, usize), u32>,
+}
+
+/// The "dump name" of a player: surname, space, first name.
+pub fn display_name(p: &OgPlayer) -> String {
+    if p.first_name.is_empty() {
+        p.name.clone()
+    } else {
+        format!("{} {}", p.name, p.first_name)
+    }
+}
+
+/// OpenGotha's deterministic pseudo-random number in 0..=max from the two names: a hash of
+/// the names in (Java string) order, mirrored (max − hash) when the pair comes the other way
+/// round — so the colour draw does not depend on the order, the seeding draw does.
+pub fn det_random(max: i64, p1: &OgPlayer, p2: &OgPlayer) -> i64 {
+    let k1: Vec<u16> = format!("{}{}", p1.name, p1.first_name)
+        .encode_utf16()
+        .collect();
+    let k2: Vec<u16> = format!("{}{}", p2.name, p2.first_name)
+        .encode_utf16()
+        .collect();
+    let inverse = k1 > k2;
+    let (a, b) = if inverse { (&k2, &k1) } else { (&k1, &k2) };
+    let mut n: i64 = 0;
+    for (i, &c) in a.iter().chain(b.iter()).enumerate() {
+        // Java: char × int, added to a long.
+        n = n.wrapping_add((c as i32).wrapping_mul(i as i32 + 1) as i64);
+    }
+    let r = n.wrapping_mul(1_234_567) % (max + 1);
+    if inverse { max - r } else { r }
+}
+
+/// OpenGotha's category of a rank.
+fn category_of(params: &Params, rank: i32) -> i32 {
+    if params.number_of_categories() <= 1 {
+        return 0;
+    }
+    for (c, &lim) in params.category_limits.iter().enumerate() {
+        if rank >= lim {
+            return c as i32;
+        }
+    }
+    params.category_limits.len() as i32
+}
+
+/// Half points a result gives (white's, black's).
+fn points2(result: Outcome) -> (i32, i32) {
+    match result {
+        Outcome::WhiteWins => (2, 0),
+        Outcome::BlackWins => (0, 2),
+        Outcome::Jigo => (1, 1),
+        Outcome::BothWin => (2, 2),
+        Outcome::BothLose | Outcome::Unknown => (0, 0),
+    }
+}
+
+/// Every placement criterion's value per player after round `rn` (−1: before round 0).
+struct Scores {
+    /// crit → values per player.
+    values: HashMap<&'static str, Vec<i32>>,
+}
+
+impl Scores {
+    fn get(&self, c: Crit, i: usize) -> i32 {
+        self.values.get(c.name()).map_or(0, |v| v[i])
+    }
+}
+
+struct Base<'a> {
+    params: &'a Params,
+    history: &'a History,
+    n: usize,
+    /// part[r][i]
+    part: Vec<Vec<Part>>,
+    /// game[r][i] = index into history.games
+    game: Vec<Vec<Option<usize>>>,
+    smms: Vec<i32>,
+    /// nbw2[r][i], mms2[r][i], sts2[r][i], cps2[r][i] after round r, for r < rounds.
+    nbw2: Vec<Vec<i32>>,
+    mms2: Vec<Vec<i32>>,
+    sts2: Vec<Vec<i32>>,
+    cps2: Vec<Vec<i32>>,
+}
+
+impl<'a> Base<'a> {
+    fn new(params: &'a Params, history: &'a History, upto: usize) -> Base<'a> {
+        let n = history.players.len();
+        let rounds = upto;
+        let mut part = vec![vec![Part::NotAssigned; n]; rounds];
+        for (i, p) in history.players.iter().enumerate() {
+            for &r in &p.absent {
+                if r < rounds {
+                    part[r][i] = Part::Absent;
+                }
+            }
+        }
+        let mut game = vec![vec![None; n]; rounds];
+        for (k, g) in history.games.iter().enumerate() {
+            if g.round < rounds {
+                part[g.round][g.white] = Part::Paired;
+                part[g.round][g.black] = Part::Paired;
+                game[g.round][g.white] = Some(k);
+                game[g.round][g.black] = Some(k);
+            }
+        }
+        for &(r, i) in &history.byes {
+            if r < rounds {
+                part[r][i] = Part::Bye;
+            }
+        }
+        let smms: Vec<i32> = history
+            .players
+            .iter()
+            .map(|p| {
+                let zero = params.mm_zero;
+                let s = (p.rank - zero)
+                    .max(params.mm_floor - zero)
+                    .min(params.mm_bar - zero);
+                s + p.smms_correction
+            })
+            .collect();
+        let mut nbw2 = vec![vec![0; n]; rounds];
+        let mut mms2 = vec![vec![0; n]; rounds];
+        let mut cps2 = vec![vec![0i32; n]; rounds];
+        for r in 0..rounds {
+            for i in 0..n {
+                if r == 0 {
+                    mms2[r][i] = 2 * smms[i];
+                } else {
+                    nbw2[r][i] = nbw2[r - 1][i];
+                    mms2[r][i] = mms2[r - 1][i];
+                    cps2[r][i] = cps2[r - 1][i].saturating_mul(2);
+                }
+            }
+            for g in history.games.iter().filter(|g| g.round == r) {
+                let (w, b) = points2(g.result);
+                nbw2[r][g.white] += w;
+                mms2[r][g.white] += w;
+                nbw2[r][g.black] += b;
+                mms2[r][g.black] += b;
+                // Cup score: the win sequence read as a binary number (first round highest).
+                if w == 2 {
+                    cps2[r][g.white] = cps2[r][g.white].saturating_add(2);
+                }
+                if b == 2 {
+                    cps2[r][g.black] = cps2[r][g.black].saturating_add(2);
+                }
+            }
+        }
+        // Bye and absent credits, cumulated and optionally rounded down (as OpenGotha).
+        for i in 0..n {
+            let (mut nb, mut mm) = (0, 0);
+            for r in 0..rounds {
+                match part[r][i] {
+                    Part::Absent => {
+                        nb += params.nbw2_absent;
+                        mm += params.mms2_absent;
+                    }
+                    Part::Bye => {
+                        nb += params.nbw2_bye;
+                        mm += params.mms2_bye;
+                    }
+                    _ => {}
+                }
+                let (a, b) = if params.round_down {
+                    ((nb / 2) * 2, (mm / 2) * 2)
+                } else {
+                    (nb, mm)
+                };
+                nbw2[r][i] += a;
+                mms2[r][i] += b;
+            }
+        }
+        // Strasbourg score: MMS plus the knockout bonus of the bar group's perfect scorers.
+        let mut sts2 = mms2.clone();
+        let nr = params.rounds as i64;
+        let at = |v: &Vec<Vec<i32>>, r: i64, i: usize| -> i32 {
+            if r >= 0 && (r as usize) < rounds {
+                v[r as usize][i]
+            } else {
+                0
+            }
+        };
+        for i in 0..n {
+            if at(&mms2, nr - 3, i) == 2 * (30 + params.mm_bar + nr as i32 - 2) {
+                for r in [nr - 3, nr - 2, nr - 1] {
+                    if r >= 0 && (r as usize) < rounds {
+                        sts2[r as usize][i] += 4;
+                    }
+                }
+            }
+            if at(&mms2, nr - 2, i) == 2 * (30 + params.mm_bar + nr as i32 - 1) {
+                for r in [nr - 2, nr - 1] {
+                    if r >= 0 && (r as usize) < rounds {
+                        sts2[r as usize][i] += 4;
+                    }
+                }
+            }
+        }
+        Base {
+            params,
+            history,
+            n,
+            part,
+            game,
+            smms,
+            nbw2,
+            mms2,
+            sts2,
+            cps2,
+        }
+    }
+
+    fn opp(&self, k: usize, i: usize) -> (usize, bool) {
+        let g = &self.history.games[k];
+        if g.white == i {
+            (g.black, true)
+        } else {
+            (g.white, false)
+        }
+    }
+
+    /// Half points of player i in game k (OpenGotha's getWX2).
+    fn wx2(&self, k: usize, i: usize) -> i32 {
+        let g = &self.history.games[k];
+        let (w, b) = points2(g.result);
+        if g.white == i { w } else { b }
+    }
+
+    /// Main score value of a criterion at round rn (OpenGotha's getCritValue semantics for
+    /// the first-level scores: rn < 0 → before the first round).
+    fn first_level(&self, c: Crit, rn: i64, i: usize) -> i32 {
+        if rn < 0 {
+            return match c {
+                Crit::Mms | Crit::Sts => 2 * self.smms[i],
+                _ => 0,
+            };
+        }
+        let r = rn as usize;
+        match c {
+            Crit::Nbw => self.nbw2[r][i],
+            Crit::Mms => self.mms2[r][i],
+            Crit::Sts => self.sts2[r][i],
+            Crit::Cps => self.cps2[r][i],
+            _ => 0,
+        }
+    }
+
+    /// All criteria at round rn.
+    fn scores(&self, rn: i64) -> Scores {
+        let n = self.n;
+        let p = self.params;
+        let h = self.history;
+        let mut values: HashMap<&'static str, Vec<i32>> = HashMap::new();
+        let cat: Vec<i32> = h
+            .players
+            .iter()
+            .map(|pl| -category_of(p, pl.rank))
+            .collect();
+        values.insert(Crit::Cat.name(), cat);
+        values.insert(
+            Crit::Rank.name(),
+            h.players.iter().map(|pl| pl.rank).collect(),
+        );
+        values.insert(
+            Crit::Rating.name(),
+            h.players.iter().map(|pl| pl.rating).collect(),
+        );
+        for c in [Crit::Nbw, Crit::Mms, Crit::Sts, Crit::Cps] {
+            values.insert(
+                c.name(),
+                (0..n).map(|i| self.first_level(c, rn, i)).collect(),
+            );
+        }
+        if rn < 0 {
+            return Scores { values };
+        }
+        let r = rn as usize;
+        let mut put = |c: Crit, v: Vec<i32>| {
+            values.insert(c.name(), v);
+        };
+        let cusw = (0..n)
+            .map(|i| (0..=r).map(|rr| self.nbw2[rr][i]).sum())
+            .collect();
+        let cusm = (0..n)
+            .map(|i| (0..=r).map(|rr| self.mms2[rr][i]).sum())
+            .collect();
+        put(Crit::Cussw, cusw);
+        put(Crit::Cussm, cusm);
+        // Cut sums as OpenGotha computes them (including its quirks at rounds 0 and 1).
+        let cut = |os: &[i32], total: i32| -> (i32, i32) {
+            if r == 0 {
+                (0, 0)
+            } else if r == 1 {
+                (os[0].max(os[1]), 0)
+            } else {
+                let mut rmin = 0;
+                for rr in 1..=r {
+                    if os[rr] < os[rmin] {
+                        rmin = rr;
+                    }
+                }
+                let mut rmin2 = if rmin == 0 { 1 } else { 0 };
+                for rr in 0..=r {
+                    if rr != rmin && os[rr] < os[rmin2] {
+                        rmin2 = rr;
+                    }
+                }
+                let m1 = total - os[rmin];
+                (m1, m1 - os[rmin2])
+            }
+        };
+        let mut sosw = vec![0; n];
+        let mut soswm1 = vec![0; n];
+        let mut soswm2 = vec![0; n];
+        let mut sdsw = vec![0; n];
+        let mut sosm = vec![0; n];
+        let mut sosmm1 = vec![0; n];
+        let mut sosmm2 = vec![0; n];
+        let mut sdsm = vec![0; n];
+        let mut sosts = vec![0; n];
+        let mut ext = vec![0; n];
+        let mut exr = vec![0; n];
+        for i in 0..n {
+            let mut osw = vec![0; r + 1];
+            let mut dosw = vec![0; r + 1];
+            let mut osm = vec![0; r + 1];
+            let mut dosm = vec![0; r + 1];
+            let mut osts = vec![0; r + 1];
+            for rr in 0..=r {
+                match (self.part[rr][i], self.game[rr][i]) {
+                    (Part::Paired, Some(k)) => {
+                        let (o, white) = self.opp(k, i);
+                        let res = self.wx2(k, i);
+                        osw[rr] = self.nbw2[r][o];
+                        dosw[rr] = osw[rr] * res;
+                        let hd = 2 * h.games[k].handicap;
+                        let sign = if white { hd } else { -hd };
+                        osm[rr] = self.mms2[r][o] + sign;
+                        osts[rr] = self.sts2[r][o] + sign;
+                        dosm[rr] = osm[rr] * res;
+                        // Exploits: real handicap from my side minus the natural one.
+                        let real = if white {
+                            h.games[k].handicap
+                        } else {
+                            -h.games[k].handicap
+                        };
+                        let natural = h.players[i].rank - h.players[o].rank;
+                        let coef = match real - natural {
+                            d if d >= 2 => 3,
+                            1 => 2,
+                            0 => 1,
+                            _ => 0,
+                        };
+                        ext[i] += self.nbw2[r][o] * coef;
+                        if res == 2 {
+                            exr[i] += self.nbw2[r][o] * coef;
+                        }
+                    }
+                    _ => {
+                        osm[rr] = 2 * self.smms[i];
+                        osts[rr] = 2 * self.smms[i];
+                    }
+                }
+            }
+            sosw[i] = osw.iter().sum();
+            sdsw[i] = dosw.iter().sum();
+            let (a, b) = cut(&osw, sosw[i]);
+            soswm1[i] = a;
+            soswm2[i] = b;
+            sosm[i] = osm.iter().sum();
+            sdsm[i] = dosm.iter().sum();
+            sosts[i] = osts.iter().sum();
+            // OpenGotha leaves SOSM−1/−2 at 0 after rounds 0 and 1.
+            if r >= 2 {
+                let (a, b) = cut(&osm, sosm[i]);
+                sosmm1[i] = a;
+                sosmm2[i] = b;
+            }
+        }
+        let mut sssw = vec![0; n];
+        let mut sssm = vec![0; n];
+        for i in 0..n {
+            for rr in 0..=r {
+                match (self.part[rr][i], self.game[rr][i]) {
+                    (Part::Paired, Some(k)) => {
+                        let (o, _) = self.opp(k, i);
+                        sssw[i] += sosw[o];
+                        sssm[i] += sosm[o];
+                    }
+                    _ => {
+                        sssm[i] += 2 * self.smms[i] * (r as i32 + 1);
+                    }
+                }
+            }
+        }
+        put(Crit::Sosw, sosw);
+        put(Crit::SoswM1, soswm1);
+        put(Crit::SoswM2, soswm2);
+        put(Crit::Sodosw, sdsw);
+        put(Crit::Sosm, sosm);
+        put(Crit::SosmM1, sosmm1);
+        put(Crit::SosmM2, sosmm2);
+        put(Crit::Sodosm, sdsm);
+        put(Crit::Sosts, sosts);
+        put(Crit::Sososw, sssw);
+        put(Crit::Sososm, sssm);
+        put(Crit::Ext, ext);
+        put(Crit::Exr, exr);
+        Scores { values }
+    }
+}
+
+/// What is wrong with a history (indices out of range, a player twice in a round, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryError(pub String);
+
+impl std::fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HistoryError {}
+
+/// Checks a history: indices in range, no self-game, nobody twice in a round, handicap 0–99.
+pub fn check_history(h: &History) -> Result<(), HistoryError> {
+    let n = h.players.len();
+    let mut seen: HashMap<(usize, usize), ()> = HashMap::new();
+    let mut mark = |r: usize, i: usize| -> Result<(), HistoryError> {
+        if seen.insert((r, i), ()).is_some() {
+            return Err(HistoryError(format!(
+                "player {i} appears twice in round {}",
+                r + 1
+            )));
+        }
+        Ok(())
+    };
+    for g in &h.games {
+        if g.white >= n || g.black >= n {
+            return Err(HistoryError("a game names an unknown player".into()));
+        }
+        if g.white == g.black {
+            return Err(HistoryError("a player cannot play itself".into()));
+        }
+        if !(0..=99).contains(&g.handicap) {
+            return Err(HistoryError(format!(
+                "handicap {} out of range",
+                g.handicap
+            )));
+        }
+        mark(g.round, g.white)?;
+        mark(g.round, g.black)?;
+    }
+    for &(r, i) in &h.byes {
+        if i >= n {
+            return Err(HistoryError("a bye names an unknown player".into()));
+        }
+        mark(r, i)?;
+    }
+    Ok(())
+}
+
+impl<'a> RoundState<'a> {
+    /// Scores, groups, inner placements, DU/DD and colour balances before round `round`
+    /// (0-based), over every player of the history (OpenGotha places all registered players,
+    /// not only those being paired).
+    pub fn new(params: &'a Params, history: &'a History, round: usize) -> RoundState<'a> {
+        let n = history.players.len();
+        let base = Base::new(params, history, round);
+        let rn = round as i64 - 1;
+        let scores = base.scores(rn);
+        let main = params.main_crit();
+        let main_at = |r: i64, i: usize| base.first_level(main, r, i);
+        let category: Vec<i32> = history
+            .players
+            .iter()
+            .map(|p| category_of(params, p.rank))
+            .collect();
+        // Score range: McMahon from the floor (−1) to the bar (+2) plus the rounds played,
+        // Cup 0 … 2^round, else 0 … round. Every value is a group, empty ones included.
+        let (min_score, max_score) = match main {
+            Crit::Mms => (
+                params.mm_floor + SMMS_CORR_MIN - MIN_RANK,
+                params.mm_bar + SMMS_CORR_MAX + round as i32 - MIN_RANK,
+            ),
+            Crit::Cps => (0, (1i64 << round.min(62)).min(i32::MAX as i64) as i32),
+            _ => (0, round as i32),
+        };
+        let additional = if round + 1 > params.last_round_seed_system1 {
+            params.additional_crit2
+        } else {
+            params.additional_crit1
+        };
+        let mut crits = params.criteria.clone();
+        crits.push(additional);
+        let mut group = vec![0; n];
+        let mut group_size = vec![0; n];
+        let mut inner = vec![0; n];
+        let main_now: Vec<i32> = (0..n).map(|i| main_at(rn, i) / 2).collect();
+        let mut by_score: HashMap<(i32, i32), Vec<usize>> = HashMap::new();
+        for i in 0..n {
+            by_score
+                .entry((category[i], main_now[i]))
+                .or_default()
+                .push(i);
+        }
+        // Every score value from the maximum down to the minimum is a group, per category, empty
+        // ones included (OpenGotha ≥ 3.49): group(cat, s) = cat · span + (max − s). Computed
+        // directly rather than by walking the (possibly huge, for cup scores) range.
+        let span = (max_score as i64 - min_score as i64 + 1).max(1);
+        let ncat = params.number_of_categories() as i64;
+        let total_groups = (span * ncat).min(i32::MAX as i64 - 1);
+        let mut keys: Vec<&(i32, i32)> = by_score.keys().collect();
+        keys.sort_unstable();
+        let players = &history.players;
+        // Java's String.compareTo: UTF-16 code units.
+        let key = |p: &OgPlayer| {
+            (
+                p.name.encode_utf16().collect::<Vec<_>>(),
+                p.first_name.encode_utf16().collect::<Vec<_>>(),
+            )
+        };
+        for &&(cat, s) in &keys {
+            // A score outside the range (impossible with valid input) gets a group after the
+            // others, so the weights stay defined.
+            let g = if (min_score..=max_score).contains(&s) {
+                (cat as i64 * span + (max_score as i64 - s as i64)).min(total_groups)
+            } else {
+                total_groups
+            };
+            let mut members = by_score[&(cat, s)].clone();
+            members.sort_by(|&a, &b| {
+                for &c in &crits {
+                    let (va, vb) = (scores.get(c, a), scores.get(c, b));
+                    if va != vb {
+                        return vb.cmp(&va);
+                    }
+                }
+                key(&players[a]).cmp(&key(&players[b]))
+            });
+            for (k, &i) in members.iter().enumerate() {
+                group[i] = g as i32;
+                group_size[i] = members.len() as i32;
+                inner[i] = k as i32;
+            }
+        }
+        let gnum = total_groups as i32;
+        let mut du = vec![0; n];
+        let mut dd = vec![0; n];
+        let mut wb = vec![0; n];
+        let mut byes = vec![0u32; n];
+        let mut played: HashMap<(usize, usize), u32> = HashMap::new();
+        for g in history.games.iter().filter(|g| g.round < round) {
+            let (a, b) = (main_at(g.round as i64 - 1, g.white) / 2, {
+                main_at(g.round as i64 - 1, g.black) / 2
+            });
+            if a < b {
+                du[g.white] += 1;
+                dd[g.black] += 1;
+            } else if a > b {
+                dd[g.white] += 1;
+                du[g.black] += 1;
+            }
+            if g.handicap == 0 {
+                wb[g.white] += 1;
+                wb[g.black] -= 1;
+            }
+            let k = (g.white.min(g.black), g.white.max(g.black));
+            *played.entry(k).or_insert(0) += 1;
+        }
+        for &(r, i) in &history.byes {
+            if r < round {
+                byes[i] += 1;
+            }
+        }
+        RoundState {
+            params,
+            history,
+            round,
+            nbw2: (0..n).map(|i| base.first_level(Crit::Nbw, rn, i)).collect(),
+            mms2: (0..n).map(|i| base.first_level(Crit::Mms, rn, i)).collect(),
+            smms: base.smms.clone(),
+            category,
+            group,
+            group_size,
+            inner,
+            number_of_groups: gnum,
+            du,
+            dd,
+            wb,
+            byes,
+            played,
+        }
+    }
+
+    /// Games the two already played together.
+    pub fn games_between(&self, a: usize, b: usize) -> u32 {
+        self.played.get(&(a.min(b), a.max(b))).copied().unwrap_or(0)
+    }
+
+    /// The handicap OpenGotha would give and who is White: (white, black, stones).
+    /// Handicap ≠ 0: the stronger player is White; else the larger W−B balance gets Black;
+    /// equal balances: OpenGotha's deterministic hash of the names.
+    pub fn board(&self, i: usize, j: usize) -> (usize, usize, i32) {
+        let p = self.params;
+        let pseudo = |k: usize| {
+            let r = if p.hd_based_on_mms {
+                self.mms2[k] / 2 + MIN_RANK
+            } else {
+                self.history.players[k].rank
+            };
+            r.min(p.hd_no_hd_rank_threshold)
+        };
+        let mut hd = pseudo(i) - pseudo(j);
+        if hd > 0 {
+            hd = (hd - p.hd_correction).max(0);
+        } else if hd < 0 {
+            hd = (hd + p.hd_correction).min(0);
+        }
+        hd = hd.clamp(-p.hd_ceiling.max(0), p.hd_ceiling.max(0));
+        if hd > 0 {
+            (i, j, hd)
+        } else if hd < 0 {
+            (j, i, -hd)
+        } else if self.wb[i] > self.wb[j] {
+            (j, i, 0)
+        } else if self.wb[i] < self.wb[j]
+            || (self.wb[i] == self.wb[j]
+                && det_random(1, &self.history.players[i], &self.history.players[j]) == 0)
+        {
+            (i, j, 0)
+        } else {
+            (j, i, 0)
+        }
+    }
+
+    /// OpenGotha's weight of the pair (i, j); i is "player 1" (it matters only for the
+    /// deterministic random terms, which hash the names in order).
+    pub fn weights(&self, i: usize, j: usize) -> Weights {
+        let p = self.params;
+        let h = self.history;
+        let (pi, pj) = (&h.players[i], &h.players[j]);
+        let k = p.nx1;
+        let concave = |w: i64, x: f64| -> i64 { (w as f64 * (1.0 - x) * (1.0 + k * x)) as i64 };
+        let mut w = Weights::default();
+        if self.games_between(i, j) == 0 {
+            w.base_duplicate_game = p.avoid_dupl_game;
+        }
+        w.base_random = det_random(p.random, pi, pj);
+        let (_, _, hd) = self.board(i, j);
+        if hd == 0 {
+            let (a, b) = (self.wb[i], self.wb[j]);
+            if a * b < 0 {
+                w.base_bw_balance = p.balance_wb;
+            } else if (a == 0 && b.abs() >= 2) || (b == 0 && a.abs() >= 2) {
+                w.base_bw_balance = p.balance_wb / 2;
+            }
+        }
+        let ncat = p.number_of_categories() as i32;
+        let (ci, cj) = (self.category[i], self.category[j]);
+        if ncat > 1 {
+            let x = (ci - cj).abs() as f64 / ncat as f64;
+            w.main_category = concave(p.avoid_mixing_categories, x);
+        }
+        let sco_range = self.number_of_groups;
+        let (gi, gj) = (self.group[i], self.group[j]);
+        if ci == cj {
+            let x = (gi - gj).abs() as f64 / sco_range as f64;
+            w.main_score_diff = concave(p.minimize_score_difference, x);
+        }
+        let mut dudd: i64 = 0;
+        if (gi - gj).abs() < 4 && gi != gj {
+            // 5 scenarios (V3.44.05): 2 is neutral; −1 per player drawn again in a sense it
+            // already was; +1 per player whose earlier draw this compensates.
+            let (du1, dd1, du2, dd2) = (self.du[i], self.dd[i], self.du[j], self.dd[j]);
+            let mut scenario = 2;
+            if du1 > 0 && gi > gj {
+                scenario -= 1;
+            }
+            if dd1 > 0 && gi < gj {
+                scenario -= 1;
+            }
+            if du2 > 0 && gj > gi {
+                scenario -= 1;
+            }
+            if dd2 > 0 && gj < gi {
+                scenario -= 1;
+            }
+            if scenario != 0 && du1 > 0 && dd1 < du1 && gi < gj {
+                scenario += 1;
+            }
+            if scenario != 0 && dd1 > 0 && du1 < dd1 && gi > gj {
+                scenario += 1;
+            }
+            if scenario != 0 && du2 > 0 && dd2 < du2 && gj < gi {
+                scenario += 1;
+            }
+            if scenario != 0 && dd2 > 0 && du2 < dd2 && gj > gi {
+                scenario += 1;
+            }
+            let dw = p.dudd_weight / 5;
+            let (upper, lower) = if gi < gj { (i, j) } else { (j, i) };
+            let part = |mode: DuddMode, s: usize| -> i64 {
+                let g = self.group_size[s] as i64;
+                let c = self.inner[s] as i64;
+                let num = match mode {
+                    DuddMode::Top => g - 1 - c,
+                    DuddMode::Mid => g - 1 - (2 * c - g + 1).abs(),
+                    DuddMode::Bot => c,
+                };
+                dw / 2 * num / g
+            };
+            dudd += part(p.dudd_upper, upper);
+            dudd += part(p.dudd_lower, lower);
+            dudd += match scenario {
+                1 => dw,
+                2 => 2 * dw,
+                s if s > 2 && !p.compensate_dudd => 2 * dw,
+                3 => 3 * dw,
+                4 => 4 * dw,
+                _ => 0,
+            };
+        }
+        let cat_gap = ((ci - cj).abs() + 1) as i64;
+        w.main_dudd = dudd / cat_gap / cat_gap / cat_gap / cat_gap;
+        if gi == gj {
+            let g = self.group_size[i] as i64;
+            let (c1, c2) = (self.inner[i] as i64, self.inner[j] as i64);
+            let max = p.maximize_seeding;
+            // `last_round_seed_system1` is 1-based, `round` 0-based.
+            let system = if self.round < p.last_round_seed_system1 {
+                p.seed_system1
+            } else {
+                p.seed_system2
+            };
+            w.main_seed = match system {
+                SeedSystem::SplitAndRandom => {
+                    if (2 * c1 < g) != (2 * c2 < g) {
+                        let range = (max as f64 * 0.2) as i64;
+                        max - det_random(range, pi, pj)
+                    } else {
+                        0
+                    }
+                }
+                SeedSystem::SplitAndFold => {
+                    let x = c1 + c2 - (g - 1);
+                    max - (max * x / (g - 1) * x / (g - 1))
+                }
+                SeedSystem::SplitAndSlip => {
+                    let x = 2 * (c1 - c2).abs() - g;
+                    max - (max * x / g * x / g)
+                }
+            };
+        }
+        // Secondary criteria: "strong" players have their MMS replaced by the maximum in the
+        // minimise-handicap term (the only place 3.51 applies the exclusion).
+        let round = self.round as i32;
+        let nbw2_threshold = if p.se_nbwins_threshold_active {
+            p.rounds as i32
+        } else {
+            2 * p.rounds as i32
+        };
+        let mm_bar = p.mm_bar - MIN_RANK;
+        let max_mms = p.mm_bar + SMMS_CORR_MAX - MIN_RANK + round;
+        let pseudo = |s: usize| -> i32 {
+            let strong = 2 * h.players[s].rank + self.nbw2[s] >= 2 * p.se_rank_threshold;
+            let many = self.nbw2[s] >= nbw2_threshold;
+            let bar = self.smms[s] >= mm_bar && p.se_bar_threshold_active;
+            if strong || many || bar {
+                max_mms
+            } else {
+                self.mms2[s] / 2
+            }
+        };
+        let sec_range = if p.system == System::McMahon {
+            sco_range
+        } else {
+            (p.mm_bar - p.mm_floor + SMMS_CORR_MAX - SMMS_CORR_MIN) + round
+        };
+        let x = (pseudo(i) - pseudo(j)).abs() as f64 / sec_range as f64;
+        w.sec_handi = concave(p.minimize_handicap, x);
+        // Geography: the MMS gap one would rather accept than a same-country (same-club)
+        // pairing, as a ratio of the score range; a different club/country earns the bonus.
+        let same = |a: &str, b: &str| a.to_lowercase() == b.to_lowercase();
+        let sr = sco_range as f64;
+        let mut country_ratio = 0.0;
+        if !same(&pi.country, &pj.country) && p.prefer_mms_diff_country != 0 {
+            country_ratio = (p.prefer_mms_diff_country as f64 / sr).min(1.0);
+        }
+        let mut club_ratio = 0.0;
+        if !same(&pi.club, &pj.club) && p.prefer_mms_diff_club != 0 {
+            // Club groups are not modelled: two different clubs are never in a common group.
+            club_ratio = p.prefer_mms_diff_club as f64 * 1.2 / sr;
+        }
+        if club_ratio > 1.0 {
+            club_ratio = 1.0;
+        }
+        let mut geo_ratio = country_ratio.max(club_ratio) + country_ratio.min(club_ratio) / 2.0;
+        if geo_ratio > 0.0 {
+            geo_ratio += 0.5 / sr;
+        }
+        let db_geo = p.avoid_same_geo as f64 * (1.0 - geo_ratio) * (1.0 + k * geo_ratio);
+        w.sec_geo = (p.minimize_score_difference - db_geo as i64).min(p.avoid_same_geo);
+        w
+    }
+
+    /// OpenGotha's bye weight (smaller = more suitable): rank + 2·MMS + 1000 × byes so far.
+    pub fn bye_weight(&self, i: usize) -> i64 {
+        self.history.players[i].rank as i64 + self.mms2[i] as i64 + 1000 * self.byes[i] as i64
+    }
+}
+
+/// An upper bound of any weight under these parameters (the sum of the criteria maxima).
+pub fn max_weight(p: &Params) -> i128 {
+    1 + [
+        p.avoid_dupl_game,
+        p.random,
+        p.balance_wb,
+        p.avoid_mixing_categories,
+        p.minimize_score_difference,
+        p.dudd_weight,
+        p.maximize_seeding,
+        p.minimize_handicap,
+        p.avoid_same_geo.max(p.minimize_score_difference),
+    ]
+    .iter()
+    .map(|&x| x.max(0) as i128)
+    .sum::<i128>()
+}
+
+/// The costs of one round for the solver: players `to_pair` (indices into the history),
+/// in pairing order, plus a BYE vertex when their number is odd.
+pub struct RoundCosts<'a> {
+    pub state: &'a RoundState<'a>,
+    /// Vertex → history index, in pairing order (score group, then inner placement).
+    pub vertex: Vec<usize>,
+    /// Vertex → position in the caller's list (the order of `to_pair`).
+    pub caller_pos: Vec<usize>,
+    /// `Some(v)`: the BYE vertex.
+    pub bye: Option<usize>,
+    /// Pairs (history indices, smaller first) that must not meet: absent edges.
+    pub forbidden: std::collections::HashSet<(usize, usize)>,
+    /// Players (history indices) who must not get the bye: no BYE edge.
+    pub no_bye: std::collections::HashSet<usize>,
+    max: i128,
+    bye_tier: i128,
+}
+
+impl<'a> RoundCosts<'a> {
+    pub fn new(state: &'a RoundState<'a>, to_pair: &[usize]) -> RoundCosts<'a> {
+        let mut order: Vec<usize> = (0..to_pair.len()).collect();
+        order.sort_by_key(|&k| {
+            let i = to_pair[k];
+            (state.group[i], state.inner[i], k)
+        });
+        let vertex: Vec<usize> = order.iter().map(|&k| to_pair[k]).collect();
+        let n = vertex.len();
+        let max = max_weight(state.params);
+        let bye = (n % 2 == 1).then_some(n);
+        // The bye is chosen before the pairs (as in OpenGotha): its cost outweighs any
+        // difference in the sum of the pair costs.
+        let bye_tier = max * (n as i128 / 2 + 1);
+        RoundCosts {
+            state,
+            vertex,
+            caller_pos: order,
+            bye,
+            forbidden: Default::default(),
+            no_bye: Default::default(),
+            max,
+            bye_tier,
+        }
+    }
+
+    /// The bye cost of vertex v: OpenGotha's bye weight, ties to the later player in the
+    /// caller's list, as a tier above the pairs.
+    pub fn bye_cost(&self, v: usize) -> i128 {
+        let n = self.vertex.len() as i128;
+        let w = self.state.bye_weight(self.vertex[v]) as i128 + 100;
+        (w * n + (n - 1 - self.caller_pos[v] as i128)) * self.bye_tier
+    }
+
+    /// OpenGotha's weights of the pair of vertices (u, v), player 1 first in the caller's
+    /// order.
+    pub fn weights(&self, u: usize, v: usize) -> Weights {
+        let (a, b) = self.caller_order(u, v);
+        self.state.weights(self.vertex[a], self.vertex[b])
+    }
+
+    /// The two vertices, the earlier one in the caller's list first ("player 1").
+    pub fn caller_order(&self, u: usize, v: usize) -> (usize, usize) {
+        if self.caller_pos[u] <= self.caller_pos[v] {
+            (u, v)
+        } else {
+            (v, u)
+        }
+    }
+}
+
+impl PairCosts for RoundCosts<'_> {
+    type W = i128;
+    fn len(&self) -> usize {
+        self.vertex.len() + usize::from(self.bye.is_some())
+    }
+    fn cost(&self, u: usize, v: usize) -> Option<i128> {
+        for (a, b) in [(u, v), (v, u)] {
+            if Some(b) == self.bye {
+                return (!self.no_bye.contains(&self.vertex[a])).then(|| self.bye_cost(a));
+            }
+        }
+        let (a, b) = (self.vertex[u], self.vertex[v]);
+        if self.forbidden.contains(&(a.min(b), a.max(b))) {
+            return None;
+        }
+        Some(self.max - self.weights(u, v).total() as i128)
+    }
+    fn hubs(&self) -> Vec<usize> {
+        self.bye.into_iter().collect()
+    }
+}
+
+/// One board of a paired round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Board {
+    pub white: usize,
+    pub black: usize,
+    pub handicap: i32,
+    pub weights: Weights,
+}
+
+/// A paired round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pairing {
+    /// Boards, top group first (history indices).
+    pub boards: Vec<Board>,
+    pub bye: Option<usize>,
+    /// Σ OpenGotha total weight over the boards (maximised).
+    pub total_weight: i128,
+}
+
+/// Pairs `to_pair` (history indices; each at most once) for round `state.round`: the exact
+/// maximum of OpenGotha's total weight, with the bye chosen as OpenGotha chooses it.
+pub fn pair(
+    state: &RoundState,
+    to_pair: &[usize],
+    opts: SolveOptions,
+) -> Result<Pairing, SolveError> {
+    pair_with(RoundCosts::new(state, to_pair), opts)
+}
+
+/// [`pair`] with prepared costs (forbidden pairs, players excluded from the bye).
+pub fn pair_with(costs: RoundCosts, opts: SolveOptions) -> Result<Pairing, SolveError> {
+    let state = costs.state;
+    let m = min_cost_perfect_matching(&costs, opts)?;
+    let mut boards = vec![];
+    let mut bye = None;
+    let mut total: i128 = 0;
+    for u in 0..costs.vertex.len() {
+        let v = m.mate[u];
+        if Some(v) == costs.bye {
+            bye = Some(costs.vertex[u]);
+            continue;
+        }
+        if u < v {
+            let w = costs.weights(u, v);
+            total += w.total() as i128;
+            let (a, b) = costs.caller_order(u, v);
+            let (white, black, handicap) = state.board(costs.vertex[a], costs.vertex[b]);
+            boards.push(Board {
+                white,
+                black,
+                handicap,
+                weights: w,
+            });
+        }
+    }
+    Ok(Pairing {
+        boards,
+        bye,
+        total_weight: total,
+    })
+}
+
+/// Rank text (30k … 1k, 1d … 9d; "p" pro ranks count as 9d) → OpenGotha's integer.
+pub fn parse_rank(s: &str) -> Option<i32> {
+    let t = s.trim().to_lowercase();
+    let (num, kind) = t.split_at(t.len().checked_sub(1)?);
+    let v: i32 = num.trim().parse().ok()?;
+    let r = match kind {
+        "k" if (1..=30).contains(&v) => -v,
+        "d" if (1..=9).contains(&v) => v - 1,
+        "p" if (1..=9).contains(&v) => MAX_RANK,
+        _ => return None,
+    };
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_parse_like_opengotha() {
+        assert_eq!(parse_rank("30K"), Some(-30));
+        assert_eq!(parse_rank("1k"), Some(-1));
+        assert_eq!(parse_rank("1D"), Some(0));
+        assert_eq!(parse_rank("9d"), Some(8));
+        assert_eq!(parse_rank("0k"), None);
+        assert_eq!(parse_rank("x"), None);
+        assert_eq!(parse_rank(""), None);
+    }
+
+    #[test]
+    fn det_random_is_in_range_and_mirrored() {
+        let a = OgPlayer {
+            name: "Aim".into(),
+            first_name: "Warren".into(),
+            ..OgPlayer::default()
+        };
+        let b = OgPlayer {
+            name: "Rendu".into(),
+            first_name: "Quentin".into(),
+            ..OgPlayer::default()
+        };
+        let x = det_random(1_000_000, &a, &b);
+        assert!((0..=1_000_000).contains(&x));
+        assert_eq!(det_random(0, &a, &b), 0);
+        // The other order mirrors the draw.
+        assert_eq!(det_random(1_000_000, &b, &a), 1_000_000 - x);
+        assert_eq!(det_random(1, &b, &a), 1 - det_random(1, &a, &b));
+    }
+}
