@@ -78,7 +78,7 @@ fn id_text(v: &Value) -> String {
     }
 }
 
-/// The board of one pair: `{white, black, stones, komi}`.
+/// The board of one pair: `{white, black, handicap (stones; 0 = even or no-komi game), komi}`.
 pub fn board(a: &Seat, b: &Seat, o: &BoardOptions) -> Value {
     match o.mode {
         HandicapMode::Aga => {
@@ -97,7 +97,7 @@ pub fn board(a: &Seat, b: &Seat, o: &BoardOptions) -> Value {
             } else {
                 0.0
             };
-            json!({"white": white.id, "black": black.id, "stones": stones as u32, "komi": d.komi})
+            json!({"white": white.id, "black": black.id, "handicap": stones as u32, "komi": d.komi})
         }
         HandicapMode::None => {
             let (ta, tb) = (id_text(a.id), id_text(b.id));
@@ -105,7 +105,7 @@ pub fn board(a: &Seat, b: &Seat, o: &BoardOptions) -> Value {
             let a_low = ta <= tb;
             let low_white = colour_hash(o.seed, &ta, &tb) & 1 == 0;
             let (white, black) = if a_low == low_white { (a, b) } else { (b, a) };
-            json!({"white": white.id, "black": black.id, "stones": 0,
+            json!({"white": white.id, "black": black.id, "handicap": 0,
                    "komi": even_komi(o.convention)})
         }
     }
@@ -166,7 +166,7 @@ mod tests {
         let b = board(&seat(&x, 4.0), &seat(&y, -2.0), &o);
         assert_eq!(
             b,
-            json!({"white": "x", "black": 7, "stones": 5, "komi": 0.0})
+            json!({"white": "x", "black": 7, "handicap": 5, "komi": 0.0})
         );
         // The same pair the other way round: same board.
         assert_eq!(board(&seat(&y, -2.0), &seat(&x, 4.0), &o), b);
@@ -174,7 +174,7 @@ mod tests {
         let b = board(&seat(&x, 1.0), &seat(&y, 1.5), &o);
         assert_eq!(
             b,
-            json!({"white": 7, "black": "x", "stones": 0, "komi": 6.0})
+            json!({"white": 7, "black": "x", "handicap": 0, "komi": 6.0})
         );
         // Within 1.25: no komi; within 2.2: reverse komi.
         assert_eq!(board(&seat(&x, 2.0), &seat(&y, 1.0), &o)["komi"], 0.0);
@@ -182,10 +182,10 @@ mod tests {
         // A cap.
         let capped = BoardOptions { cap: Some(9), ..o };
         assert_eq!(
-            board(&seat(&x, 8.0), &seat(&y, -29.0), &capped)["stones"],
+            board(&seat(&x, 8.0), &seat(&y, -29.0), &capped)["handicap"],
             9
         );
-        assert_eq!(board(&seat(&x, 8.0), &seat(&y, -29.0), &o)["stones"], 33);
+        assert_eq!(board(&seat(&x, 8.0), &seat(&y, -29.0), &o)["handicap"], 33);
     }
 
     #[test]
@@ -198,7 +198,7 @@ mod tests {
         let mut first_white = 0;
         for w in ids.windows(2) {
             let b = board(&seat(&w[0], 5.0), &seat(&w[1], -5.0), &o);
-            assert_eq!(b["stones"], 0);
+            assert_eq!(b["handicap"], 0);
             assert_eq!(b, board(&seat(&w[1], -5.0), &seat(&w[0], 5.0), &o));
             if b["white"] == w[0] {
                 first_white += 1;

@@ -14,6 +14,7 @@ use crate::pairing::model::{
 };
 use crate::pairing::opengotha as og;
 use crate::pairing::{KothInput, KothPlayer, SolveOptions, pair_king_of_the_hill};
+use crate::rpc::methods::boards;
 use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult};
 
 /// No pairing exists (forbidden pairs leave someone without an opponent).
@@ -95,6 +96,11 @@ struct OptionsIn {
     pair_penalties: Vec<(Value, Value, f64)>,
     neighbours: Option<usize>,
     window: Option<usize>,
+    /// Boards after matching (gopair / custom): "aga" (default) or "none".
+    handicap: Option<String>,
+    handicap_convention: Option<String>,
+    handicap_cap: Option<u32>,
+    colour_seed: Option<u64>,
 }
 
 /// Ids may be strings or integers on the wire; they are compared as text and given back as
@@ -329,7 +335,40 @@ pub fn pair(p: &Params) -> RpcResult {
         out["bye"] = ids[*b].clone();
         out["bye_explanation"] = json!({"cost": amount(*cost), "terms": terms_json(terms)});
     }
+    // Colours and handicap are decided after matching (spec §7.3), from the ratings as the
+    // model reads them (AGA-collapsed when it collapses them).
+    let bo = boards::options(
+        opts.handicap.as_deref(),
+        opts.handicap_convention.as_deref(),
+        opts.handicap_cap,
+        opts.colour_seed,
+    )?;
+    let seat = |i: usize| boards::Seat {
+        id: &ids[i],
+        rating: if model.aga_collapse {
+            aga_collapse(players[i].rating)
+        } else {
+            players[i].rating
+        },
+    };
+    out["boards"] = round
+        .pairs
+        .iter()
+        .map(|x| boards::board(&seat(x.a), &seat(x.b), &bo))
+        .collect();
     Ok(out)
+}
+
+/// AGA collapsing (no gap between 1k = −1 and 1d = +1), as AGATourn's `CollapseRating`; values
+/// inside (−1, 1), which no AGA rating has, are kept.
+fn aga_collapse(r: f64) -> f64 {
+    if r >= 1.0 {
+        r - 1.0
+    } else if r <= -1.0 {
+        r + 1.0
+    } else {
+        r
+    }
 }
 
 /// The played counts of a field by pairing position, from both players' opponent lists.
