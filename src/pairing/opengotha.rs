@@ -404,6 +404,9 @@ pub struct RoundState<'a> {
     pub wb: Vec<i32>,
     /// Byes received so far.
     pub byes: Vec<u32>,
+    /// Club and country, lower-cased, as small ids (equal ids = same club / country).
+    club_id: Vec<u32>,
+    country_id: Vec<u32>,
     played: HashMap<(usize, usize), u32>,
 }
 
@@ -982,6 +985,17 @@ impl<'a> RoundState<'a> {
                 byes[i] += 1;
             }
         }
+        let ids = |f: fn(&OgPlayer) -> &String| -> Vec<u32> {
+            let mut seen: HashMap<String, u32> = HashMap::new();
+            history
+                .players
+                .iter()
+                .map(|p| {
+                    let next = seen.len() as u32;
+                    *seen.entry(f(p).to_lowercase()).or_insert(next)
+                })
+                .collect()
+        };
         RoundState {
             params,
             history,
@@ -999,6 +1013,8 @@ impl<'a> RoundState<'a> {
             wb,
             byes,
             played,
+            club_id: ids(|p| &p.club),
+            country_id: ids(|p| &p.country),
         }
     }
 
@@ -1199,16 +1215,30 @@ impl<'a> RoundState<'a> {
         };
         let x = (pseudo(i) - pseudo(j)).abs() as f64 / sec_range as f64;
         w.sec_handi = concave(p.minimize_handicap, x);
-        // Geography: the MMS gap one would rather accept than a same-country (same-club)
-        // pairing, as a ratio of the score range; a different club/country earns the bonus.
-        let same = |a: &str, b: &str| a.to_lowercase() == b.to_lowercase();
-        let sr = sco_range as f64;
+        w.sec_geo = self.geo_weight(i, j);
+        w
+    }
+
+    /// The geography criterion of the pair (club and country compared case-insensitively).
+    pub fn geo_weight(&self, i: usize, j: usize) -> i64 {
+        self.geo_from(
+            self.country_id[i] == self.country_id[j],
+            self.club_id[i] == self.club_id[j],
+        )
+    }
+
+    /// Geography: the MMS gap one would rather accept than a same-country (same-club)
+    /// pairing, as a ratio of the score range; a different club/country earns the bonus.
+    pub fn geo_from(&self, same_country: bool, same_club: bool) -> i64 {
+        let p = self.params;
+        let k = p.nx1;
+        let sr = self.number_of_groups as f64;
         let mut country_ratio = 0.0;
-        if !same(&pi.country, &pj.country) && p.prefer_mms_diff_country != 0 {
+        if !same_country && p.prefer_mms_diff_country != 0 {
             country_ratio = (p.prefer_mms_diff_country as f64 / sr).min(1.0);
         }
         let mut club_ratio = 0.0;
-        if !same(&pi.club, &pj.club) && p.prefer_mms_diff_club != 0 {
+        if !same_club && p.prefer_mms_diff_club != 0 {
             // Club groups are not modelled: two different clubs are never in a common group.
             club_ratio = p.prefer_mms_diff_club as f64 * 1.2 / sr;
         }
@@ -1220,8 +1250,7 @@ impl<'a> RoundState<'a> {
             geo_ratio += 0.5 / sr;
         }
         let db_geo = p.avoid_same_geo as f64 * (1.0 - geo_ratio) * (1.0 + k * geo_ratio);
-        w.sec_geo = (p.minimize_score_difference - db_geo as i64).min(p.avoid_same_geo);
-        w
+        (p.minimize_score_difference - db_geo as i64).min(p.avoid_same_geo)
     }
 
     /// OpenGotha's bye weight (smaller = more suitable): rank + 2·MMS + 1000 × byes so far.
@@ -1268,8 +1297,14 @@ pub struct RoundCosts<'a> {
     /// (for the seeding hints).
     gstart: Vec<usize>,
     gcount: Vec<usize>,
-    /// An upper bound of every criterion but the duplicate-game and score-difference ones.
-    rest_ub: i128,
+    /// Upper bounds: of the criteria that do not depend on the pair's groups (random,
+    /// colour balance, categories, handicap, plus OpenGotha's 1), of the geography term, and
+    /// of the seeding / draw-up-down terms (which apply only within 3 groups).
+    base_ub: i128,
+    geo_ub: i128,
+    near_ub: i128,
+    /// Whether the concave terms peak at x = 0 (nx1 in 0 … 1), which the bounds assume.
+    bounds_ok: bool,
 }
 
 impl<'a> RoundCosts<'a> {
@@ -1301,25 +1336,25 @@ impl<'a> RoundCosts<'a> {
             k = e;
         }
         let p = state.params;
-        // Each criterion's largest value (concave terms peak at x = 0; the geography term is
-        // capped at its weight; DU/DD at most 4 + 2·½ times a fifth of its weight).
-        let rest_ub = [
-            p.random,
-            p.balance_wb,
-            if p.number_of_categories() > 1 {
-                p.avoid_mixing_categories
+        let pos = |x: i64| x.max(0) as i128;
+        // Each criterion's largest value: the concave terms peak at x = 0; the geography term
+        // takes one of four values; DU/DD is at most 4 + 2·½ fifths of its weight.
+        let base_ub = pos(p.random)
+            + pos(p.balance_wb)
+            + if p.number_of_categories() > 1 {
+                pos(p.avoid_mixing_categories)
             } else {
                 0
-            },
-            p.dudd_weight,
-            p.maximize_seeding,
-            p.minimize_handicap,
-            p.avoid_same_geo,
-        ]
-        .iter()
-        .map(|&x| x.max(0) as i128)
-        .sum::<i128>()
+            }
+            + pos(p.minimize_handicap)
             + 1;
+        let geo_ub = [(false, false), (false, true), (true, false), (true, true)]
+            .iter()
+            .map(|&(a, b)| state.geo_from(a, b) as i128)
+            .max()
+            .unwrap_or(0);
+        let near_ub = pos(p.maximize_seeding).max(pos(p.dudd_weight));
+        let bounds_ok = (0.0..=1.0).contains(&p.nx1);
         RoundCosts {
             state,
             vertex,
@@ -1331,7 +1366,10 @@ impl<'a> RoundCosts<'a> {
             bye_tier,
             gstart,
             gcount,
-            rest_ub,
+            base_ub,
+            geo_ub,
+            near_ub,
+            bounds_ok,
         }
     }
 
@@ -1378,33 +1416,44 @@ impl PairCosts for RoundCosts<'_> {
         Some(self.max - self.weights(u, v).total() as i128)
     }
     fn lower_bound(&self, u: usize, v: usize) -> i128 {
-        if Some(u) == self.bye || Some(v) == self.bye {
+        if Some(u) == self.bye || Some(v) == self.bye || !self.bounds_ok {
             return self.cost(u, v).unwrap_or(i128::MAX);
         }
-        // Exact duplicate and score terms, every other criterion at its maximum: no name
+        // Exact duplicate, score and geography terms, the others at their maximum: no name
         // hashing, no colour or handicap work.
         let (a, b) = (self.vertex[u], self.vertex[v]);
-        let p = self.state.params;
-        let dup = if self.state.games_between(a, b) == 0 {
-            p.avoid_dupl_game.max(0) as i128
+        let st = self.state;
+        let dup = if st.games_between(a, b) == 0 {
+            st.params.avoid_dupl_game.max(0) as i128
         } else {
             0
         };
-        self.max - (dup + self.state.score_diff_weight(a, b) as i128 + self.rest_ub)
+        let dg = (st.group[a] - st.group[b]).abs();
+        let near = if dg < 4 { self.near_ub } else { 0 };
+        self.max
+            - (dup
+                + st.score_diff_weight(a, b) as i128
+                + st.geo_weight(a, b) as i128
+                + self.base_ub
+                + near)
     }
     fn monotone_bound(&self, u: usize, v: usize) -> Option<i128> {
-        if Some(u) == self.bye || Some(v) == self.bye {
+        if Some(u) == self.bye || Some(v) == self.bye || !self.bounds_ok {
             return None;
         }
-        // Vertices are in group order: the score term can only shrink as v moves away from
-        // u (and is 0 across categories), every other term is taken at its maximum.
-        let p = self.state.params;
+        // Vertices are in group order: the score term only shrinks as v moves away from u (and
+        // is 0 across categories), the near term vanishes past 3 groups, the rest is constant.
+        let st = self.state;
         let (a, b) = (self.vertex[u], self.vertex[v]);
+        let dg = (st.group[a] - st.group[b]).abs();
+        let near = if dg < 4 { self.near_ub } else { 0 };
         Some(
             self.max
-                - (p.avoid_dupl_game.max(0) as i128
-                    + self.state.score_diff_weight(a, b) as i128
-                    + self.rest_ub),
+                - (st.params.avoid_dupl_game.max(0) as i128
+                    + st.score_diff_weight(a, b) as i128
+                    + self.geo_ub
+                    + self.base_ub
+                    + near),
         )
     }
     fn hints(&self, u: usize, out: &mut Vec<usize>) {
