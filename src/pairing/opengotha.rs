@@ -404,6 +404,9 @@ pub struct RoundState<'a> {
     pub wb: Vec<i32>,
     /// Byes received so far.
     pub byes: Vec<u32>,
+    /// Club and country, lower-cased, as small ids (equal ids = same club / country).
+    club_id: Vec<u32>,
+    country_id: Vec<u32>,
     played: HashMap<(usize, usize), u32>,
 }
 
@@ -420,18 +423,19 @@ pub fn display_name(p: &OgPlayer) -> String {
 /// the names in (Java string) order, mirrored (max − hash) when the pair comes the other way
 /// round — so the colour draw does not depend on the order, the seeding draw does.
 pub fn det_random(max: i64, p1: &OgPlayer, p2: &OgPlayer) -> i64 {
-    let k1: Vec<u16> = format!("{}{}", p1.name, p1.first_name)
-        .encode_utf16()
-        .collect();
-    let k2: Vec<u16> = format!("{}{}", p2.name, p2.first_name)
-        .encode_utf16()
-        .collect();
-    let inverse = k1 > k2;
-    let (a, b) = if inverse { (&k2, &k1) } else { (&k1, &k2) };
+    // No allocation: this runs for every pair the solver prices.
+    let k1 = || p1.name.encode_utf16().chain(p1.first_name.encode_utf16());
+    let k2 = || p2.name.encode_utf16().chain(p2.first_name.encode_utf16());
+    let inverse = k1().cmp(k2()) == std::cmp::Ordering::Greater;
     let mut n: i64 = 0;
-    for (i, &c) in a.iter().chain(b.iter()).enumerate() {
+    let mut add = |i: usize, c: u16| {
         // Java: char × int, added to a long.
         n = n.wrapping_add((c as i32).wrapping_mul(i as i32 + 1) as i64);
+    };
+    if inverse {
+        k2().chain(k1()).enumerate().for_each(|(i, c)| add(i, c));
+    } else {
+        k1().chain(k2()).enumerate().for_each(|(i, c)| add(i, c));
     }
     let r = n.wrapping_mul(1_234_567) % (max + 1);
     if inverse { max - r } else { r }
@@ -981,6 +985,17 @@ impl<'a> RoundState<'a> {
                 byes[i] += 1;
             }
         }
+        let ids = |f: fn(&OgPlayer) -> &String| -> Vec<u32> {
+            let mut seen: HashMap<String, u32> = HashMap::new();
+            history
+                .players
+                .iter()
+                .map(|p| {
+                    let next = seen.len() as u32;
+                    *seen.entry(f(p).to_lowercase()).or_insert(next)
+                })
+                .collect()
+        };
         RoundState {
             params,
             history,
@@ -998,6 +1013,8 @@ impl<'a> RoundState<'a> {
             wb,
             byes,
             played,
+            club_id: ids(|p| &p.club),
+            country_id: ids(|p| &p.country),
         }
     }
 
@@ -1010,22 +1027,7 @@ impl<'a> RoundState<'a> {
     /// Handicap ≠ 0: the stronger player is White; else the larger W−B balance gets Black;
     /// equal balances: OpenGotha's deterministic hash of the names.
     pub fn board(&self, i: usize, j: usize) -> (usize, usize, i32) {
-        let p = self.params;
-        let pseudo = |k: usize| {
-            let r = if p.hd_based_on_mms {
-                self.mms2[k] / 2 + MIN_RANK
-            } else {
-                self.history.players[k].rank
-            };
-            r.min(p.hd_no_hd_rank_threshold)
-        };
-        let mut hd = pseudo(i) - pseudo(j);
-        if hd > 0 {
-            hd = (hd - p.hd_correction).max(0);
-        } else if hd < 0 {
-            hd = (hd + p.hd_correction).min(0);
-        }
-        hd = hd.clamp(-p.hd_ceiling.max(0), p.hd_ceiling.max(0));
+        let hd = self.handicap(i, j);
         if hd > 0 {
             (i, j, hd)
         } else if hd < 0 {
@@ -1042,6 +1044,36 @@ impl<'a> RoundState<'a> {
         }
     }
 
+    /// The signed handicap of i against j (> 0: i gives stones, so i is White).
+    pub fn handicap(&self, i: usize, j: usize) -> i32 {
+        let p = self.params;
+        let pseudo = |k: usize| {
+            let r = if p.hd_based_on_mms {
+                self.mms2[k] / 2 + MIN_RANK
+            } else {
+                self.history.players[k].rank
+            };
+            r.min(p.hd_no_hd_rank_threshold)
+        };
+        let mut hd = pseudo(i) - pseudo(j);
+        if hd > 0 {
+            hd = (hd - p.hd_correction).max(0);
+        } else if hd < 0 {
+            hd = (hd + p.hd_correction).min(0);
+        }
+        hd.clamp(-p.hd_ceiling.max(0), p.hd_ceiling.max(0))
+    }
+
+    /// The score-difference criterion: 10¹¹ · f(Δgroup / #groups) within a category, else 0.
+    pub fn score_diff_weight(&self, i: usize, j: usize) -> i64 {
+        if self.category[i] != self.category[j] {
+            return 0;
+        }
+        let x = (self.group[i] - self.group[j]).abs() as f64 / self.number_of_groups as f64;
+        let k = self.params.nx1;
+        (self.params.minimize_score_difference as f64 * (1.0 - x) * (1.0 + k * x)) as i64
+    }
+
     /// OpenGotha's weight of the pair (i, j); i is "player 1" (it matters only for the
     /// deterministic random terms, which hash the names in order).
     pub fn weights(&self, i: usize, j: usize) -> Weights {
@@ -1055,8 +1087,7 @@ impl<'a> RoundState<'a> {
             w.base_duplicate_game = p.avoid_dupl_game;
         }
         w.base_random = det_random(p.random, pi, pj);
-        let (_, _, hd) = self.board(i, j);
-        if hd == 0 {
+        if self.handicap(i, j) == 0 {
             let (a, b) = (self.wb[i], self.wb[j]);
             if a * b < 0 {
                 w.base_bw_balance = p.balance_wb;
@@ -1072,10 +1103,7 @@ impl<'a> RoundState<'a> {
         }
         let sco_range = self.number_of_groups;
         let (gi, gj) = (self.group[i], self.group[j]);
-        if ci == cj {
-            let x = (gi - gj).abs() as f64 / sco_range as f64;
-            w.main_score_diff = concave(p.minimize_score_difference, x);
-        }
+        w.main_score_diff = self.score_diff_weight(i, j);
         let mut dudd: i64 = 0;
         if (gi - gj).abs() < 4 && gi != gj {
             // 5 scenarios (V3.44.05): 2 is neutral; −1 per player drawn again in a sense it
@@ -1187,16 +1215,30 @@ impl<'a> RoundState<'a> {
         };
         let x = (pseudo(i) - pseudo(j)).abs() as f64 / sec_range as f64;
         w.sec_handi = concave(p.minimize_handicap, x);
-        // Geography: the MMS gap one would rather accept than a same-country (same-club)
-        // pairing, as a ratio of the score range; a different club/country earns the bonus.
-        let same = |a: &str, b: &str| a.to_lowercase() == b.to_lowercase();
-        let sr = sco_range as f64;
+        w.sec_geo = self.geo_weight(i, j);
+        w
+    }
+
+    /// The geography criterion of the pair (club and country compared case-insensitively).
+    pub fn geo_weight(&self, i: usize, j: usize) -> i64 {
+        self.geo_from(
+            self.country_id[i] == self.country_id[j],
+            self.club_id[i] == self.club_id[j],
+        )
+    }
+
+    /// Geography: the MMS gap one would rather accept than a same-country (same-club)
+    /// pairing, as a ratio of the score range; a different club/country earns the bonus.
+    pub fn geo_from(&self, same_country: bool, same_club: bool) -> i64 {
+        let p = self.params;
+        let k = p.nx1;
+        let sr = self.number_of_groups as f64;
         let mut country_ratio = 0.0;
-        if !same(&pi.country, &pj.country) && p.prefer_mms_diff_country != 0 {
+        if !same_country && p.prefer_mms_diff_country != 0 {
             country_ratio = (p.prefer_mms_diff_country as f64 / sr).min(1.0);
         }
         let mut club_ratio = 0.0;
-        if !same(&pi.club, &pj.club) && p.prefer_mms_diff_club != 0 {
+        if !same_club && p.prefer_mms_diff_club != 0 {
             // Club groups are not modelled: two different clubs are never in a common group.
             club_ratio = p.prefer_mms_diff_club as f64 * 1.2 / sr;
         }
@@ -1208,8 +1250,7 @@ impl<'a> RoundState<'a> {
             geo_ratio += 0.5 / sr;
         }
         let db_geo = p.avoid_same_geo as f64 * (1.0 - geo_ratio) * (1.0 + k * geo_ratio);
-        w.sec_geo = (p.minimize_score_difference - db_geo as i64).min(p.avoid_same_geo);
-        w
+        (p.minimize_score_difference - db_geo as i64).min(p.avoid_same_geo)
     }
 
     /// OpenGotha's bye weight (smaller = more suitable): rank + 2·MMS + 1000 × byes so far.
@@ -1252,6 +1293,18 @@ pub struct RoundCosts<'a> {
     pub no_bye: std::collections::HashSet<usize>,
     max: i128,
     bye_tier: i128,
+    /// Vertex → first vertex of its score group and the group's size among the vertices
+    /// (for the seeding hints).
+    gstart: Vec<usize>,
+    gcount: Vec<usize>,
+    /// Upper bounds: of the criteria that do not depend on the pair's groups (random,
+    /// colour balance, categories, handicap, plus OpenGotha's 1), of the geography term, and
+    /// of the seeding / draw-up-down terms (which apply only within 3 groups).
+    base_ub: i128,
+    geo_ub: i128,
+    near_ub: i128,
+    /// Whether the concave terms peak at x = 0 (nx1 in 0 … 1), which the bounds assume.
+    bounds_ok: bool,
 }
 
 impl<'a> RoundCosts<'a> {
@@ -1268,6 +1321,40 @@ impl<'a> RoundCosts<'a> {
         // The bye is chosen before the pairs (as in OpenGotha): its cost outweighs any
         // difference in the sum of the pair costs.
         let bye_tier = max * (n as i128 / 2 + 1);
+        let mut gstart = vec![0; n];
+        let mut gcount = vec![0; n];
+        let mut k = 0;
+        while k < n {
+            let mut e = k;
+            while e < n && state.group[vertex[e]] == state.group[vertex[k]] {
+                e += 1;
+            }
+            for v in k..e {
+                gstart[v] = k;
+                gcount[v] = e - k;
+            }
+            k = e;
+        }
+        let p = state.params;
+        let pos = |x: i64| x.max(0) as i128;
+        // Each criterion's largest value: the concave terms peak at x = 0; the geography term
+        // takes one of four values; DU/DD is at most 4 + 2·½ fifths of its weight.
+        let base_ub = pos(p.random)
+            + pos(p.balance_wb)
+            + if p.number_of_categories() > 1 {
+                pos(p.avoid_mixing_categories)
+            } else {
+                0
+            }
+            + pos(p.minimize_handicap)
+            + 1;
+        let geo_ub = [(false, false), (false, true), (true, false), (true, true)]
+            .iter()
+            .map(|&(a, b)| state.geo_from(a, b) as i128)
+            .max()
+            .unwrap_or(0);
+        let near_ub = pos(p.maximize_seeding).max(pos(p.dudd_weight));
+        let bounds_ok = (0.0..=1.0).contains(&p.nx1);
         RoundCosts {
             state,
             vertex,
@@ -1277,6 +1364,12 @@ impl<'a> RoundCosts<'a> {
             no_bye: Default::default(),
             max,
             bye_tier,
+            gstart,
+            gcount,
+            base_ub,
+            geo_ub,
+            near_ub,
+            bounds_ok,
         }
     }
 
@@ -1321,6 +1414,77 @@ impl PairCosts for RoundCosts<'_> {
             return None;
         }
         Some(self.max - self.weights(u, v).total() as i128)
+    }
+    fn lower_bound(&self, u: usize, v: usize) -> i128 {
+        if Some(u) == self.bye || Some(v) == self.bye || !self.bounds_ok {
+            return self.cost(u, v).unwrap_or(i128::MAX);
+        }
+        // Exact duplicate, score and geography terms, the others at their maximum: no name
+        // hashing, no colour or handicap work.
+        let (a, b) = (self.vertex[u], self.vertex[v]);
+        let st = self.state;
+        let dup = if st.games_between(a, b) == 0 {
+            st.params.avoid_dupl_game.max(0) as i128
+        } else {
+            0
+        };
+        let dg = (st.group[a] - st.group[b]).abs();
+        let near = if dg < 4 { self.near_ub } else { 0 };
+        self.max
+            - (dup
+                + st.score_diff_weight(a, b) as i128
+                + st.geo_weight(a, b) as i128
+                + self.base_ub
+                + near)
+    }
+    fn monotone_bound(&self, u: usize, v: usize) -> Option<i128> {
+        if Some(u) == self.bye || Some(v) == self.bye || !self.bounds_ok {
+            return None;
+        }
+        // Vertices are in group order: the score term only shrinks as v moves away from u (and
+        // is 0 across categories), the near term vanishes past 3 groups, the rest is constant.
+        let st = self.state;
+        let (a, b) = (self.vertex[u], self.vertex[v]);
+        let dg = (st.group[a] - st.group[b]).abs();
+        let near = if dg < 4 { self.near_ub } else { 0 };
+        Some(
+            self.max
+                - (st.params.avoid_dupl_game.max(0) as i128
+                    + st.score_diff_weight(a, b) as i128
+                    + self.geo_ub
+                    + self.base_ub
+                    + near),
+        )
+    }
+    fn hints(&self, u: usize, out: &mut Vec<usize>) {
+        if Some(u) == self.bye {
+            return;
+        }
+        // The seeding partner inside the score group (half a group away, or mirrored), and
+        // the top of the next group for the draw-ups.
+        let (start, g) = (self.gstart[u], self.gcount[u]);
+        let c = u - start;
+        let p = self.state.params;
+        let system = if self.state.round < p.last_round_seed_system1 {
+            p.seed_system1
+        } else {
+            p.seed_system2
+        };
+        let target = match system {
+            SeedSystem::SplitAndFold => g - 1 - c,
+            _ if c < g / 2 => c + g / 2,
+            _ => c - g / 2,
+        } as i64;
+        for d in -3..=3i64 {
+            let t = target + d;
+            if (0..g as i64).contains(&t) && t != c as i64 {
+                out.push(start + t as usize);
+            }
+        }
+        let next = start + g;
+        for t in next..(next + 3).min(self.vertex.len()) {
+            out.push(t);
+        }
     }
     fn hubs(&self) -> Vec<usize> {
         self.bye.into_iter().collect()

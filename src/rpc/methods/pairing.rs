@@ -34,8 +34,10 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Pairs one round exactly: players (struct: id, rating, score, wins, club, \
-               opponents, byes), model (gopair, opengotha, rswiss, custom, or a struct of \
-               weights), options → pairs, bye, objective, per-pair explanation.",
+               opponents, byes; for opengotha: id, rank, games, bye_rounds, absent_rounds, …), \
+               model (gopair, opengotha, rswiss, custom, or a struct of weights), options → \
+               pairs, bye, objective, per-pair explanation (opengotha: boards with colours and \
+               handicap, OpenGotha's criteria by name).",
         handler: Handler::Blocking(|_, p| pair(p)),
     },
     Method {
