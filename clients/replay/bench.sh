@@ -16,8 +16,8 @@ SCALE=${SCALE:-1}
 PROTOCOLS=${PROTOCOLS:-"jsonrpc xmlrpc"}
 LEVELS=${LEVELS:-"1 8 64"}
 DB_DIR=${DB_DIR:-$(mktemp -d)}
-SERVER=target/release/goswiss
-REPLAY=target/release/goswiss-replay
+SERVER=${SERVER:-target/release/goswiss}
+REPLAY=${REPLAY:-target/release/goswiss-replay}
 URL="http://127.0.0.1:$PORT/"
 
 "$SERVER" serve --listen "127.0.0.1:$PORT" --db "$DB_DIR/bench.db" --log-level warn &

@@ -28,6 +28,9 @@ pub enum StoreError {
     },
     #[error("the store is closed")]
     Closed,
+    /// The store's writer stopped unexpectedly: no write can be recorded until a restart.
+    #[error("{0}")]
+    WriterDied(String),
 }
 
 /// A tournament's full log, as loaded at start-up.
