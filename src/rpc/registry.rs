@@ -124,7 +124,7 @@ impl Registry {
             f(&guard.state)?
         };
         if !events.is_empty() {
-            self.store.append(id, guard.seq, events.clone()).await?;
+            self.store.append(id, guard.seq, &events).await?;
             // The engine produced these events from this very state, so applying them cannot
             // fail short of a bug; the sequence number still advances so the log and the
             // cache never disagree on where the next event goes.

@@ -236,8 +236,8 @@ impl Store for SqliteStore {
         }
     }
 
-    fn append(&self, id: TournamentId, first_seq: u64, events: Vec<Event>) -> StoreFuture<'_, ()> {
-        match rows(&events) {
+    fn append(&self, id: TournamentId, first_seq: u64, events: &[Event]) -> StoreFuture<'_, ()> {
+        match rows(events) {
             Ok(rows) => self.send(|reply| Job::Append {
                 id,
                 first_seq,
@@ -627,11 +627,11 @@ mod tests {
         // Queued together, so the writer takes them as one batch: b's duplicate seq fails b
         // alone; d's second row conflicts with e after its first row went in, so d's
         // savepoint must undo that first row too.
-        let a = store.append(id, 1, vec![out(1)]);
-        let b = store.append(id, 1, vec![out(7)]);
-        let c = store.append(id, 2, vec![out(3), out(4)]);
-        let e = store.append(id, 5, vec![out(8)]);
-        let d = store.append(id, 4, vec![out(5), out(6)]);
+        let a = store.append(id, 1, &[out(1)]);
+        let b = store.append(id, 1, &[out(7)]);
+        let c = store.append(id, 2, &[out(3), out(4)]);
+        let e = store.append(id, 5, &[out(8)]);
+        let d = store.append(id, 4, &[out(5), out(6)]);
         let (a, b, c, d, e) = tokio::join!(a, b, c, d, e);
         assert!(a.is_ok(), "{a:?}");
         assert!(
@@ -645,11 +645,11 @@ mod tests {
         );
         assert!(e.is_ok(), "{e:?}");
         // Seq 4 is free again: d left nothing behind.
-        store.append(id, 4, vec![out(9)]).await.unwrap();
+        store.append(id, 4, &[out(9)]).await.unwrap();
         // Many appends at once: all acknowledged, all stored in order.
         let other = store.create(vec![created()]).await.unwrap();
         let many: Vec<_> = (1..=50)
-            .map(|s| store.append(other, s, vec![out(s as i64)]))
+            .map(|s| store.append(other, s, &[out(s as i64)]))
             .collect();
         for r in futures::future::join_all(many).await {
             r.unwrap();
@@ -664,7 +664,7 @@ mod tests {
         assert_eq!(all[1].events[50], out(50));
         store.close().await.unwrap();
         assert!(matches!(
-            store.append(id, 9, vec![out(1)]).await,
+            store.append(id, 9, &[out(1)]).await,
             Err(StoreError::Closed)
         ));
     }
@@ -675,7 +675,7 @@ mod tests {
         let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
         let first = store.create(vec![created()]).await.unwrap();
         let a = store.create(vec![created(), out(1)]);
-        let b = store.append(first, 0, vec![out(2)]);
+        let b = store.append(first, 0, &[out(2)]);
         let c = store.create(vec![created()]);
         let (a, b, c) = tokio::join!(a, b, c);
         let (a, c) = (a.unwrap(), c.unwrap());
@@ -696,7 +696,7 @@ mod tests {
         let path = dir.path().join("t.db");
         let store = SqliteStore::open(&path).await.unwrap();
         let id = store.create(vec![created()]).await.unwrap();
-        store.append(id, 1, vec![out(1), out(3)]).await.unwrap();
+        store.append(id, 1, &[out(1), out(3)]).await.unwrap();
         // Dropped without close: the writer still finishes and closes the connection.
         drop(store);
         let store = SqliteStore::open(&path).await.unwrap();
@@ -730,14 +730,14 @@ mod tests {
         let id = store.create(vec![created()]).await.unwrap();
         // Queued behind the crash: answered by the dying thread, not left hanging.
         store.crash_writer();
-        let queued = store.append(id, 1, vec![out(1)]);
+        let queued = store.append(id, 1, &[out(1)]);
         let r = tokio::time::timeout(Duration::from_secs(10), queued)
             .await
             .expect("no hang");
         assert!(matches!(r, Err(StoreError::WriterDied(_))), "{r:?}");
         // Calls made after the death fail too, at once.
         for _ in 0..3 {
-            let later = store.append(id, 1, vec![out(1)]);
+            let later = store.append(id, 1, &[out(1)]);
             let later = tokio::time::timeout(Duration::from_secs(10), later)
                 .await
                 .expect("no hang");
@@ -746,7 +746,7 @@ mod tests {
         // Once the thread has recorded it, the reason is the panic's own message.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         loop {
-            match store.append(id, 1, vec![out(1)]).await {
+            match store.append(id, 1, &[out(1)]).await {
                 Err(StoreError::WriterDied(m)) if m.contains("crash requested") => break,
                 Err(StoreError::WriterDied(_)) if std::time::Instant::now() < deadline => {
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -780,7 +780,7 @@ mod tests {
         };
         let mut last = Ok(());
         for seq in (1..4_000u64).step_by(2) {
-            last = store.append(id, seq, vec![big.clone(), big.clone()]).await;
+            last = store.append(id, seq, &[big.clone(), big.clone()]).await;
             if last.is_err() {
                 break;
             }
@@ -790,7 +790,7 @@ mod tests {
             other => panic!("expected a full database, got {other:?}"),
         }
         // The store still answers (and still refuses) rather than hanging.
-        let again = store.append(id, 1_000_000, vec![out(1)]).await;
+        let again = store.append(id, 1_000_000, &[out(1)]).await;
         assert!(matches!(again, Err(StoreError::Database(_))), "{again:?}");
         store.close().await.unwrap();
     }
@@ -808,7 +808,7 @@ mod tests {
         let store = SqliteStore::open_with(&path, ro).await.unwrap();
         // Reads still work; writes fail with SQLite's own reason.
         assert_eq!(store.load_all().await.unwrap().len(), 1);
-        match store.append(id, 1, vec![out(1)]).await {
+        match store.append(id, 1, &[out(1)]).await {
             Err(StoreError::Database(m)) => assert!(m.contains("readonly"), "{m}"),
             other => panic!("{other:?}"),
         }
