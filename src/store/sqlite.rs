@@ -3,9 +3,13 @@
 //! One dedicated OS thread owns the connection and calls SQLite directly. Callers queue jobs on
 //! a channel; the thread takes everything queued (up to [`MAX_BATCH`]) and commits it in one
 //! transaction (group commit), so many acknowledged calls share one fsync, and it answers each
-//! job only after that commit. A job with a sequence-number conflict fails alone: a single-row
-//! insert that violates the key is undone by SQLite's statement rollback, a multi-row job runs
-//! inside its own savepoint, and the rest of the batch commits.
+//! job only after that commit.
+//!
+//! The guard against two writers taking the same sequence number is each tournament's head,
+//! `tournaments.next_seq`: an append first moves it from `first_seq` to the end of its events
+//! with a compare-and-set `UPDATE`. If that changes no row, the job fails alone (a conflict)
+//! before it wrote anything, and the rest of the batch commits. Events go to an append-only
+//! rowid table, so a commit writes few pages (migrations/sqlite/0002_append_log.sql).
 //!
 //! Why a thread and not an async driver: sqlx's SQLite driver ran every statement on its own
 //! worker thread and handed it over and back (BEGIN, INSERT, COMMIT: three round trips per
@@ -22,7 +26,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{Connection, ErrorCode, OpenFlags, ffi, params};
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tokio::sync::oneshot;
 
 use super::{Store, StoreError, StoreFuture, StoredTournament, TournamentId};
@@ -33,7 +39,10 @@ const MAX_BATCH: usize = 512;
 
 /// The schema, one step per file: step `k` (from 0) brings `PRAGMA user_version` to `k + 1`.
 /// A new migration is a new file appended here; never edit a released one.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/sqlite/0001_events.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/sqlite/0001_events.sql"),
+    include_str!("../../migrations/sqlite/0002_append_log.sql"),
+];
 
 const INSERT_EVENT: &str =
     "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -363,17 +372,19 @@ fn writer_loop(conn: Connection, rx: &mpsc::Receiver<Job>) {
 
 /// Why one job of a batch failed.
 enum JobError {
-    /// Only this job is affected: its own changes are undone, the batch goes on.
+    /// Only this job is affected: it wrote nothing, the batch goes on.
     Alone(StoreError),
-    /// The transaction itself failed (I/O error, disk full, read-only database...): nothing
-    /// of the batch can be committed.
+    /// The transaction itself failed (I/O error, disk full, read-only database...), or a job
+    /// failed halfway: nothing of the batch can be committed.
     Batch(StoreError),
 }
 
-fn is_constraint(e: &rusqlite::Error) -> bool {
-    e.sqlite_error_code() == Some(ErrorCode::ConstraintViolation)
+fn batch(e: rusqlite::Error) -> JobError {
+    JobError::Batch(db(e))
 }
 
+/// Inserts a job's events. Called only once the job's head moved, so a failure here would
+/// leave the job half done: it fails the whole batch instead.
 fn insert_rows(
     conn: &Connection,
     id: TournamentId,
@@ -381,70 +392,52 @@ fn insert_rows(
     rows: &[Row],
     at: i64,
 ) -> Result<(), JobError> {
-    let mut stmt = conn
-        .prepare_cached(INSERT_EVENT)
-        .map_err(|e| JobError::Batch(db(e)))?;
+    let mut stmt = conn.prepare_cached(INSERT_EVENT).map_err(batch)?;
     for (k, row) in rows.iter().enumerate() {
         let seq = first_seq + k as u64;
-        if let Err(e) = stmt.execute(params![id, seq as i64, row.kind, row.body, at]) {
-            return Err(match e.sqlite_error() {
-                Some(f)
-                    if f.extended_code == ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-                        || f.extended_code == ffi::SQLITE_CONSTRAINT_UNIQUE =>
-                {
-                    JobError::Alone(StoreError::Conflict { id, seq })
-                }
-                _ if is_constraint(&e) => JobError::Alone(db(e)),
-                _ => JobError::Batch(db(e)),
-            });
-        }
+        stmt.execute(params![id, seq as i64, row.kind, row.body, at])
+            .map_err(batch)?;
     }
     Ok(())
 }
 
-/// Runs `f` so that a failure of this job alone leaves no trace of it in the transaction.
-/// A single statement needs nothing extra (SQLite undoes a failed statement by itself); more
-/// than one runs inside a savepoint.
-fn isolated<T>(
-    conn: &Connection,
-    statements: usize,
-    f: impl FnOnce() -> Result<T, JobError>,
-) -> Result<T, JobError> {
-    if statements <= 1 {
-        return f();
-    }
-    conn.prepare_cached("SAVEPOINT job")
-        .and_then(|mut s| s.execute([]))
-        .map_err(|e| JobError::Batch(db(e)))?;
-    let result = f();
-    let end = if matches!(result, Err(JobError::Alone(_))) {
-        "ROLLBACK TO job"
-    } else {
-        "RELEASE job"
-    };
-    if !matches!(result, Err(JobError::Batch(_))) {
-        conn.prepare_cached(end)
-            .and_then(|mut s| s.execute([]))
-            .map_err(|e| JobError::Batch(db(e)))?;
-        if end == "ROLLBACK TO job" {
-            // ROLLBACK TO keeps the savepoint open; it must be released too.
-            conn.prepare_cached("RELEASE job")
-                .and_then(|mut s| s.execute([]))
-                .map_err(|e| JobError::Batch(db(e)))?;
-        }
-    }
-    result
+fn create(conn: &Connection, rows: &[Row], at: i64) -> Result<TournamentId, JobError> {
+    let id: TournamentId = conn
+        .prepare_cached(
+            "INSERT INTO tournaments (created_at, next_seq) VALUES (?1, ?2) RETURNING id",
+        )
+        .and_then(|mut s| s.query_row(params![at, rows.len() as i64], |r| r.get(0)))
+        .map_err(batch)?;
+    insert_rows(conn, id, 0, rows, at)?;
+    Ok(id)
 }
 
-fn create(conn: &Connection, rows: &[Row], at: i64) -> Result<TournamentId, JobError> {
-    isolated(conn, 1 + rows.len(), || {
-        let id: TournamentId = conn
-            .prepare_cached("INSERT INTO tournaments (created_at) VALUES (?1) RETURNING id")
-            .and_then(|mut s| s.query_row([at], |r| r.get(0)))
-            .map_err(|e| JobError::Batch(db(e)))?;
-        insert_rows(conn, id, 0, rows, at)?;
-        Ok(id)
-    })
+fn append(
+    conn: &Connection,
+    id: TournamentId,
+    first_seq: u64,
+    rows: &[Row],
+    at: i64,
+) -> Result<(), JobError> {
+    let next = first_seq + rows.len() as u64;
+    let moved = conn
+        .prepare_cached("UPDATE tournaments SET next_seq = ?1 WHERE id = ?2 AND next_seq = ?3")
+        .and_then(|mut s| s.execute(params![next as i64, id, first_seq as i64]))
+        .map_err(batch)?;
+    if moved == 0 {
+        let head: Option<i64> = conn
+            .prepare_cached("SELECT next_seq FROM tournaments WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+            .map_err(batch)?;
+        return Err(JobError::Alone(match head {
+            None => StoreError::Database(format!("no tournament {id} in the store")),
+            Some(n) if (first_seq as i64) < n => StoreError::Conflict { id, seq: first_seq },
+            Some(n) => StoreError::Database(format!(
+                "event {first_seq} of tournament {id} would leave a gap in its log (next is {n})"
+            )),
+        }));
+    }
+    insert_rows(conn, id, first_seq, rows, at)
 }
 
 /// A job that went through and waits for the commit to be answered.
@@ -480,9 +473,7 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
                     first_seq,
                     rows,
                     reply,
-                } => match isolated(conn, rows.len(), || {
-                    insert_rows(conn, id, first_seq, &rows, at)
-                }) {
+                } => match append(conn, id, first_seq, &rows, at) {
                     Ok(()) => Ok(Done::Appended(reply)),
                     Err(e) => Err((e, Failed::Append(reply))),
                 },
@@ -557,46 +548,53 @@ impl Failed {
 }
 
 fn load_all(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
+    let mut logs: HashMap<TournamentId, Vec<Event>> = HashMap::new();
+    // The append order: each tournament's events come in seq order, no sort or index needed.
     let mut stmt = conn
-        .prepare("SELECT tournament_id, seq, body FROM events ORDER BY tournament_id, seq")
+        .prepare("SELECT tournament_id, seq, body FROM events ORDER BY id")
         .map_err(db)?;
     let mut rows = stmt.query([]).map_err(db)?;
-    let mut out: Vec<StoredTournament> = Vec::new();
     while let Some(row) = rows.next().map_err(db)? {
         let id: TournamentId = row.get(0).map_err(db)?;
         let seq: i64 = row.get(1).map_err(db)?;
         let body: String = row.get(2).map_err(db)?;
+        let events = logs.entry(id).or_default();
+        if seq != events.len() as i64 {
+            return Err(StoreError::Corrupt {
+                id,
+                seq: seq as u64,
+                message: format!("expected seq {}", events.len()),
+            });
+        }
         let event: Event = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
             id,
             seq: seq as u64,
             message: e.to_string(),
         })?;
-        match out.last_mut() {
-            Some(t) if t.id == id => {
-                if seq as usize != t.events.len() {
-                    return Err(StoreError::Corrupt {
-                        id,
-                        seq: seq as u64,
-                        message: format!("expected seq {}", t.events.len()),
-                    });
-                }
-                t.events.push(event);
-            }
-            _ => {
-                if seq != 0 {
-                    return Err(StoreError::Corrupt {
-                        id,
-                        seq: seq as u64,
-                        message: "expected seq 0".into(),
-                    });
-                }
-                out.push(StoredTournament {
-                    id,
-                    events: vec![event],
-                })
-            }
+        events.push(event);
+    }
+    // Every head must agree with its log: a head past the log's end means lost events.
+    let mut heads = conn
+        .prepare("SELECT id, next_seq FROM tournaments")
+        .map_err(db)?;
+    let mut rows = heads.query([]).map_err(db)?;
+    while let Some(row) = rows.next().map_err(db)? {
+        let id: TournamentId = row.get(0).map_err(db)?;
+        let next: i64 = row.get(1).map_err(db)?;
+        let stored = logs.get(&id).map_or(0, Vec::len) as i64;
+        if next != stored {
+            return Err(StoreError::Corrupt {
+                id,
+                seq: stored as u64,
+                message: format!("the head says {next} events, the log has {stored}"),
+            });
         }
     }
+    let mut out: Vec<StoredTournament> = logs
+        .into_iter()
+        .map(|(id, events)| StoredTournament { id, events })
+        .collect();
+    out.sort_unstable_by_key(|t| t.id);
     Ok(out)
 }
 
@@ -625,12 +623,12 @@ mod tests {
         let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
         let id = store.create(vec![created()]).await.unwrap();
         // Queued together, so the writer takes them as one batch: b's duplicate seq fails b
-        // alone; d's second row conflicts with e after its first row went in, so d's
-        // savepoint must undo that first row too.
+        // alone, and so does d, whose first seq e took in the same batch: none of d's two
+        // events may be stored.
         let a = store.append(id, 1, &[out(1)]);
         let b = store.append(id, 1, &[out(7)]);
         let c = store.append(id, 2, &[out(3), out(4)]);
-        let e = store.append(id, 5, &[out(8)]);
+        let e = store.append(id, 4, &[out(8)]);
         let d = store.append(id, 4, &[out(5), out(6)]);
         let (a, b, c, d, e) = tokio::join!(a, b, c, d, e);
         assert!(a.is_ok(), "{a:?}");
@@ -640,12 +638,21 @@ mod tests {
         );
         assert!(c.is_ok(), "{c:?}");
         assert!(
-            matches!(d, Err(StoreError::Conflict { seq: 5, .. })),
+            matches!(d, Err(StoreError::Conflict { seq: 4, .. })),
             "{d:?}"
         );
         assert!(e.is_ok(), "{e:?}");
-        // Seq 4 is free again: d left nothing behind.
-        store.append(id, 4, &[out(9)]).await.unwrap();
+        // A gap is refused too, and leaves nothing behind.
+        match store.append(id, 7, &[out(9)]).await {
+            Err(StoreError::Database(m)) => assert!(m.contains("gap"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // An unknown tournament is a clear error, not a conflict.
+        match store.append(9_999, 0, &[out(9)]).await {
+            Err(StoreError::Database(m)) => assert!(m.contains("no tournament 9999"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        store.append(id, 5, &[out(9)]).await.unwrap();
         // Many appends at once: all acknowledged, all stored in order.
         let other = store.create(vec![created()]).await.unwrap();
         let many: Vec<_> = (1..=50)
@@ -658,7 +665,7 @@ mod tests {
         assert_eq!(all.len(), 2);
         assert_eq!(
             all[0].events,
-            vec![created(), out(1), out(3), out(4), out(9), out(8)]
+            vec![created(), out(1), out(3), out(4), out(8), out(9)]
         );
         assert_eq!(all[1].events.len(), 51);
         assert_eq!(all[1].events[50], out(50));
@@ -704,6 +711,72 @@ mod tests {
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].events, vec![created(), out(1), out(3)]);
         store.close().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_version_1_database_is_migrated_and_plays_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        // A database as the first schema left it: two tournaments, their events interleaved.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch("PRAGMA user_version = 1").unwrap();
+        let body = |e: &Event| serde_json::to_string(e).unwrap();
+        conn.execute_batch("INSERT INTO tournaments (created_at) VALUES (0), (0)")
+            .unwrap();
+        for (t, seq, e) in [
+            (1, 0, created()),
+            (2, 0, created()),
+            (2, 1, out(5)),
+            (1, 1, out(1)),
+            (1, 2, out(3)),
+        ] {
+            conn.execute(
+                "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?1, ?2, ?3, ?4, 0)",
+                params![t, seq, kind(&e), body(&e)],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        let store = SqliteStore::open(&path).await.unwrap();
+        let all = store.load_all().await.unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!((all[0].id, all[1].id), (1, 2));
+        assert_eq!(all[0].events, vec![created(), out(1), out(3)]);
+        assert_eq!(all[1].events, vec![created(), out(5)]);
+        // The heads were set from the old log: the next seq works, a taken one conflicts.
+        store.append(1, 3, &[out(4)]).await.unwrap();
+        assert!(matches!(
+            store.append(2, 1, &[out(6)]).await,
+            Err(StoreError::Conflict { id: 2, seq: 1 })
+        ));
+        let id = store.create(vec![created()]).await.unwrap();
+        assert_eq!(id, 3);
+        store.close().await.unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    #[tokio::test]
+    async fn a_head_that_disagrees_with_its_log_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store = SqliteStore::open(&path).await.unwrap();
+        let id = store.create(vec![created()]).await.unwrap();
+        store.append(id, 1, &[out(1)]).await.unwrap();
+        store.close().await.unwrap();
+        let conn = Connection::open(&path).unwrap();
+        conn.execute("UPDATE tournaments SET next_seq = 5", [])
+            .unwrap();
+        drop(conn);
+        let store = SqliteStore::open(&path).await.unwrap();
+        match store.load_all().await {
+            Err(StoreError::Corrupt { seq: 2, .. }) => {}
+            other => panic!("{:?}", other.map(|v| v.len())),
+        }
     }
 
     #[tokio::test]
