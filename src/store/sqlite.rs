@@ -231,6 +231,15 @@ impl SqliteStore {
     fn crash_writer(&self) {
         let _ = self.jobs.send(Job::Crash);
     }
+
+    /// Something that makes the writer panic later, for tests that hand the store away.
+    #[cfg(test)]
+    pub(crate) fn crasher(&self) -> impl Fn() + use<> {
+        let jobs = self.jobs.clone();
+        move || {
+            let _ = jobs.send(Job::Crash);
+        }
+    }
 }
 
 impl Store for SqliteStore {
