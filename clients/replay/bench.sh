@@ -7,7 +7,9 @@
 #
 # Environment: PORT (default 19090), DB_DIR (default a fresh temporary directory on the same
 # disk as /tmp), PLAYERS (16), SCALE (1: multiply the tournament counts), PROTOCOLS
-# ("jsonrpc xmlrpc"), LEVELS ("1 8 64"). Loopback only; every run is bounded.
+# ("jsonrpc xmlrpc"), LEVELS ("1 8 64"), SERVER and REPLAY (the binaries, default
+# target/release/: point SERVER at a copy of an older build for interleaved A/B runs).
+# Loopback only; every run is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PORT=${PORT:-19090}
@@ -16,8 +18,8 @@ SCALE=${SCALE:-1}
 PROTOCOLS=${PROTOCOLS:-"jsonrpc xmlrpc"}
 LEVELS=${LEVELS:-"1 8 64"}
 DB_DIR=${DB_DIR:-$(mktemp -d)}
-SERVER=target/release/goswiss
-REPLAY=target/release/goswiss-replay
+SERVER=${SERVER:-target/release/goswiss}
+REPLAY=${REPLAY:-target/release/goswiss-replay}
 URL="http://127.0.0.1:$PORT/"
 
 "$SERVER" serve --listen "127.0.0.1:$PORT" --db "$DB_DIR/bench.db" --log-level warn &

@@ -124,7 +124,7 @@ impl Registry {
             f(&guard.state)?
         };
         if !events.is_empty() {
-            self.store.append(id, guard.seq, events.clone()).await?;
+            self.store.append(id, guard.seq, &events).await?;
             // The engine produced these events from this very state, so applying them cannot
             // fail short of a bug; the sequence number still advances so the log and the
             // cache never disagree on where the next event goes.
@@ -139,5 +139,41 @@ impl Registry {
     /// Flushes and closes the store.
     pub async fn close(&self) -> Result<(), StoreError> {
         self.store.close().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::store::sqlite::SqliteStore;
+    use crate::tournament::PairingMode;
+
+    #[tokio::test]
+    async fn a_dead_store_fails_the_call_at_once_and_leaves_the_state_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
+        let crash = store.crasher();
+        let registry = Registry::open(Box::new(store)).await.unwrap();
+        let created =
+            Tournament::create(vec![1, 2, 3, 4], 0, false, PairingMode::default(), 1).unwrap();
+        let id = registry.create(created).await.unwrap();
+        registry.mutate(id, |t| t.checkout()).await.unwrap();
+        crash();
+        let call = registry.mutate(id, |t| t.checkout());
+        let r = tokio::time::timeout(Duration::from_secs(10), call)
+            .await
+            .expect("a dead store answers, it does not hang");
+        assert!(
+            matches!(r, Err(RegistryError::Store(StoreError::WriterDied(_)))),
+            "{:?}",
+            r.map(|_| ())
+        );
+        // The failed call changed nothing: still one match out, and the next call fails too.
+        let out = registry.read(id, |t| t.checked_out_matches().len()).await;
+        assert_eq!(out.unwrap(), 1);
+        let again = registry.mutate(id, |t| t.checkout()).await;
+        assert!(matches!(again, Err(RegistryError::Store(_))));
     }
 }

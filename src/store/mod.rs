@@ -28,6 +28,9 @@ pub enum StoreError {
     },
     #[error("the store is closed")]
     Closed,
+    /// The store's writer stopped unexpectedly: no write can be recorded until a restart.
+    #[error("{0}")]
+    WriterDied(String),
 }
 
 /// A tournament's full log, as loaded at start-up.
@@ -43,7 +46,11 @@ pub trait Store: Send + Sync {
     fn create(&self, events: Vec<Event>) -> StoreFuture<'_, TournamentId>;
     /// Appends events at `first_seq`, `first_seq + 1`, ... in one transaction. Fails with
     /// [`StoreError::Conflict`] if any of those sequence numbers is taken.
-    fn append(&self, id: TournamentId, first_seq: u64, events: Vec<Event>) -> StoreFuture<'_, ()>;
+    ///
+    /// The events are borrowed only for the call itself (an implementation encodes them before
+    /// it returns the future): the caller applies the very same events to its cached state
+    /// once the future says they are durable, without a copy.
+    fn append(&self, id: TournamentId, first_seq: u64, events: &[Event]) -> StoreFuture<'_, ()>;
     /// Flushes and closes; later calls fail with [`StoreError::Closed`].
     fn close(&self) -> StoreFuture<'_, ()>;
 }

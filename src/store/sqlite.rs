@@ -1,22 +1,35 @@
-//! SQLite store through sqlx: WAL, `synchronous=FULL`, foreign keys on.
+//! SQLite store through rusqlite: WAL, `synchronous=FULL`, foreign keys on.
 //!
-//! One writer task owns the connection. Concurrent writers' jobs queue up on a channel and the
-//! task commits everything queued in one transaction (group commit): many acknowledged calls
-//! share one fsync, and no call returns before its transaction committed.
+//! One dedicated OS thread owns the connection and calls SQLite directly. Callers queue jobs on
+//! a channel; the thread takes everything queued (up to [`MAX_BATCH`]) and commits it in one
+//! transaction (group commit), so many acknowledged calls share one fsync, and it answers each
+//! job only after that commit.
 //!
-//! The appends of a batch go to SQLite as one multi-row `INSERT` in one transaction: sqlx's
-//! SQLite driver hands every statement to its worker thread and back, so three hand-offs per
-//! batch (BEGIN, INSERT, COMMIT) instead of one per event keep the writer from spending its
-//! time in thread switches (see BENCHMARKS.md). The explicit transaction is deliberate: the
-//! same statement in autocommit mode measured slower under load.
+//! The guard against two writers taking the same sequence number is each tournament's head,
+//! `tournaments.next_seq`: an append first moves it from `first_seq` to the end of its events
+//! with a compare-and-set `UPDATE`. If that changes no row, the job fails alone (a conflict)
+//! before it wrote anything, and the rest of the batch commits. Events go to an append-only
+//! rowid table, so a commit writes few pages (migrations/sqlite/0002_append_log.sql).
+//!
+//! Why a thread and not an async driver: sqlx's SQLite driver ran every statement on its own
+//! worker thread and handed it over and back (BEGIN, INSERT, COMMIT: three round trips per
+//! batch), and those futex wake-ups were the largest item in the server's profile
+//! (BENCHMARKS.md). Here a batch costs one wake-up of the writer and one per reply.
+//!
+//! If the writer thread dies (a panic), every job it held and every later call gets
+//! [`StoreError::WriterDied`] at once rather than waiting forever.
 
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::str::FromStr;
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{Connection, Row, SqliteConnection};
-use tokio::sync::{mpsc, oneshot};
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use tokio::sync::oneshot;
 
 use super::{Store, StoreError, StoreFuture, StoredTournament, TournamentId};
 use crate::tournament::Event;
@@ -24,37 +37,95 @@ use crate::tournament::Event;
 /// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
 const MAX_BATCH: usize = 512;
 
-/// Most event rows in one multi-row `INSERT`: 5 bound values a row stays far below SQLite's
-/// limit of 32,766 variables per statement.
-const MAX_ROWS: usize = 2_000;
+/// The schema, one step per file: step `k` (from 0) brings `PRAGMA user_version` to `k + 1`.
+/// A new migration is a new file appended here; never edit a released one.
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/sqlite/0001_events.sql"),
+    include_str!("../../migrations/sqlite/0002_append_log.sql"),
+];
 
-const SCHEMA_VERSION: i64 = 1;
-const SCHEMA: &str = include_str!("../../migrations/sqlite/0001_events.sql");
+const INSERT_EVENT: &str =
+    "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/// One event as stored: serialized by the caller, so the JSON work runs on the request's own
+/// worker rather than on the single writer thread every commit waits for.
+struct Row {
+    kind: &'static str,
+    body: String,
+}
+
+/// A reply that cannot be lost: dropped unanswered (the writer died mid-batch, or the store
+/// closed with the job still queued) it answers with an error, so no caller waits forever.
+struct Reply<T> {
+    tx: Option<oneshot::Sender<Result<T, StoreError>>>,
+}
+
+thread_local! {
+    /// Set on the writer thread once it has given up after a panic: replies dropped from then
+    /// on (jobs still queued in the channel) say why.
+    static WRITER_DEAD: Cell<bool> = const { Cell::new(false) };
+}
+
+impl<T> Reply<T> {
+    fn send(mut self, result: Result<T, StoreError>) {
+        if let Some(tx) = self.tx.take() {
+            // The caller may have given up (its future was dropped): nothing to tell it.
+            let _ = tx.send(result);
+        }
+    }
+}
+
+impl<T> Drop for Reply<T> {
+    fn drop(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            let e = if std::thread::panicking() || WRITER_DEAD.with(Cell::get) {
+                died()
+            } else {
+                StoreError::Closed
+            };
+            let _ = tx.send(Err(e));
+        }
+    }
+}
+
+fn died() -> StoreError {
+    StoreError::WriterDied("the database writer thread panicked; see the server log".into())
+}
 
 enum Job {
     Create {
-        events: Vec<Event>,
-        reply: oneshot::Sender<Result<TournamentId, StoreError>>,
+        rows: Vec<Row>,
+        reply: Reply<TournamentId>,
     },
     Append {
         id: TournamentId,
         first_seq: u64,
-        events: Vec<Event>,
-        reply: oneshot::Sender<Result<(), StoreError>>,
+        rows: Vec<Row>,
+        reply: Reply<()>,
     },
     LoadAll {
-        reply: oneshot::Sender<Result<Vec<StoredTournament>, StoreError>>,
+        reply: Reply<Vec<StoredTournament>>,
     },
     Close {
-        reply: oneshot::Sender<Result<(), StoreError>>,
+        reply: Reply<()>,
     },
+    /// Makes the writer panic: how the tests reach the writer-death path.
+    #[cfg(test)]
+    Crash,
+}
+
+/// What the callers and the writer thread share.
+struct Shared {
+    /// Why the writer stopped, once it has died.
+    death: OnceLock<String>,
 }
 
 pub struct SqliteStore {
-    jobs: mpsc::UnboundedSender<Job>,
+    jobs: mpsc::Sender<Job>,
+    shared: Arc<Shared>,
 }
 
-fn db(e: sqlx::Error) -> StoreError {
+fn db(e: rusqlite::Error) -> StoreError {
     StoreError::Database(e.to_string())
 }
 
@@ -74,37 +145,100 @@ fn kind(e: &Event) -> &'static str {
     }
 }
 
+fn rows(events: &[Event]) -> Result<Vec<Row>, StoreError> {
+    events
+        .iter()
+        .map(|e| {
+            Ok(Row {
+                kind: kind(e),
+                body: serde_json::to_string(e).map_err(|e| StoreError::Database(e.to_string()))?,
+            })
+        })
+        .collect()
+}
+
+/// Extra settings for tests that need a failing database: SQL run on the connection right
+/// after it is opened and migrated (e.g. `PRAGMA max_page_count` to simulate a full disk).
+#[derive(Default)]
+pub struct OpenOptions {
+    pub after_open_sql: Option<String>,
+}
+
 impl SqliteStore {
-    /// Opens (creating if missing) the database file and starts the writer task.
+    /// Opens (creating if missing) the database file, brings its schema up to date and starts
+    /// the writer thread.
     pub async fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
-        let options = SqliteConnectOptions::from_str("sqlite:")
-            .map_err(db)?
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
-        let mut conn = SqliteConnection::connect_with(&options).await.map_err(db)?;
-        migrate(&mut conn).await?;
-        let (jobs, rx) = mpsc::unbounded_channel();
-        tokio::spawn(writer(conn, rx));
-        Ok(SqliteStore { jobs })
+        Self::open_with(path, OpenOptions::default()).await
     }
 
-    fn send<T>(
-        &self,
-        make: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Job,
-    ) -> StoreFuture<'_, T>
+    /// [`SqliteStore::open`] with test settings.
+    pub async fn open_with(
+        path: impl AsRef<Path>,
+        options: OpenOptions,
+    ) -> Result<SqliteStore, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let (jobs, rx) = mpsc::channel();
+        let shared = Arc::new(Shared {
+            death: OnceLock::new(),
+        });
+        let (opened_tx, opened) = oneshot::channel();
+        let thread_shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || {
+                let conn = match open_connection(&path, &options) {
+                    Ok(conn) => {
+                        let _ = opened_tx.send(Ok(()));
+                        conn
+                    }
+                    Err(e) => {
+                        let _ = opened_tx.send(Err(e));
+                        return;
+                    }
+                };
+                run_writer(conn, rx, &thread_shared);
+            })
+            .map_err(|e| StoreError::Database(format!("cannot start the writer thread: {e}")))?;
+        opened
+            .await
+            .map_err(|_| StoreError::WriterDied("the writer thread died while opening".into()))??;
+        Ok(SqliteStore { jobs, shared })
+    }
+
+    /// The error for a call the writer can no longer take.
+    fn gone(&self) -> StoreError {
+        match self.shared.death.get() {
+            Some(why) => StoreError::WriterDied(why.clone()),
+            None => StoreError::Closed,
+        }
+    }
+
+    fn send<T>(&self, make: impl FnOnce(Reply<T>) -> Job) -> StoreFuture<'_, T>
     where
         T: Send + 'static,
     {
-        let (reply, rx) = oneshot::channel();
-        let sent = self.jobs.send(make(reply));
+        let (tx, rx) = oneshot::channel();
+        let sent = self.jobs.send(make(Reply { tx: Some(tx) })).is_ok();
         Box::pin(async move {
-            sent.map_err(|_| StoreError::Closed)?;
-            rx.await.map_err(|_| StoreError::Closed)?
+            if sent && let Ok(result) = rx.await {
+                return result;
+            }
+            Err(self.gone())
         })
+    }
+
+    #[cfg(test)]
+    fn crash_writer(&self) {
+        let _ = self.jobs.send(Job::Crash);
+    }
+
+    /// Something that makes the writer panic later, for tests that hand the store away.
+    #[cfg(test)]
+    pub(crate) fn crasher(&self) -> impl Fn() + use<> {
+        let jobs = self.jobs.clone();
+        move || {
+            let _ = jobs.send(Job::Crash);
+        }
     }
 }
 
@@ -114,16 +248,22 @@ impl Store for SqliteStore {
     }
 
     fn create(&self, events: Vec<Event>) -> StoreFuture<'_, TournamentId> {
-        self.send(|reply| Job::Create { events, reply })
+        match rows(&events) {
+            Ok(rows) => self.send(|reply| Job::Create { rows, reply }),
+            Err(e) => Box::pin(async move { Err(e) }),
+        }
     }
 
-    fn append(&self, id: TournamentId, first_seq: u64, events: Vec<Event>) -> StoreFuture<'_, ()> {
-        self.send(|reply| Job::Append {
-            id,
-            first_seq,
-            events,
-            reply,
-        })
+    fn append(&self, id: TournamentId, first_seq: u64, events: &[Event]) -> StoreFuture<'_, ()> {
+        match rows(events) {
+            Ok(rows) => self.send(|reply| Job::Append {
+                id,
+                first_seq,
+                rows,
+                reply,
+            }),
+            Err(e) => Box::pin(async move { Err(e) }),
+        }
     }
 
     fn close(&self) -> StoreFuture<'_, ()> {
@@ -131,287 +271,82 @@ impl Store for SqliteStore {
     }
 }
 
-async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
-    let version: i64 = sqlx::query_scalar("PRAGMA user_version")
-        .fetch_one(&mut *conn)
-        .await
+fn open_connection(path: &Path, options: &OpenOptions) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| StoreError::Database(format!("opening {}: {e}", path.display())))?;
+    conn.busy_timeout(Duration::from_secs(10)).map_err(db)?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
         .map_err(db)?;
-    if version > SCHEMA_VERSION {
+    if !mode.eq_ignore_ascii_case("wal") {
         return Err(StoreError::Database(format!(
-            "database schema version {version} is newer than this goswiss ({SCHEMA_VERSION})"
+            "cannot switch {} to WAL (journal_mode is {mode})",
+            path.display()
         )));
     }
-    if version < 1 {
-        let mut tx = conn.begin().await.map_err(db)?;
-        sqlx::raw_sql(SCHEMA).execute(&mut *tx).await.map_err(db)?;
-        // Keep in step with SCHEMA_VERSION.
-        sqlx::raw_sql("PRAGMA user_version = 1")
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
-        tx.commit().await.map_err(db)?;
+    // FULL: in WAL mode the WAL is fsynced at every commit, so a committed (and therefore
+    // acknowledged) transaction survives a power cut, not just a crash of this process.
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+        .map_err(db)?;
+    migrate(&conn)?;
+    if let Some(sql) = &options.after_open_sql {
+        conn.execute_batch(sql).map_err(db)?;
     }
-    Ok(())
+    Ok(conn)
 }
 
-async fn insert_events(
-    conn: &mut SqliteConnection,
-    id: TournamentId,
-    first_seq: u64,
-    events: &[Event],
-) -> Result<(), StoreError> {
-    let at = now_millis();
-    for (k, e) in events.iter().enumerate() {
-        let seq = first_seq + k as u64;
-        let body = serde_json::to_string(e).map_err(|e| StoreError::Database(e.to_string()))?;
-        let r = sqlx::query(
-            "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(seq as i64)
-        .bind(kind(e))
-        .bind(body)
-        .bind(at)
-        .execute(&mut *conn)
-        .await;
-        match r {
-            Ok(_) => {}
-            Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
-                return Err(StoreError::Conflict { id, seq });
-            }
-            Err(e) => return Err(db(e)),
+fn migrate(conn: &Connection) -> Result<(), StoreError> {
+    let target = MIGRATIONS.len() as i64;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(db)?;
+    if version > target {
+        return Err(StoreError::Database(format!(
+            "database schema version {version} is newer than this goswiss ({target})"
+        )));
+    }
+    for (k, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        // Each step and its version bump commit together: a crash leaves the old version.
+        let step = format!(
+            "BEGIN IMMEDIATE;\n{sql}\n;PRAGMA user_version = {};\nCOMMIT;",
+            k + 1
+        );
+        if let Err(e) = conn.execute_batch(&step) {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(StoreError::Database(format!("migration {}: {e}", k + 1)));
         }
     }
     Ok(())
 }
 
-/// What one write job produced inside the batch transaction, answered after the commit.
-enum Done {
-    Created(
-        oneshot::Sender<Result<TournamentId, StoreError>>,
-        TournamentId,
-    ),
-    Appended(oneshot::Sender<Result<(), StoreError>>),
-}
-
-async fn run_write(
-    conn: &mut SqliteConnection,
-    job: &Job,
-) -> Result<Option<TournamentId>, StoreError> {
-    match job {
-        Job::Create { events, .. } => {
-            let id: TournamentId =
-                sqlx::query("INSERT INTO tournaments (created_at) VALUES (?) RETURNING id")
-                    .bind(now_millis())
-                    .fetch_one(&mut *conn)
-                    .await
-                    .map_err(db)?
-                    .try_get(0)
-                    .map_err(db)?;
-            insert_events(conn, id, 0, events).await?;
-            Ok(Some(id))
-        }
-        Job::Append {
-            id,
-            first_seq,
-            events,
-            ..
-        } => {
-            insert_events(conn, *id, *first_seq, events).await?;
-            Ok(None)
-        }
-        Job::LoadAll { .. } | Job::Close { .. } => Ok(None),
+/// The writer thread's loop, until the store is closed, every handle is dropped, or a panic.
+fn run_writer(conn: Connection, rx: mpsc::Receiver<Job>, shared: &Shared) {
+    let outcome = catch_unwind(AssertUnwindSafe(|| writer_loop(conn, &rx)));
+    if let Err(panic) = outcome {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        tracing::error!(panic = %message, "the database writer thread died; writes now fail");
+        let _ = shared
+            .death
+            .set(format!("the database writer thread died: {message}"));
+        WRITER_DEAD.with(|d| d.set(true));
+        // Jobs still queued are answered (with the death) as the receiver drops them; later
+        // sends fail and their callers read `death`.
     }
 }
 
-fn answer(job: Job, result: Result<Option<TournamentId>, StoreError>) -> Option<Done> {
-    match (job, result) {
-        (Job::Create { reply, .. }, Ok(Some(id))) => Some(Done::Created(reply, id)),
-        (Job::Create { reply, .. }, Ok(None)) => {
-            let _ = reply.send(Err(StoreError::Database("no id allocated".into())));
-            None
-        }
-        (Job::Create { reply, .. }, Err(e)) => {
-            let _ = reply.send(Err(e));
-            None
-        }
-        (Job::Append { reply, .. }, Ok(_)) => Some(Done::Appended(reply)),
-        (Job::Append { reply, .. }, Err(e)) => {
-            let _ = reply.send(Err(e));
-            None
-        }
-        _ => None,
-    }
-}
-
-/// Appends every event of `jobs` (all `Job::Append`) with one multi-row `INSERT` in one
-/// transaction (one WAL fsync under synchronous=FULL): either every job's events are durable
-/// or none are, and a conflict aborts the whole statement.
-async fn insert_appends(conn: &mut SqliteConnection, jobs: &[Job]) -> Result<(), StoreError> {
-    let at = now_millis();
-    let mut rows: Vec<(TournamentId, i64, &'static str, String)> = Vec::new();
-    for job in jobs {
-        if let Job::Append {
-            id,
-            first_seq,
-            events,
-            ..
-        } = job
-        {
-            for (k, e) in events.iter().enumerate() {
-                let body =
-                    serde_json::to_string(e).map_err(|e| StoreError::Database(e.to_string()))?;
-                rows.push((*id, (*first_seq + k as u64) as i64, kind(e), body));
-            }
-        }
-    }
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut sql = String::with_capacity(80 + rows.len() * 17);
-    sql.push_str("INSERT INTO events (tournament_id, seq, kind, body, at) VALUES ");
-    for i in 0..rows.len() {
-        sql.push_str(if i == 0 {
-            "(?, ?, ?, ?, ?)"
-        } else {
-            ", (?, ?, ?, ?, ?)"
-        });
-    }
-    // Only placeholders are spliced in: every value is bound.
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-    for (id, seq, kind, body) in rows {
-        q = q.bind(id).bind(seq).bind(kind).bind(body).bind(at);
-    }
-    let mut tx = conn.begin().await.map_err(db)?;
-    q.execute(&mut *tx).await.map_err(db)?;
-    tx.commit().await.map_err(db)?;
-    Ok(())
-}
-
-fn event_rows(job: &Job) -> usize {
-    match job {
-        Job::Append { events, .. } | Job::Create { events, .. } => events.len(),
-        _ => 0,
-    }
-}
-
-/// Commits a batch of write jobs: the appends as one multi-row statement when they fit, the
-/// rest (creates, which need their new id first) through [`write_in_transaction`].
-async fn write_batch(conn: &mut SqliteConnection, batch: Vec<Job>) {
-    let (appends, others): (Vec<Job>, Vec<Job>) = batch
-        .into_iter()
-        .partition(|j| matches!(j, Job::Append { .. }));
-    if !appends.is_empty() {
-        let rows: usize = appends.iter().map(event_rows).sum();
-        if rows <= MAX_ROWS && insert_appends(conn, &appends).await.is_ok() {
-            for job in appends {
-                if let Job::Append { reply, .. } = job {
-                    let _ = reply.send(Ok(()));
-                }
-            }
-        } else {
-            // Too many rows for one statement, or the statement failed (a conflict aborts it
-            // whole): the transaction path commits what it can and answers each job.
-            write_in_transaction(conn, appends).await;
-        }
-    }
-    if !others.is_empty() {
-        write_in_transaction(conn, others).await;
-    }
-}
-
-/// Commits a batch of write jobs in one transaction. If the batch fails as a whole (one job's
-/// conflict aborts the transaction), each job is retried in its own transaction so one bad job
-/// cannot fail the others.
-async fn write_in_transaction(conn: &mut SqliteConnection, batch: Vec<Job>) {
-    if batch.len() > 1 {
-        let attempt = async {
-            let mut tx = conn.begin().await.map_err(db)?;
-            let mut results = Vec::with_capacity(batch.len());
-            for job in &batch {
-                results.push(run_write(&mut tx, job).await?);
-            }
-            tx.commit().await.map_err(db)?;
-            Ok::<_, StoreError>(results)
-        }
-        .await;
-        if let Ok(results) = attempt {
-            let done: Vec<Done> = batch
-                .into_iter()
-                .zip(results)
-                .filter_map(|(job, r)| answer(job, Ok(r)))
-                .collect();
-            for d in done {
-                match d {
-                    Done::Created(reply, id) => {
-                        let _ = reply.send(Ok(id));
-                    }
-                    Done::Appended(reply) => {
-                        let _ = reply.send(Ok(()));
-                    }
-                }
-            }
-            return;
-        }
-    }
-    for job in batch {
-        let result = async {
-            let mut tx = conn.begin().await.map_err(db)?;
-            let r = run_write(&mut tx, &job).await?;
-            tx.commit().await.map_err(db)?;
-            Ok(r)
-        }
-        .await;
-        match answer(job, result) {
-            Some(Done::Created(reply, id)) => {
-                let _ = reply.send(Ok(id));
-            }
-            Some(Done::Appended(reply)) => {
-                let _ = reply.send(Ok(()));
-            }
-            None => {}
-        }
-    }
-}
-
-async fn load_all(conn: &mut SqliteConnection) -> Result<Vec<StoredTournament>, StoreError> {
-    let rows =
-        sqlx::query("SELECT tournament_id, seq, body FROM events ORDER BY tournament_id, seq")
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(db)?;
-    let mut out: Vec<StoredTournament> = Vec::new();
-    for row in rows {
-        let id: TournamentId = row.try_get(0).map_err(db)?;
-        let seq: i64 = row.try_get(1).map_err(db)?;
-        let body: String = row.try_get(2).map_err(db)?;
-        let event: Event = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
-            id,
-            seq: seq as u64,
-            message: e.to_string(),
-        })?;
-        match out.last_mut() {
-            Some(t) if t.id == id => {
-                if seq as usize != t.events.len() {
-                    return Err(StoreError::Corrupt {
-                        id,
-                        seq: seq as u64,
-                        message: format!("expected seq {}", t.events.len()),
-                    });
-                }
-                t.events.push(event);
-            }
-            _ => out.push(StoredTournament {
-                id,
-                events: vec![event],
-            }),
-        }
-    }
-    Ok(out)
-}
-
-async fn writer(mut conn: SqliteConnection, mut rx: mpsc::UnboundedReceiver<Job>) {
-    while let Some(first) = rx.recv().await {
+fn writer_loop(conn: Connection, rx: &mpsc::Receiver<Job>) {
+    // Every statement the hot path runs, kept prepared.
+    conn.set_prepared_statement_cache_capacity(16);
+    while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match rx.try_recv() {
@@ -420,28 +355,256 @@ async fn writer(mut conn: SqliteConnection, mut rx: mpsc::UnboundedReceiver<Job>
             }
         }
         // Reads and close are served in order between write batches.
-        let mut writes = Vec::new();
+        let mut writes = Vec::with_capacity(batch.len());
         for job in batch {
             match job {
                 Job::LoadAll { reply } => {
-                    write_batch(&mut conn, std::mem::take(&mut writes)).await;
-                    let _ = reply.send(load_all(&mut conn).await);
+                    write_batch(&conn, std::mem::take(&mut writes));
+                    reply.send(load_all(&conn));
                 }
                 Job::Close { reply } => {
-                    write_batch(&mut conn, std::mem::take(&mut writes)).await;
-                    rx.close();
-                    // Later queued jobs see a dropped reply channel: StoreError::Closed.
-                    while let Ok(job) = rx.try_recv() {
-                        drop(job);
-                    }
-                    let _ = reply.send(conn.close().await.map_err(db));
+                    write_batch(&conn, std::mem::take(&mut writes));
+                    // Jobs queued behind the close are dropped with the receiver when this
+                    // thread returns: their callers get StoreError::Closed.
+                    reply.send(conn.close().map_err(|(_, e)| db(e)));
                     return;
                 }
+                #[cfg(test)]
+                Job::Crash => panic!("writer crash requested by a test"),
                 write => writes.push(write),
             }
         }
-        write_batch(&mut conn, writes).await;
+        write_batch(&conn, writes);
     }
+    // Every SqliteStore handle was dropped: the connection closes as the thread ends.
+}
+
+/// Why one job of a batch failed.
+enum JobError {
+    /// Only this job is affected: it wrote nothing, the batch goes on.
+    Alone(StoreError),
+    /// The transaction itself failed (I/O error, disk full, read-only database...), or a job
+    /// failed halfway: nothing of the batch can be committed.
+    Batch(StoreError),
+}
+
+fn batch(e: rusqlite::Error) -> JobError {
+    JobError::Batch(db(e))
+}
+
+/// Inserts a job's events. Called only once the job's head moved, so a failure here would
+/// leave the job half done: it fails the whole batch instead.
+fn insert_rows(
+    conn: &Connection,
+    id: TournamentId,
+    first_seq: u64,
+    rows: &[Row],
+    at: i64,
+) -> Result<(), JobError> {
+    let mut stmt = conn.prepare_cached(INSERT_EVENT).map_err(batch)?;
+    for (k, row) in rows.iter().enumerate() {
+        let seq = first_seq + k as u64;
+        stmt.execute(params![id, seq as i64, row.kind, row.body, at])
+            .map_err(batch)?;
+    }
+    Ok(())
+}
+
+fn create(conn: &Connection, rows: &[Row], at: i64) -> Result<TournamentId, JobError> {
+    let id: TournamentId = conn
+        .prepare_cached(
+            "INSERT INTO tournaments (created_at, next_seq) VALUES (?1, ?2) RETURNING id",
+        )
+        .and_then(|mut s| s.query_row(params![at, rows.len() as i64], |r| r.get(0)))
+        .map_err(batch)?;
+    insert_rows(conn, id, 0, rows, at)?;
+    Ok(id)
+}
+
+fn append(
+    conn: &Connection,
+    id: TournamentId,
+    first_seq: u64,
+    rows: &[Row],
+    at: i64,
+) -> Result<(), JobError> {
+    let next = first_seq + rows.len() as u64;
+    let moved = conn
+        .prepare_cached("UPDATE tournaments SET next_seq = ?1 WHERE id = ?2 AND next_seq = ?3")
+        .and_then(|mut s| s.execute(params![next as i64, id, first_seq as i64]))
+        .map_err(batch)?;
+    if moved == 0 {
+        let head: Option<i64> = conn
+            .prepare_cached("SELECT next_seq FROM tournaments WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+            .map_err(batch)?;
+        return Err(JobError::Alone(match head {
+            None => StoreError::Database(format!("no tournament {id} in the store")),
+            Some(n) if (first_seq as i64) < n => StoreError::Conflict { id, seq: first_seq },
+            Some(n) => StoreError::Database(format!(
+                "event {first_seq} of tournament {id} would leave a gap in its log (next is {n})"
+            )),
+        }));
+    }
+    insert_rows(conn, id, first_seq, rows, at)
+}
+
+/// A job that went through and waits for the commit to be answered.
+enum Done {
+    Created(Reply<TournamentId>, TournamentId),
+    Appended(Reply<()>),
+}
+
+fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(|_| ())
+}
+
+/// Commits a batch of write jobs in one transaction and answers each job after the commit.
+/// A job that fails alone (a conflict) is answered with its error and leaves the others
+/// untouched; a failure of the transaction itself fails every job of the batch with it.
+fn write_batch(conn: &Connection, batch: Vec<Job>) {
+    if batch.is_empty() {
+        return;
+    }
+    let at = now_millis();
+    let mut done: Vec<Done> = Vec::with_capacity(batch.len());
+    let mut failure: Option<StoreError> = exec_cached(conn, "BEGIN IMMEDIATE").err().map(db);
+    let mut jobs = batch.into_iter();
+    if failure.is_none() {
+        for job in jobs.by_ref() {
+            let outcome = match job {
+                Job::Create { rows, reply } => match create(conn, &rows, at) {
+                    Ok(id) => Ok(Done::Created(reply, id)),
+                    Err(e) => Err((e, Failed::Create(reply))),
+                },
+                Job::Append {
+                    id,
+                    first_seq,
+                    rows,
+                    reply,
+                } => match append(conn, id, first_seq, &rows, at) {
+                    Ok(()) => Ok(Done::Appended(reply)),
+                    Err(e) => Err((e, Failed::Append(reply))),
+                },
+                // Only writes reach here (see writer_loop).
+                other => {
+                    drop(other);
+                    continue;
+                }
+            };
+            match outcome {
+                Ok(d) => done.push(d),
+                Err((JobError::Alone(e), reply)) => reply.send(e),
+                Err((JobError::Batch(e), reply)) => {
+                    reply.send(StoreError::Database(e.to_string()));
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+    }
+    if failure.is_none() {
+        failure = exec_cached(conn, "COMMIT").err().map(db);
+    }
+    match failure {
+        None => {
+            for d in done {
+                match d {
+                    Done::Created(reply, id) => reply.send(Ok(id)),
+                    Done::Appended(reply) => reply.send(Ok(())),
+                }
+            }
+        }
+        Some(e) => {
+            // SQLite may already have rolled back (disk full, I/O error): then this fails
+            // harmlessly with "no transaction is active".
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            tracing::error!(error = %e, "a group commit failed; none of its calls were recorded");
+            let message = e.to_string();
+            let fail = || StoreError::Database(message.clone());
+            for d in done {
+                match d {
+                    Done::Created(reply, _) => reply.send(Err(fail())),
+                    Done::Appended(reply) => reply.send(Err(fail())),
+                }
+            }
+            for job in jobs {
+                match job {
+                    Job::Create { reply, .. } => reply.send(Err(fail())),
+                    Job::Append { reply, .. } => reply.send(Err(fail())),
+                    other => drop(other),
+                }
+            }
+        }
+    }
+}
+
+/// The reply of a job that failed, whatever its type.
+enum Failed {
+    Create(Reply<TournamentId>),
+    Append(Reply<()>),
+}
+
+impl Failed {
+    fn send(self, e: StoreError) {
+        match self {
+            Failed::Create(r) => r.send(Err(e)),
+            Failed::Append(r) => r.send(Err(e)),
+        }
+    }
+}
+
+fn load_all(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
+    let mut logs: HashMap<TournamentId, Vec<Event>> = HashMap::new();
+    // The append order: each tournament's events come in seq order, no sort or index needed.
+    let mut stmt = conn
+        .prepare("SELECT tournament_id, seq, body FROM events ORDER BY id")
+        .map_err(db)?;
+    let mut rows = stmt.query([]).map_err(db)?;
+    while let Some(row) = rows.next().map_err(db)? {
+        let id: TournamentId = row.get(0).map_err(db)?;
+        let seq: i64 = row.get(1).map_err(db)?;
+        let body: String = row.get(2).map_err(db)?;
+        let events = logs.entry(id).or_default();
+        if seq != events.len() as i64 {
+            return Err(StoreError::Corrupt {
+                id,
+                seq: seq as u64,
+                message: format!("expected seq {}", events.len()),
+            });
+        }
+        let event: Event = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
+            id,
+            seq: seq as u64,
+            message: e.to_string(),
+        })?;
+        events.push(event);
+    }
+    // Every head must agree with its log: a head past the log's end means lost events.
+    let mut heads = conn
+        .prepare("SELECT id, next_seq FROM tournaments")
+        .map_err(db)?;
+    let mut rows = heads.query([]).map_err(db)?;
+    while let Some(row) = rows.next().map_err(db)? {
+        let id: TournamentId = row.get(0).map_err(db)?;
+        let next: i64 = row.get(1).map_err(db)?;
+        let stored = logs.get(&id).map_or(0, Vec::len) as i64;
+        if next != stored {
+            return Err(StoreError::Corrupt {
+                id,
+                seq: stored as u64,
+                message: format!("the head says {next} events, the log has {stored}"),
+            });
+        }
+    }
+    let mut out: Vec<StoredTournament> = logs
+        .into_iter()
+        .map(|(id, events)| StoredTournament { id, events })
+        .collect();
+    out.sort_unstable_by_key(|t| t.id);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -468,35 +631,269 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
         let id = store.create(vec![created()]).await.unwrap();
-        // Queued together, so the writer takes them as one batch: one multi-row statement
-        // that the duplicate seq aborts, then one transaction per job.
-        let a = store.append(id, 1, vec![out(1)]);
-        let b = store.append(id, 1, vec![out(7)]);
-        let c = store.append(id, 2, vec![out(3), out(4)]);
-        let (a, b, c) = tokio::join!(a, b, c);
+        // Queued together, so the writer takes them as one batch: b's duplicate seq fails b
+        // alone, and so does d, whose first seq e took in the same batch: none of d's two
+        // events may be stored.
+        let a = store.append(id, 1, &[out(1)]);
+        let b = store.append(id, 1, &[out(7)]);
+        let c = store.append(id, 2, &[out(3), out(4)]);
+        let e = store.append(id, 4, &[out(8)]);
+        let d = store.append(id, 4, &[out(5), out(6)]);
+        let (a, b, c, d, e) = tokio::join!(a, b, c, d, e);
         assert!(a.is_ok(), "{a:?}");
         assert!(
             matches!(b, Err(StoreError::Conflict { seq: 1, .. })),
             "{b:?}"
         );
         assert!(c.is_ok(), "{c:?}");
+        assert!(
+            matches!(d, Err(StoreError::Conflict { seq: 4, .. })),
+            "{d:?}"
+        );
+        assert!(e.is_ok(), "{e:?}");
+        // A gap is refused too, and leaves nothing behind.
+        match store.append(id, 7, &[out(9)]).await {
+            Err(StoreError::Database(m)) => assert!(m.contains("gap"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // An unknown tournament is a clear error, not a conflict.
+        match store.append(9_999, 0, &[out(9)]).await {
+            Err(StoreError::Database(m)) => assert!(m.contains("no tournament 9999"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        store.append(id, 5, &[out(9)]).await.unwrap();
         // Many appends at once: all acknowledged, all stored in order.
         let other = store.create(vec![created()]).await.unwrap();
         let many: Vec<_> = (1..=50)
-            .map(|s| store.append(other, s, vec![out(s as i64)]))
+            .map(|s| store.append(other, s, &[out(s as i64)]))
             .collect();
         for r in futures::future::join_all(many).await {
             r.unwrap();
         }
         let all = store.load_all().await.unwrap();
         assert_eq!(all.len(), 2);
-        assert_eq!(all[0].events, vec![created(), out(1), out(3), out(4)]);
+        assert_eq!(
+            all[0].events,
+            vec![created(), out(1), out(3), out(4), out(8), out(9)]
+        );
         assert_eq!(all[1].events.len(), 51);
         assert_eq!(all[1].events[50], out(50));
         store.close().await.unwrap();
         assert!(matches!(
-            store.append(id, 9, vec![out(1)]).await,
+            store.append(id, 9, &[out(1)]).await,
             Err(StoreError::Closed)
         ));
+    }
+
+    #[tokio::test]
+    async fn a_failed_conflict_in_a_batch_of_creates_keeps_the_creates() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
+        let first = store.create(vec![created()]).await.unwrap();
+        let a = store.create(vec![created(), out(1)]);
+        let b = store.append(first, 0, &[out(2)]);
+        let c = store.create(vec![created()]);
+        let (a, b, c) = tokio::join!(a, b, c);
+        let (a, c) = (a.unwrap(), c.unwrap());
+        assert!(
+            matches!(b, Err(StoreError::Conflict { seq: 0, .. })),
+            "{b:?}"
+        );
+        assert!(first < a && a < c, "{first} {a} {c}");
+        let all = store.load_all().await.unwrap();
+        let ids: Vec<_> = all.iter().map(|t| t.id).collect();
+        assert_eq!(ids, vec![first, a, c]);
+        assert_eq!(all[1].events, vec![created(), out(1)]);
+    }
+
+    #[tokio::test]
+    async fn everything_survives_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store = SqliteStore::open(&path).await.unwrap();
+        let id = store.create(vec![created()]).await.unwrap();
+        store.append(id, 1, &[out(1), out(3)]).await.unwrap();
+        // Dropped without close: the writer still finishes and closes the connection.
+        drop(store);
+        let store = SqliteStore::open(&path).await.unwrap();
+        let all = store.load_all().await.unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].events, vec![created(), out(1), out(3)]);
+        store.close().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_version_1_database_is_migrated_and_plays_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        // A database as the first schema left it: two tournaments, their events interleaved.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch("PRAGMA user_version = 1").unwrap();
+        let body = |e: &Event| serde_json::to_string(e).unwrap();
+        conn.execute_batch("INSERT INTO tournaments (created_at) VALUES (0), (0)")
+            .unwrap();
+        for (t, seq, e) in [
+            (1, 0, created()),
+            (2, 0, created()),
+            (2, 1, out(5)),
+            (1, 1, out(1)),
+            (1, 2, out(3)),
+        ] {
+            conn.execute(
+                "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?1, ?2, ?3, ?4, 0)",
+                params![t, seq, kind(&e), body(&e)],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        let store = SqliteStore::open(&path).await.unwrap();
+        let all = store.load_all().await.unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!((all[0].id, all[1].id), (1, 2));
+        assert_eq!(all[0].events, vec![created(), out(1), out(3)]);
+        assert_eq!(all[1].events, vec![created(), out(5)]);
+        // The heads were set from the old log: the next seq works, a taken one conflicts.
+        store.append(1, 3, &[out(4)]).await.unwrap();
+        assert!(matches!(
+            store.append(2, 1, &[out(6)]).await,
+            Err(StoreError::Conflict { id: 2, seq: 1 })
+        ));
+        let id = store.create(vec![created()]).await.unwrap();
+        assert_eq!(id, 3);
+        store.close().await.unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    #[tokio::test]
+    async fn a_head_that_disagrees_with_its_log_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store = SqliteStore::open(&path).await.unwrap();
+        let id = store.create(vec![created()]).await.unwrap();
+        store.append(id, 1, &[out(1)]).await.unwrap();
+        store.close().await.unwrap();
+        let conn = Connection::open(&path).unwrap();
+        conn.execute("UPDATE tournaments SET next_seq = 5", [])
+            .unwrap();
+        drop(conn);
+        let store = SqliteStore::open(&path).await.unwrap();
+        match store.load_all().await {
+            Err(StoreError::Corrupt { seq: 2, .. }) => {}
+            other => panic!("{:?}", other.map(|v| v.len())),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        SqliteStore::open(&path)
+            .await
+            .unwrap()
+            .close()
+            .await
+            .unwrap();
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("PRAGMA user_version = 99").unwrap();
+        drop(conn);
+        let e = SqliteStore::open(&path).await.err().expect("refused");
+        assert!(e.to_string().contains("newer"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn a_dead_writer_fails_calls_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
+        let id = store.create(vec![created()]).await.unwrap();
+        // Queued behind the crash: answered by the dying thread, not left hanging.
+        store.crash_writer();
+        let queued = store.append(id, 1, &[out(1)]);
+        let r = tokio::time::timeout(Duration::from_secs(10), queued)
+            .await
+            .expect("no hang");
+        assert!(matches!(r, Err(StoreError::WriterDied(_))), "{r:?}");
+        // Calls made after the death fail too, at once.
+        for _ in 0..3 {
+            let later = store.append(id, 1, &[out(1)]);
+            let later = tokio::time::timeout(Duration::from_secs(10), later)
+                .await
+                .expect("no hang");
+            assert!(matches!(later, Err(StoreError::WriterDied(_))), "{later:?}");
+        }
+        // Once the thread has recorded it, the reason is the panic's own message.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            match store.append(id, 1, &[out(1)]).await {
+                Err(StoreError::WriterDied(m)) if m.contains("crash requested") => break,
+                Err(StoreError::WriterDied(_)) if std::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_disk_fails_the_batch_with_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let small = OpenOptions {
+            // The file cannot grow past its current pages: the next new page is "disk full".
+            after_open_sql: Some("PRAGMA max_page_count = 4".into()),
+        };
+        let store = SqliteStore::open_with(&path, small).await.unwrap();
+        let id = store.create(vec![created()]).await;
+        let id = match id {
+            Ok(id) => id,
+            Err(e) => {
+                assert!(e.to_string().contains("full"), "{e}");
+                return;
+            }
+        };
+        let big = Event::RoundPaired {
+            round: 1,
+            matches: Vec::new(),
+            bye: None,
+        };
+        let mut last = Ok(());
+        for seq in (1..4_000u64).step_by(2) {
+            last = store.append(id, seq, &[big.clone(), big.clone()]).await;
+            if last.is_err() {
+                break;
+            }
+        }
+        match last {
+            Err(StoreError::Database(m)) => assert!(m.contains("full"), "{m}"),
+            other => panic!("expected a full database, got {other:?}"),
+        }
+        // The store still answers (and still refuses) rather than hanging.
+        let again = store.append(id, 1_000_000, &[out(1)]).await;
+        assert!(matches!(again, Err(StoreError::Database(_))), "{again:?}");
+        store.close().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_read_only_database_fails_writes_with_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store = SqliteStore::open(&path).await.unwrap();
+        let id = store.create(vec![created()]).await.unwrap();
+        store.close().await.unwrap();
+        let ro = OpenOptions {
+            after_open_sql: Some("PRAGMA query_only = ON".into()),
+        };
+        let store = SqliteStore::open_with(&path, ro).await.unwrap();
+        // Reads still work; writes fail with SQLite's own reason.
+        assert_eq!(store.load_all().await.unwrap().len(), 1);
+        match store.append(id, 1, &[out(1)]).await {
+            Err(StoreError::Database(m)) => assert!(m.contains("readonly"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        store.close().await.unwrap();
     }
 }
