@@ -195,8 +195,13 @@ async fn fallback(State(app): State<App>, req: Request) -> Response {
     }
 }
 
-async fn health() -> &'static str {
-    "ok\n"
+/// 200 "ok" while the daemon can record writes; 503 with the reason once it cannot (the
+/// store's writer died), so a load balancer or supervisor can take it out and restart it.
+async fn health(State(app): State<App>) -> Response {
+    match app.ctx.registry.health() {
+        Ok(()) => "ok\n".into_response(),
+        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")).into_response(),
+    }
 }
 
 async fn metrics(State(app): State<App>) -> Response {

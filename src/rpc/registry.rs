@@ -69,6 +69,11 @@ impl Registry {
         self.len() == 0
     }
 
+    /// Whether the store can still record writes.
+    pub fn health(&self) -> Result<(), StoreError> {
+        self.store.health()
+    }
+
     fn slot(&self, id: TournamentId) -> Result<Arc<Mutex<Slot>>, RegistryError> {
         // A poisoned lock only means another thread panicked mid-insert of a whole Arc; the
         // map itself is still consistent.
@@ -160,6 +165,7 @@ mod tests {
             Tournament::create(vec![1, 2, 3, 4], 0, false, PairingMode::default(), 1).unwrap();
         let id = registry.create(created).await.unwrap();
         registry.mutate(id, |t| t.checkout()).await.unwrap();
+        assert!(registry.health().is_ok());
         crash();
         let call = registry.mutate(id, |t| t.checkout());
         let r = tokio::time::timeout(Duration::from_secs(10), call)
@@ -175,5 +181,7 @@ mod tests {
         assert_eq!(out.unwrap(), 1);
         let again = registry.mutate(id, |t| t.checkout()).await;
         assert!(matches!(again, Err(RegistryError::Store(_))));
+        // And `/health` can tell.
+        assert!(matches!(registry.health(), Err(StoreError::WriterDied(_))));
     }
 }

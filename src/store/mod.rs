@@ -53,4 +53,8 @@ pub trait Store: Send + Sync {
     fn append(&self, id: TournamentId, first_seq: u64, events: &[Event]) -> StoreFuture<'_, ()>;
     /// Flushes and closes; later calls fail with [`StoreError::Closed`].
     fn close(&self) -> StoreFuture<'_, ()>;
+    /// Whether writes can still be recorded (for `/health`); cheap, no I/O.
+    fn health(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }

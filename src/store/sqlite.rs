@@ -243,6 +243,13 @@ impl SqliteStore {
 }
 
 impl Store for SqliteStore {
+    fn health(&self) -> Result<(), StoreError> {
+        match self.shared.death.get() {
+            Some(why) => Err(StoreError::WriterDied(why.clone())),
+            None => Ok(()),
+        }
+    }
+
     fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>> {
         self.send(|reply| Job::LoadAll { reply })
     }
