@@ -128,6 +128,10 @@ impl<W: Weight> Graph<W> {
     }
 }
 
+/// `btop` of a block with no member yet / with members in several outermost blossoms.
+const NO_TOP: usize = usize::MAX;
+const MIXED: usize = usize::MAX - 1;
+
 fn ordered<C: PairCosts>(c: &C, u: usize, v: usize) -> Option<C::W> {
     if u < v { c.cost(u, v) } else { c.cost(v, u) }
 }
@@ -218,6 +222,20 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
             g.add(u, v, w)?;
         }
     }
+    // Long-range links at geometrically growing distances in pairing order. Without them the
+    // blossom solve lowers the duals of whole regions that only distant candidate edges tie
+    // together, and pricing then finds millions of violated pairs between those regions (a
+    // 10,000-player McMahon round: 3.4 M violated pairs after the first solve, 23 k with these
+    // ~15 extra edges per vertex).
+    for u in 0..n {
+        let mut d = 2 * k + 1;
+        while u + d < n {
+            if let Some(w) = c.cost(u, u + d) {
+                g.add(u, u + d, w)?;
+            }
+            d = d * 3 / 2;
+        }
+    }
     let mut hinted = Vec::new();
     for u in 0..n {
         hinted.clear();
@@ -280,34 +298,34 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
             sufmin[v + 1].min(s.dual[v])
         };
     }
-    // Each vertex's blossom ancestors from the outermost down, with prefix sums of their z
-    // (zpre[start + i] = Σ z of the first i ancestors), for the blossom part of reduced costs.
-    let mut chain_start = Vec::with_capacity(n + 1);
-    let mut chain = Vec::new();
-    let mut zpre = Vec::new();
-    let mut up = Vec::new();
-    for v in 0..n {
-        chain_start.push(chain.len());
-        up.clear();
-        let mut b = s.parent[v];
-        while b != usize::MAX {
-            up.push(b);
-            b = s.parent[b];
+    // Σ z over the blossoms containing both ends of a pair, through their lowest common
+    // ancestor in the blossom forest (nesting can be thousands deep: no walking up).
+    let common = CommonZ::new(s, &tops);
+    // Blocks of consecutive vertices in pairing order, each with the least dual of its
+    // members, and, when all of them lie in one outermost blossom T, the least of
+    // dual + 2·z(T): any pair (u, v) of that block with u also in T shares at least T.
+    // With the monotone bound at the block's first vertex, one comparison rules out the
+    // whole block for row u; the sparse duals are far below zero inside big blossoms (the
+    // blossom duals make up for it), so without the z(T) term few blocks would be skipped.
+    const BLOCK: usize = 32;
+    let nblocks = n.div_ceil(BLOCK);
+    let mut bmin = vec![C::W::MAX; nblocks];
+    let mut bmin_top = vec![C::W::MAX; nblocks];
+    let mut btop = vec![NO_TOP; nblocks];
+    for (v, &t) in tops.iter().enumerate() {
+        if is_hub(v) {
+            continue;
         }
-        let mut acc = C::W::ZERO;
-        for &b in up.iter().rev() {
-            zpre.push(acc);
-            chain.push(b);
-            acc += s.z[b];
-        }
-        zpre.push(acc);
-        chain.push(usize::MAX);
-    }
-    chain_start.push(chain.len());
-    // The sentinel closing each chain never matches another chain's entry: u ≠ v.
-    for v in 0..n {
-        let end = chain_start[v + 1] - 1;
-        chain[end] = usize::MAX - 1 - v;
+        let b = v / BLOCK;
+        let d = s.dual[v];
+        bmin[b] = bmin[b].min(d);
+        let zt = if t == v { C::W::ZERO } else { s.z[t] };
+        bmin_top[b] = bmin_top[b].min(d + zt + zt);
+        btop[b] = match btop[b] {
+            NO_TOP => t,
+            x if x == t => t,
+            _ => MIXED,
+        };
     }
     let mut found = Vec::new();
     // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
@@ -319,40 +337,55 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
             continue;
         }
         let du = s.dual[u];
+        let tu = tops[u];
         row.clear();
-        for v in u + 1..n {
-            if is_hub(v) {
-                continue;
-            }
-            if let Some(mb) = c.monotone_bound(u, v)
-                && (mb > g.limit || du + sufmin[v] + four * mb >= C::W::ZERO)
+        let mut v = u + 1;
+        while v < n {
+            if (v == u + 1 || v % BLOCK == 0)
+                && let Some(mb) = c.monotone_bound(u, v)
             {
-                break;
+                if mb > g.limit || du + sufmin[v] + four * mb >= C::W::ZERO {
+                    break;
+                }
+                let b = v / BLOCK;
+                let least = if btop[b] == tu && tu != u {
+                    bmin_top[b]
+                } else {
+                    bmin[b]
+                };
+                if least == C::W::MAX || du + least + four * mb >= C::W::ZERO {
+                    v = (b + 1) * BLOCK;
+                    continue;
+                }
+            }
+            if is_hub(v) {
+                v += 1;
+                continue;
             }
             // The dual part of the reduced cost: vertex duals plus twice the z of the blossoms
             // containing both (the common prefix of the two top-down chains).
             let mut base = du + s.dual[v];
-            if tops[u] == tops[v] {
-                let (cu, cv) = (
-                    &chain[chain_start[u]..chain_start[u + 1]],
-                    &chain[chain_start[v]..chain_start[v + 1]],
-                );
-                let common = cu.iter().zip(cv).take_while(|(a, b)| a == b).count();
-                let z = zpre[chain_start[u] + common];
+            if tu == tops[v] {
+                let z = common.z(u, v);
                 base += z + z;
             }
             // A cheap cost lower bound settles most pairs before the full cost is computed.
             let lb = c.lower_bound(u, v);
             if lb > g.limit || base + four * lb >= C::W::ZERO {
+                v += 1;
                 continue;
             }
-            let Some(w) = c.cost(u, v) else { continue };
+            let Some(w) = c.cost(u, v) else {
+                v += 1;
+                continue;
+            };
+            v += 1;
             if w > g.limit {
                 continue;
             }
             let r = base + four * w;
             if r < C::W::ZERO {
-                row.push((r, v, w));
+                row.push((r, v - 1, w));
             }
         }
         row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -367,6 +400,116 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
         }
     }
     Ok(added)
+}
+
+/// Lowest common ancestors in the blossom forest (Euler tour + sparse table of depths), with
+/// the sum of z from each node up to its root.
+struct CommonZ<W> {
+    first: Vec<u32>,
+    /// table[k][i]: the shallowest node of euler[i .. i + 2^k].
+    table: Vec<Vec<u32>>,
+    depth: Vec<u32>,
+    zsum: Vec<W>,
+}
+
+impl<W: Weight> CommonZ<W> {
+    fn new(s: &Solved<W>, tops: &[usize]) -> Self {
+        let total = s.parent.len();
+        let n = tops.len();
+        // Children lists (CSR), in index order for determinism.
+        let mut count = vec![0u32; total + 1];
+        for x in 0..total {
+            let p = s.parent[x];
+            if p != usize::MAX {
+                count[p + 1] += 1;
+            }
+        }
+        for x in 0..total {
+            count[x + 1] += count[x];
+        }
+        let mut fill: Vec<u32> = count[..total].to_vec();
+        let mut kids = vec![0u32; count[total] as usize];
+        for x in 0..total {
+            let p = s.parent[x];
+            if p != usize::MAX {
+                kids[fill[p] as usize] = x as u32;
+                fill[p] += 1;
+            }
+        }
+        let mut first = vec![u32::MAX; total];
+        let mut depth = vec![0u32; total];
+        let mut zsum = vec![W::ZERO; total];
+        let mut euler: Vec<u32> = Vec::new();
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        for (v, &root) in tops.iter().enumerate() {
+            if root == v || first[root] != u32::MAX {
+                continue;
+            }
+            zsum[root] = s.z[root];
+            stack.push((root as u32, count[root]));
+            first[root] = euler.len() as u32;
+            euler.push(root as u32);
+            while let Some(top) = stack.last_mut() {
+                let (x, next) = (top.0 as usize, top.1);
+                if next == count[x + 1] {
+                    stack.pop();
+                    if let Some(&(p, _)) = stack.last() {
+                        euler.push(p);
+                    }
+                    continue;
+                }
+                top.1 += 1;
+                let ch = kids[next as usize] as usize;
+                depth[ch] = depth[x] + 1;
+                zsum[ch] = zsum[x] + if ch >= n { s.z[ch] } else { W::ZERO };
+                first[ch] = euler.len() as u32;
+                euler.push(ch as u32);
+                stack.push((ch as u32, count[ch]));
+            }
+        }
+        let mut table = vec![euler];
+        let mut span = 1;
+        while 2 * span <= table[0].len() {
+            let prev = table.last().expect("level 0");
+            let next: Vec<u32> = (0..prev.len() - span)
+                .map(|i| {
+                    let (a, b) = (prev[i], prev[i + span]);
+                    if depth[b as usize] < depth[a as usize] {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .collect();
+            table.push(next);
+            span *= 2;
+        }
+        CommonZ {
+            first,
+            table,
+            depth,
+            zsum,
+        }
+    }
+
+    /// Σ z(B) over the blossoms B containing both u and v (distinct vertices, same outermost
+    /// blossom).
+    fn z(&self, u: usize, v: usize) -> W {
+        let (a, b) = (self.first[u], self.first[v]);
+        let (l, r) = if a < b { (a, b) } else { (b, a) };
+        let len = (r - l + 1) as usize;
+        let k = (usize::BITS - 1 - len.leading_zeros()) as usize;
+        let (x, y) = (
+            self.table[k][l as usize],
+            self.table[k][r as usize + 1 - (1 << k)],
+        );
+        let lca = if self.depth[y as usize] < self.depth[x as usize] {
+            y
+        } else {
+            x
+        };
+        self.zsum[lca as usize]
+    }
 }
 
 /// Exhaustive search over all perfect matchings: the oracle for small inputs (≤ 14 vertices
