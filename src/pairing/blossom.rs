@@ -65,6 +65,7 @@ const NONE: usize = usize::MAX;
 /// Duals are in the solver's internal units: for an edge (u, v) of weight w the reduced
 /// cost is `dual[u] + dual[v] − 4w + 2·Σ z(B)` over the blossoms B containing both ends,
 /// and it is ≥ 0 for every edge of the graph at the optimum.
+#[derive(Debug, Clone)]
 pub struct Solved<W: Weight> {
     /// `mate[v]` is v's partner, or `usize::MAX` when v stayed free.
     pub mate: Vec<usize>,

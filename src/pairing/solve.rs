@@ -67,7 +67,7 @@ impl Default for SolveOptions {
 
 /// An optimal perfect matching.
 #[derive(Debug, Clone)]
-pub struct Matching<W> {
+pub struct Matching<W: Weight> {
     /// `mate[v]`: v's partner.
     pub mate: Vec<usize>,
     /// Total cost (each pair once).
@@ -78,6 +78,10 @@ pub struct Matching<W> {
     pub edges: usize,
     /// Stages of the last blossom run (after its jump start).
     pub stages: usize,
+    /// The optimal primal–dual state of the last solve (`None` for an empty graph): its
+    /// duals are feasible for every allowed pair of the complete graph, which is the proof of
+    /// optimality; [`check_certificate`] verifies it independently of the solve.
+    pub duals: Option<Solved<W>>,
 }
 
 /// Why no matching was produced.
@@ -152,6 +156,7 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
             resolves: 0,
             edges: 0,
             stages: 0,
+            duals: None,
         });
     }
     // Duals stay within a small multiple of n·max|cost|; this keeps every sum in range.
@@ -194,11 +199,12 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
                 }
             }
             return Ok(Matching {
-                mate: solved.mate,
+                mate: solved.mate.clone(),
                 cost,
                 resolves,
                 edges: g.edges.len(),
                 stages: solved.stages,
+                duals: Some(solved),
             });
         }
         resolves += 1;
@@ -492,9 +498,9 @@ impl<W: Weight> CommonZ<W> {
         }
     }
 
-    /// Σ z(B) over the blossoms B containing both u and v (distinct vertices, same outermost
+    /// The innermost blossom containing both u and v (distinct vertices, same outermost
     /// blossom).
-    fn z(&self, u: usize, v: usize) -> W {
+    fn lca(&self, u: usize, v: usize) -> usize {
         let (a, b) = (self.first[u], self.first[v]);
         let (l, r) = if a < b { (a, b) } else { (b, a) };
         let len = (r - l + 1) as usize;
@@ -503,13 +509,105 @@ impl<W: Weight> CommonZ<W> {
             self.table[k][l as usize],
             self.table[k][r as usize + 1 - (1 << k)],
         );
-        let lca = if self.depth[y as usize] < self.depth[x as usize] {
-            y
+        if self.depth[y as usize] < self.depth[x as usize] {
+            y as usize
         } else {
-            x
-        };
-        self.zsum[lca as usize]
+            x as usize
+        }
     }
+
+    /// Σ z(B) over the blossoms B containing both u and v (distinct vertices, same outermost
+    /// blossom).
+    fn z(&self, u: usize, v: usize) -> W {
+        self.zsum[self.lca(u, v)]
+    }
+}
+
+/// Verifies the optimality certificate of a matching over the **complete** graph described
+/// by `c`: the matching is perfect and uses allowed pairs only, every blossom dual is ≥ 0,
+/// every allowed pair has a reduced cost ≥ 0 against the duals and every matched pair 0.
+/// By LP duality that proves the matching a minimum-cost perfect matching. O(n²) cost
+/// evaluations: for tests and benchmarks, on fields too large for a dense oracle.
+pub fn check_certificate<C: PairCosts>(c: &C, m: &Matching<C::W>) -> Result<(), String> {
+    let n = c.len();
+    let Some(s) = &m.duals else {
+        return if n == 0 {
+            Ok(())
+        } else {
+            Err("no duals".to_string())
+        };
+    };
+    if m.mate.len() != n || s.dual.len() != n {
+        return Err("sizes differ".to_string());
+    }
+    for (u, &v) in m.mate.iter().enumerate() {
+        if v >= n || v == u || m.mate[v] != u {
+            return Err(format!("not a perfect matching at {u}"));
+        }
+        if ordered(c, u, v).is_none() {
+            return Err(format!("forbidden pair {u}–{v} matched"));
+        }
+    }
+    if let Some(b) = (0..s.z.len()).find(|&b| s.z[b] < C::W::ZERO) {
+        return Err(format!("blossom {b} has a negative dual"));
+    }
+    let tops = s.tops();
+    let common = CommonZ::new(s, &tops);
+    // A blossom with z > 0 must hold (|B| − 1)/2 matched pairs, or its z would not count
+    // fully in the dual objective. Pairs are counted at their innermost common blossom and
+    // summed up the forest, deepest nodes first.
+    let total = s.parent.len();
+    let mut inside = vec![0usize; total];
+    let mut size = vec![0usize; total];
+    for (u, &v) in m.mate.iter().enumerate() {
+        size[u] = 1;
+        if u < v && tops[u] == tops[v] {
+            inside[common.lca(u, v)] += 1;
+        }
+    }
+    let mut nodes: Vec<usize> = (0..total)
+        .filter(|&x| common.first[x] != u32::MAX)
+        .collect();
+    nodes.sort_by_key(|&x| std::cmp::Reverse(common.depth[x]));
+    for &x in &nodes {
+        let p = s.parent[x];
+        if p != usize::MAX {
+            inside[p] += inside[x];
+            size[p] += size[x];
+        }
+    }
+    for &b in &nodes {
+        if b >= n && s.z[b] > C::W::ZERO && 2 * inside[b] + 1 != size[b] {
+            return Err(format!(
+                "blossom {b} with z > 0 holds {} matched pairs for {} vertices",
+                inside[b], size[b]
+            ));
+        }
+    }
+    // i128 with saturation: a pair cost may be near the type's maximum, and then the reduced
+    // cost is only larger than what saturates.
+    for u in 0..n {
+        for v in u + 1..n {
+            let Some(w) = c.cost(u, v) else { continue };
+            let z = if tops[u] == tops[v] {
+                common.z(u, v).to_i128()
+            } else {
+                0
+            };
+            let r = s.dual[u]
+                .to_i128()
+                .saturating_add(s.dual[v].to_i128())
+                .saturating_add(w.to_i128().saturating_mul(4))
+                .saturating_add(z.saturating_mul(2));
+            if r < 0 {
+                return Err(format!("pair {u}–{v} has reduced cost {r} < 0"));
+            }
+            if m.mate[u] == v && r != 0 {
+                return Err(format!("matched pair {u}–{v} is not tight ({r})"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Exhaustive search over all perfect matchings: the oracle for small inputs (≤ 14 vertices
