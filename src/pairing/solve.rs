@@ -308,30 +308,35 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
     // ancestor in the blossom forest (nesting can be thousands deep: no walking up).
     let common = CommonZ::new(s, &tops);
     // Blocks of consecutive vertices in pairing order, each with the least dual of its
-    // members, and, when all of them lie in one outermost blossom T, the least of
-    // dual + 2·z(T): any pair (u, v) of that block with u also in T shares at least T.
-    // With the monotone bound at the block's first vertex, one comparison rules out the
-    // whole block for row u; the sparse duals are far below zero inside big blossoms (the
-    // blossom duals make up for it), so without the z(T) term few blocks would be skipped.
+    // members and, when all of them lie in one outermost blossom, the innermost blossom D
+    // holding them all. For u in the same outermost blossom, every pair (u, v) of the block
+    // shares the blossoms containing both u and D (their LCA L), so Σ z ≥ Z(L) for all of
+    // them: with the monotone bound at the block's first vertex, one comparison rules out the
+    // whole block. The sparse duals are far below zero inside deeply nested blossoms (the
+    // blossom duals make up for it), so without the Z(L) term few blocks would be skipped.
     const BLOCK: usize = 32;
     let nblocks = n.div_ceil(BLOCK);
     let mut bmin = vec![C::W::MAX; nblocks];
-    let mut bmin_top = vec![C::W::MAX; nblocks];
     let mut btop = vec![NO_TOP; nblocks];
+    let mut bnode = vec![usize::MAX; nblocks];
     for (v, &t) in tops.iter().enumerate() {
         if is_hub(v) {
             continue;
         }
         let b = v / BLOCK;
-        let d = s.dual[v];
-        bmin[b] = bmin[b].min(d);
-        let zt = if t == v { C::W::ZERO } else { s.z[t] };
-        bmin_top[b] = bmin_top[b].min(d + zt + zt);
+        bmin[b] = bmin[b].min(s.dual[v]);
         btop[b] = match btop[b] {
             NO_TOP => t,
-            x if x == t => t,
+            x if x == t && t >= n => t,
             _ => MIXED,
         };
+        if btop[b] != MIXED {
+            bnode[b] = if bnode[b] == usize::MAX {
+                v
+            } else {
+                common.lca_nodes(bnode[b], v)
+            };
+        }
     }
     let mut found = Vec::new();
     // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
@@ -354,11 +359,11 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
                     break;
                 }
                 let b = v / BLOCK;
-                let least = if btop[b] == tu && tu != u {
-                    bmin_top[b]
-                } else {
-                    bmin[b]
-                };
+                let mut least = bmin[b];
+                if least != C::W::MAX && btop[b] == tu && tu >= n {
+                    let z = common.zsum[common.lca_nodes(u, bnode[b])];
+                    least += z + z;
+                }
                 if least == C::W::MAX || du + least + four * mb >= C::W::ZERO {
                     v = (b + 1) * BLOCK;
                     continue;
@@ -501,6 +506,12 @@ impl<W: Weight> CommonZ<W> {
     /// The innermost blossom containing both u and v (distinct vertices, same outermost
     /// blossom).
     fn lca(&self, u: usize, v: usize) -> usize {
+        self.lca_nodes(u, v)
+    }
+
+    /// The lowest common ancestor of two nodes (vertices or blossoms) of the same tree; a node
+    /// is its own ancestor.
+    fn lca_nodes(&self, u: usize, v: usize) -> usize {
         let (a, b) = (self.first[u], self.first[v]);
         let (l, r) = if a < b { (a, b) } else { (b, a) };
         let len = (r - l + 1) as usize;
