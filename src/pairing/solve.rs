@@ -15,6 +15,7 @@
 //! every allowed pair; only then is "no perfect matching" reported.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::blossom::{Solved, Weight, max_weight_matching};
 
@@ -112,9 +113,32 @@ impl std::fmt::Display for SolveError {
 
 impl std::error::Error for SolveError {}
 
+/// Hasher for the candidate graph's pair keys (u << 32 | v): one multiply instead of SipHash,
+/// which took ~7 % of a 10,000-player round. Keys are our own vertex indices, not input an
+/// adversary chooses, and the set is only asked for membership (no iteration order escapes).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        // Fibonacci hashing; hashbrown takes the top 7 bits as tags and the low bits as the
+        // bucket, so fold the high half down as well.
+        let h = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
 struct Graph<W> {
     edges: Vec<(u32, u32, W)>,
-    seen: HashSet<u64>,
+    seen: HashSet<u64, BuildHasherDefault<PairHasher>>,
     limit: W,
 }
 
@@ -164,7 +188,7 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
     let limit = C::W::from_i128_saturating(limit);
     let mut g = Graph {
         edges: Vec::new(),
-        seen: HashSet::new(),
+        seen: HashSet::default(),
         limit,
     };
     let mut k = if opts.dense {
@@ -285,7 +309,11 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
 }
 
 /// Adds every allowed pair with a negative reduced cost; returns how many were added.
-fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<usize, SolveError> {
+fn price<C: PairCosts>(
+    c: &C,
+    s: &Solved<C::W>,
+    g: &mut Graph<C::W>,
+) -> Result<usize, SolveError> {
     let n = c.len();
     let tops = s.tops();
     let four = C::W::from_i64(4);
@@ -338,72 +366,79 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
             };
         }
     }
-    let mut found = Vec::new();
     // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
     // keeps the graph small when the sparse duals are far from complete-graph feasibility.
     const PER_VERTEX: usize = 256;
-    let mut row: Vec<(C::W, usize, C::W)> = Vec::new();
-    for u in 0..n {
-        if is_hub(u) {
-            continue;
-        }
-        let du = s.dual[u];
-        let tu = tops[u];
-        row.clear();
-        let mut v = u + 1;
-        while v < n {
-            if (v == u + 1 || v % BLOCK == 0)
-                && let Some(mb) = c.monotone_bound(u, v)
-            {
-                if mb > g.limit || du + sufmin[v] + four * mb >= C::W::ZERO {
-                    break;
+    let limit = g.limit;
+    // The violated pairs of a range of rows, the most violated first in each row (a closure
+    // over shared state only: rows are independent, ready for pricing on several threads).
+    let scan = |rows: std::ops::Range<usize>| -> Vec<(usize, usize, C::W)> {
+        let mut found = Vec::new();
+        let mut row: Vec<(C::W, usize, C::W)> = Vec::new();
+        for u in rows {
+            if is_hub(u) {
+                continue;
+            }
+            let du = s.dual[u];
+            let tu = tops[u];
+            row.clear();
+            let mut v = u + 1;
+            while v < n {
+                if (v == u + 1 || v % BLOCK == 0)
+                    && let Some(mb) = c.monotone_bound(u, v)
+                {
+                    if mb > limit || du + sufmin[v] + four * mb >= C::W::ZERO {
+                        break;
+                    }
+                    let b = v / BLOCK;
+                    let mut least = bmin[b];
+                    if least != C::W::MAX && btop[b] == tu && tu >= n {
+                        let z = common.zsum[common.lca_nodes(u, bnode[b])];
+                        least += z + z;
+                    }
+                    if least == C::W::MAX || du + least + four * mb >= C::W::ZERO {
+                        v = (b + 1) * BLOCK;
+                        continue;
+                    }
                 }
-                let b = v / BLOCK;
-                let mut least = bmin[b];
-                if least != C::W::MAX && btop[b] == tu && tu >= n {
-                    let z = common.zsum[common.lca_nodes(u, bnode[b])];
-                    least += z + z;
-                }
-                if least == C::W::MAX || du + least + four * mb >= C::W::ZERO {
-                    v = (b + 1) * BLOCK;
+                if is_hub(v) {
+                    v += 1;
                     continue;
                 }
-            }
-            if is_hub(v) {
+                // The dual part of the reduced cost: vertex duals plus twice the z of the
+                // blossoms containing both.
+                let mut base = du + s.dual[v];
+                if tu == tops[v] {
+                    let z = common.z(u, v);
+                    base += z + z;
+                }
+                // A cheap cost lower bound settles most pairs before the full cost is computed.
+                let lb = c.lower_bound(u, v);
+                if lb > limit || base + four * lb >= C::W::ZERO {
+                    v += 1;
+                    continue;
+                }
+                let Some(w) = c.cost(u, v) else {
+                    v += 1;
+                    continue;
+                };
                 v += 1;
-                continue;
+                if w > limit {
+                    continue;
+                }
+                let r = base + four * w;
+                if r < C::W::ZERO {
+                    row.push((r, v - 1, w));
+                }
             }
-            // The dual part of the reduced cost: vertex duals plus twice the z of the blossoms
-            // containing both (the common prefix of the two top-down chains).
-            let mut base = du + s.dual[v];
-            if tu == tops[v] {
-                let z = common.z(u, v);
-                base += z + z;
-            }
-            // A cheap cost lower bound settles most pairs before the full cost is computed.
-            let lb = c.lower_bound(u, v);
-            if lb > g.limit || base + four * lb >= C::W::ZERO {
-                v += 1;
-                continue;
-            }
-            let Some(w) = c.cost(u, v) else {
-                v += 1;
-                continue;
-            };
-            v += 1;
-            if w > g.limit {
-                continue;
-            }
-            let r = base + four * w;
-            if r < C::W::ZERO {
-                row.push((r, v - 1, w));
+            row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+            for &(_, v, w) in row.iter().take(PER_VERTEX) {
+                found.push((u, v, w));
             }
         }
-        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        for &(_, v, w) in row.iter().take(PER_VERTEX) {
-            found.push((u, v, w));
-        }
-    }
+        found
+    };
+    let found = scan(0..n);
     let mut added = 0;
     for (u, v, w) in found {
         if g.add(u, v, w)? {
