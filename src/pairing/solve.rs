@@ -256,8 +256,14 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
     // blossom solve lowers the duals of whole regions that only distant candidate edges tie
     // together, and pricing then finds millions of violated pairs between those regions (a
     // 10,000-player McMahon round: 3.4 M violated pairs after the first solve, 23 k with these
-    // ~15 extra edges per vertex).
+    // ~15 extra edges per vertex). Below ~800 vertices they cost more than they save (timed on
+    // a loaded machine: 256-player king-of-the-hill round ~1.0 ms without, 1.2–1.5 ms with
+    // them; 500-player McMahon round 2.4 ms against 2.8–3.0 ms; 1,000 players 19 against 12 ms).
+    const LONG_LINKS_FROM: usize = 800;
     for u in 0..n {
+        if n < LONG_LINKS_FROM {
+            break;
+        }
         let mut d = 2 * k + 1;
         while u + d < n {
             if let Some(w) = c.cost(u, u + d) {
@@ -309,11 +315,7 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
 }
 
 /// Adds every allowed pair with a negative reduced cost; returns how many were added.
-fn price<C: PairCosts>(
-    c: &C,
-    s: &Solved<C::W>,
-    g: &mut Graph<C::W>,
-) -> Result<usize, SolveError> {
+fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<usize, SolveError> {
     let n = c.len();
     let tops = s.tops();
     let four = C::W::from_i64(4);
