@@ -2,8 +2,11 @@
 //! `integer-blossom` solver (up to a few thousand vertices), on random and Swiss-like graphs,
 //! with and without forbidden pairs. Same objective every time, perfect, no forbidden pair.
 
+use goswiss::pairing::Weight;
+use goswiss::pairing::model::{Field, Model, Player};
 use goswiss::pairing::{
-    DenseCosts, PairCosts, SolveError, SolveOptions, brute_force, min_cost_perfect_matching,
+    DenseCosts, Matching, PairCosts, SolveError, SolveOptions, brute_force, check_certificate,
+    min_cost_perfect_matching,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -235,6 +238,232 @@ fn deterministic() {
     assert_eq!(a, b);
 }
 
+/// A score-group field with the pricing hints the real models give: a `monotone_bound` (the
+/// group-gap term, never decreasing along pairing order) and a cheap `lower_bound`, so that
+/// the block-skipping and early-exit paths of pricing run against the oracle. Small random
+/// extras make ties and blossoms; an odd field gets a BYE hub, some pairs are forbidden.
+struct Grouped {
+    dense: DenseCosts<i64>,
+    group: Vec<i64>,
+    rating: Vec<i64>,
+    gap: i64,
+    players: usize,
+}
+
+impl Grouped {
+    fn new(rng: &mut ChaCha8Rng, players: usize, groups: i64, gap: i64, forbid: f64) -> Self {
+        let mut group: Vec<i64> = (0..players).map(|_| rng.random_range(0..groups)).collect();
+        group.sort_unstable();
+        let rating: Vec<i64> = (0..players).map(|_| rng.random_range(0..40)).collect();
+        let n = players + players % 2;
+        let mut cost = vec![None; n * n];
+        for u in 0..players {
+            for v in u + 1..players {
+                if rng.random_bool(forbid) {
+                    continue;
+                }
+                let extra = rng.random_range(0..4);
+                cost[u * n + v] =
+                    Some(gap * (group[v] - group[u]) + (rating[u] - rating[v]).abs() + extra);
+            }
+        }
+        let mut hubs = vec![];
+        if players % 2 == 1 {
+            for u in 0..players {
+                cost[u * n + players] = Some(rng.random_range(0..3) * gap);
+            }
+            hubs.push(players);
+        }
+        Grouped {
+            dense: DenseCosts { n, cost, hubs },
+            group,
+            rating,
+            gap,
+            players,
+        }
+    }
+}
+
+impl PairCosts for Grouped {
+    type W = i64;
+    fn len(&self) -> usize {
+        self.dense.n
+    }
+    fn cost(&self, u: usize, v: usize) -> Option<i64> {
+        self.dense.cost(u, v)
+    }
+    fn lower_bound(&self, u: usize, v: usize) -> i64 {
+        if v >= self.players {
+            return self.cost(u, v).unwrap_or(i64::MAX);
+        }
+        self.gap * (self.group[v] - self.group[u]) + (self.rating[u] - self.rating[v]).abs()
+    }
+    fn monotone_bound(&self, u: usize, v: usize) -> Option<i64> {
+        (v < self.players).then(|| self.gap * (self.group[v] - self.group[u]))
+    }
+    fn hubs(&self) -> Vec<usize> {
+        self.dense.hubs.clone()
+    }
+}
+
+#[test]
+fn grouped_fields_with_pricing_bounds_equal_integer_blossom() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let sizes: &[usize] = if cfg!(debug_assertions) {
+        &[9, 40, 101]
+    } else {
+        &[9, 40, 101, 300, 641, 1200]
+    };
+    for &players in sizes {
+        for (i, forbid) in [0.0, 0.2].into_iter().enumerate() {
+            let groups = [3, 12][(players + i) % 2];
+            let c = Grouped::new(&mut rng, players, groups, 1000, forbid);
+            let want = oracle(&c.dense);
+            for k in [2, 12] {
+                let what = format!("grouped n {players} forbid {forbid} k {k}");
+                check(
+                    &c.dense,
+                    want,
+                    SolveOptions {
+                        neighbours: k,
+                        dense: false,
+                    },
+                    &format!("{what} (dense costs)"),
+                );
+                let m = min_cost_perfect_matching(
+                    &c,
+                    SolveOptions {
+                        neighbours: k,
+                        dense: false,
+                    },
+                )
+                .expect("perfect");
+                assert_eq!(Some(m.cost), want, "{what}: objective");
+                assert_eq!(check_certificate(&c, &m), Ok(()), "{what}: certificate");
+            }
+        }
+    }
+}
+
+/// A McMahon field after three rounds (as in the pairing benchmark, smaller).
+fn mcmahon_players(n: usize, seed: u64) -> Vec<Player> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut players: Vec<Player> = (0..n)
+        .map(|i| {
+            let r: f64 =
+                (rng.random_range(-30.0..9.99f64) + rng.random_range(-30.0..9.99f64)) / 2.0;
+            let rating = (r * 100.0).round() / 100.0;
+            Player {
+                id: format!("p{i}"),
+                rating,
+                score: rating.floor().clamp(-20.0, 4.0) + 30.0,
+                wins: 0.0,
+                club: format!("club{}", rng.random_range(0..n / 8 + 1)),
+                opponents: vec![],
+                byes: 0,
+            }
+        })
+        .collect();
+    for _ in 0..3 {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| {
+            players[b]
+                .score
+                .total_cmp(&players[a].score)
+                .then(players[b].rating.total_cmp(&players[a].rating))
+        });
+        order.rotate_left(rng.random_range(0..4).min(n - 1));
+        for pair in order.chunks(2) {
+            let [a, b] = pair else {
+                players[pair[0]].score += 1.0;
+                players[pair[0]].byes += 1;
+                continue;
+            };
+            let (a, b) = (*a, *b);
+            let pa = 1.0 / (1.0 + (-(players[a].rating - players[b].rating) / 2.0).exp());
+            let w = if rng.random_bool(pa) { a } else { b };
+            players[w].score += 1.0;
+            players[w].wins += 1.0;
+            let (ia, ib) = (players[a].id.clone(), players[b].id.clone());
+            players[a].opponents.push(ib);
+            players[b].opponents.push(ia);
+        }
+    }
+    players
+}
+
+/// The certificate checked the slow, obvious way: ancestors walked up the blossom forest for
+/// every pair. Independent of the solver's LCA structure.
+fn naive_certificate<C: PairCosts>(c: &C, m: &Matching<C::W>) -> bool {
+    let s = m.duals.as_ref().expect("duals");
+    let n = c.len();
+    let ancestors = |v: usize| {
+        let mut out = Vec::new();
+        let mut b = s.parent[v];
+        while b != usize::MAX {
+            out.push(b);
+            b = s.parent[b];
+        }
+        out
+    };
+    let chains: Vec<Vec<usize>> = (0..n).map(ancestors).collect();
+    for u in 0..n {
+        let mine: std::collections::HashSet<usize> = chains[u].iter().copied().collect();
+        for (v, chain) in chains.iter().enumerate().skip(u + 1) {
+            let Some(w) = c.cost(u, v) else { continue };
+            let z: i128 = chain
+                .iter()
+                .filter(|b| mine.contains(b))
+                .map(|&b| s.z[b].to_i128())
+                .sum();
+            let r = s.dual[u].to_i128() + s.dual[v].to_i128() + 4 * w.to_i128() + 2 * z;
+            if r < 0 || (m.mate[u] == v && r != 0) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[test]
+fn optimality_certificate_of_mcmahon_rounds() {
+    let model = Model::preset("opengotha").expect("preset");
+    let sizes: &[usize] = if cfg!(debug_assertions) {
+        &[301]
+    } else {
+        &[301, 1200, 3001]
+    };
+    for &n in sizes {
+        let players = mcmahon_players(n, n as u64);
+        let field = Field::new(&model, &players, &[], &[]).expect("field");
+        let m = min_cost_perfect_matching(&field, SolveOptions::default()).expect("round");
+        assert_eq!(check_certificate(&field, &m), Ok(()), "n {n}");
+        if n <= 1200 {
+            assert!(naive_certificate(&field, &m), "n {n}: naive check");
+        }
+        // The check can fail: a dual lowered below feasibility, a blossom dual made negative.
+        let s = m.duals.as_ref().expect("duals");
+        let mut bad = m.clone();
+        if let Some(d) = bad.duals.as_mut() {
+            d.dual[0] -= 4 * (field.cost(0, m.mate[0].max(1)).unwrap_or(0).abs() + 1000);
+        }
+        assert!(
+            check_certificate(&field, &bad).is_err(),
+            "n {n}: lowered dual"
+        );
+        if let Some(b) = (n..2 * n).find(|&b| s.z[b] > 0) {
+            let mut bad = m.clone();
+            if let Some(d) = bad.duals.as_mut() {
+                d.z[b] = -1;
+            }
+            assert!(
+                check_certificate(&field, &bad).is_err(),
+                "n {n}: negative z"
+            );
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 64 } else { 256 }))]
 
@@ -262,5 +491,29 @@ proptest! {
         let c = swiss_graph(&mut rng, players, hard);
         let want = oracle(&c);
         check(&c, want, SolveOptions { neighbours: 4, dense: false }, "proptest swiss");
+    }
+
+    #[test]
+    fn prop_grouped_fields_equal_integer_blossom_with_certificate(
+        seed in any::<u64>(),
+        players in 2usize..120,
+        groups in 1i64..8,
+        forbid in 0.0f64..0.5,
+        k in 1usize..8,
+    ) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let c = Grouped::new(&mut rng, players, groups, 500, forbid);
+        let want = oracle(&c.dense);
+        match min_cost_perfect_matching(&c, SolveOptions { neighbours: k, dense: false }) {
+            Ok(m) => {
+                prop_assert_eq!(Some(m.cost), want);
+                prop_assert_eq!(check_certificate(&c, &m), Ok(()));
+                prop_assert!(naive_certificate(&c, &m));
+            }
+            Err(e) => {
+                prop_assert_eq!(e, SolveError::NoPerfectMatching);
+                prop_assert_eq!(want, None);
+            }
+        }
     }
 }

@@ -65,6 +65,7 @@ const NONE: usize = usize::MAX;
 /// Duals are in the solver's internal units: for an edge (u, v) of weight w the reduced
 /// cost is `dual[u] + dual[v] − 4w + 2·Σ z(B)` over the blossoms B containing both ends,
 /// and it is ≥ 0 for every edge of the graph at the optimum.
+#[derive(Debug, Clone)]
 pub struct Solved<W: Weight> {
     /// `mate[v]` is v's partner, or `usize::MAX` when v stayed free.
     pub mate: Vec<usize>,
@@ -191,6 +192,8 @@ struct State<W: Weight> {
     allowedge: Vec<bool>,
     queue: Vec<usize>,
     stages: usize,
+    /// Scratch for the dual step: the edges it makes tight.
+    tight: Vec<usize>,
     /// Scratch for add_blossom, kept to avoid an O(n) allocation per blossom.
     bestedgeto: Vec<usize>,
     bestedgeto_touched: Vec<usize>,
@@ -242,6 +245,7 @@ impl<W: Weight> State<W> {
             allowedge: vec![false; m],
             queue: Vec::new(),
             stages: 0,
+            tight: Vec::new(),
             bestedgeto: vec![NONE; 2 * n],
             bestedgeto_touched: Vec::new(),
         }
@@ -703,18 +707,25 @@ impl<W: Weight> State<W> {
                 if augmented {
                     break;
                 }
-                // Dual adjustment: the largest step that keeps every edge feasible.
+                // Dual adjustment: the largest step that keeps every edge feasible. Every
+                // edge that the step makes tight is collected, not only the first: most steps
+                // of a large field are zero steps between equal slacks, and taking them one
+                // O(n) scan at a time made the stages quadratic.
                 let mut deltatype = 0u8;
                 let mut delta = W::ZERO;
-                let mut deltaedge = NONE;
                 let mut deltablossom = NONE;
+                let mut tight = std::mem::take(&mut self.tight);
+                tight.clear();
                 for v in 0..n {
                     if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
                         let d = self.slack(self.bestedge[v]);
                         if deltatype == 0 || d < delta {
                             delta = d;
                             deltatype = 2;
-                            deltaedge = self.bestedge[v];
+                            tight.clear();
+                        }
+                        if d == delta {
+                            tight.push(self.bestedge[v]);
                         }
                     }
                 }
@@ -729,7 +740,10 @@ impl<W: Weight> State<W> {
                         if deltatype == 0 || d < delta {
                             delta = d;
                             deltatype = 3;
-                            deltaedge = self.bestedge[b];
+                            tight.clear();
+                        }
+                        if d == delta {
+                            tight.push(self.bestedge[b]);
                         }
                     }
                 }
@@ -746,42 +760,44 @@ impl<W: Weight> State<W> {
                 }
                 if deltatype == 0 {
                     // No augmenting path and no dual move: maximum cardinality reached.
+                    self.tight = tight;
                     break;
                 }
-                for v in 0..n {
-                    match self.label[self.inblossom[v]] {
-                        1 => self.dualvar[v] -= delta,
-                        2 => self.dualvar[v] += delta,
-                        _ => {}
-                    }
-                }
-                for b in n..2 * n {
-                    if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
-                        match self.label[b] {
-                            1 => self.dualvar[b] += delta,
-                            2 => self.dualvar[b] -= delta,
+                if delta != W::ZERO {
+                    for v in 0..n {
+                        match self.label[self.inblossom[v]] {
+                            1 => self.dualvar[v] -= delta,
+                            2 => self.dualvar[v] += delta,
                             _ => {}
                         }
                     }
-                }
-                match deltatype {
-                    2 => {
-                        self.allowedge[deltaedge] = true;
-                        let (mut i, j) = (
-                            self.endpoint[2 * deltaedge],
-                            self.endpoint[2 * deltaedge + 1],
-                        );
-                        if self.label[self.inblossom[i]] == 0 {
-                            i = j;
+                    for b in n..2 * n {
+                        if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
+                            match self.label[b] {
+                                1 => self.dualvar[b] += delta,
+                                2 => self.dualvar[b] -= delta,
+                                _ => {}
+                            }
                         }
-                        self.queue.push(i);
                     }
-                    3 => {
-                        self.allowedge[deltaedge] = true;
-                        self.queue.push(self.endpoint[2 * deltaedge]);
-                    }
-                    _ => self.expand_blossom(deltablossom, false),
                 }
+                if deltatype == 4 {
+                    self.expand_blossom(deltablossom, false);
+                } else {
+                    // S–free edges (type 2) and S–S edges (type 3) now tight: scan each from
+                    // its S end.
+                    for &k in &tight {
+                        self.allowedge[k] = true;
+                        let i = self.endpoint[2 * k];
+                        let s_end = if self.label[self.inblossom[i]] == 1 {
+                            i
+                        } else {
+                            self.endpoint[2 * k + 1]
+                        };
+                        self.queue.push(s_end);
+                    }
+                }
+                self.tight = tight;
             }
             if !augmented {
                 return;

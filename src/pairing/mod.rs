@@ -17,7 +17,7 @@ pub use koth::{
     KothCosts, KothInput, KothPairing, KothPlayer, NoLegalRound, pair_king_of_the_hill,
 };
 pub use solve::{
-    DenseCosts, Matching, PairCosts, SolveError, SolveOptions, brute_force,
+    DenseCosts, Matching, PairCosts, SolveError, SolveOptions, brute_force, check_certificate,
     min_cost_perfect_matching,
 };
 

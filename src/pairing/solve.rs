@@ -15,6 +15,7 @@
 //! every allowed pair; only then is "no perfect matching" reported.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::blossom::{Solved, Weight, max_weight_matching};
 
@@ -67,7 +68,7 @@ impl Default for SolveOptions {
 
 /// An optimal perfect matching.
 #[derive(Debug, Clone)]
-pub struct Matching<W> {
+pub struct Matching<W: Weight> {
     /// `mate[v]`: v's partner.
     pub mate: Vec<usize>,
     /// Total cost (each pair once).
@@ -78,6 +79,10 @@ pub struct Matching<W> {
     pub edges: usize,
     /// Stages of the last blossom run (after its jump start).
     pub stages: usize,
+    /// The optimal primal–dual state of the last solve (`None` for an empty graph): its
+    /// duals are feasible for every allowed pair of the complete graph, which is the proof of
+    /// optimality; [`check_certificate`] verifies it independently of the solve.
+    pub duals: Option<Solved<W>>,
 }
 
 /// Why no matching was produced.
@@ -108,9 +113,32 @@ impl std::fmt::Display for SolveError {
 
 impl std::error::Error for SolveError {}
 
+/// Hasher for the candidate graph's pair keys (u << 32 | v): one multiply instead of SipHash,
+/// which took ~7 % of a 10,000-player round. Keys are our own vertex indices, not input an
+/// adversary chooses, and the set is only asked for membership (no iteration order escapes).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        // Fibonacci hashing; hashbrown takes the top 7 bits as tags and the low bits as the
+        // bucket, so fold the high half down as well.
+        let h = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
 struct Graph<W> {
     edges: Vec<(u32, u32, W)>,
-    seen: HashSet<u64>,
+    seen: HashSet<u64, BuildHasherDefault<PairHasher>>,
     limit: W,
 }
 
@@ -127,6 +155,10 @@ impl<W: Weight> Graph<W> {
         Ok(true)
     }
 }
+
+/// `btop` of a block with no member yet / with members in several outermost blossoms.
+const NO_TOP: usize = usize::MAX;
+const MIXED: usize = usize::MAX - 1;
 
 fn ordered<C: PairCosts>(c: &C, u: usize, v: usize) -> Option<C::W> {
     if u < v { c.cost(u, v) } else { c.cost(v, u) }
@@ -148,6 +180,7 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
             resolves: 0,
             edges: 0,
             stages: 0,
+            duals: None,
         });
     }
     // Duals stay within a small multiple of n·max|cost|; this keeps every sum in range.
@@ -155,7 +188,7 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
     let limit = C::W::from_i128_saturating(limit);
     let mut g = Graph {
         edges: Vec::new(),
-        seen: HashSet::new(),
+        seen: HashSet::default(),
         limit,
     };
     let mut k = if opts.dense {
@@ -190,11 +223,12 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
                 }
             }
             return Ok(Matching {
-                mate: solved.mate,
+                mate: solved.mate.clone(),
                 cost,
                 resolves,
                 edges: g.edges.len(),
                 stages: solved.stages,
+                duals: Some(solved),
             });
         }
         resolves += 1;
@@ -216,6 +250,26 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
         near.sort_unstable();
         for &(w, v) in near.iter().take(k) {
             g.add(u, v, w)?;
+        }
+    }
+    // Long-range links at geometrically growing distances in pairing order. Without them the
+    // blossom solve lowers the duals of whole regions that only distant candidate edges tie
+    // together, and pricing then finds millions of violated pairs between those regions (a
+    // 10,000-player McMahon round: 3.4 M violated pairs after the first solve, 23 k with these
+    // ~15 extra edges per vertex). Below ~800 vertices they cost more than they save (timed on
+    // a loaded machine: 256-player king-of-the-hill round ~1.0 ms without, 1.2–1.5 ms with
+    // them; 500-player McMahon round 2.4 ms against 2.8–3.0 ms; 1,000 players 19 against 12 ms).
+    const LONG_LINKS_FROM: usize = 800;
+    for u in 0..n {
+        if n < LONG_LINKS_FROM {
+            break;
+        }
+        let mut d = 2 * k + 1;
+        while u + d < n {
+            if let Some(w) = c.cost(u, u + d) {
+                g.add(u, u + d, w)?;
+            }
+            d = d * 3 / 2;
         }
     }
     let mut hinted = Vec::new();
@@ -280,86 +334,113 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
             sufmin[v + 1].min(s.dual[v])
         };
     }
-    // Each vertex's blossom ancestors from the outermost down, with prefix sums of their z
-    // (zpre[start + i] = Σ z of the first i ancestors), for the blossom part of reduced costs.
-    let mut chain_start = Vec::with_capacity(n + 1);
-    let mut chain = Vec::new();
-    let mut zpre = Vec::new();
-    let mut up = Vec::new();
-    for v in 0..n {
-        chain_start.push(chain.len());
-        up.clear();
-        let mut b = s.parent[v];
-        while b != usize::MAX {
-            up.push(b);
-            b = s.parent[b];
+    // Σ z over the blossoms containing both ends of a pair, through their lowest common
+    // ancestor in the blossom forest (nesting can be thousands deep: no walking up).
+    let common = CommonZ::new(s, &tops);
+    // Blocks of consecutive vertices in pairing order, each with the least dual of its
+    // members and, when all of them lie in one outermost blossom, the innermost blossom D
+    // holding them all. For u in the same outermost blossom, every pair (u, v) of the block
+    // shares the blossoms containing both u and D (their LCA L), so Σ z ≥ Z(L) for all of
+    // them: with the monotone bound at the block's first vertex, one comparison rules out the
+    // whole block. The sparse duals are far below zero inside deeply nested blossoms (the
+    // blossom duals make up for it), so without the Z(L) term few blocks would be skipped.
+    const BLOCK: usize = 32;
+    let nblocks = n.div_ceil(BLOCK);
+    let mut bmin = vec![C::W::MAX; nblocks];
+    let mut btop = vec![NO_TOP; nblocks];
+    let mut bnode = vec![usize::MAX; nblocks];
+    for (v, &t) in tops.iter().enumerate() {
+        if is_hub(v) {
+            continue;
         }
-        let mut acc = C::W::ZERO;
-        for &b in up.iter().rev() {
-            zpre.push(acc);
-            chain.push(b);
-            acc += s.z[b];
+        let b = v / BLOCK;
+        bmin[b] = bmin[b].min(s.dual[v]);
+        btop[b] = match btop[b] {
+            NO_TOP => t,
+            x if x == t && t >= n => t,
+            _ => MIXED,
+        };
+        if btop[b] != MIXED {
+            bnode[b] = if bnode[b] == usize::MAX {
+                v
+            } else {
+                common.lca_nodes(bnode[b], v)
+            };
         }
-        zpre.push(acc);
-        chain.push(usize::MAX);
     }
-    chain_start.push(chain.len());
-    // The sentinel closing each chain never matches another chain's entry: u ≠ v.
-    for v in 0..n {
-        let end = chain_start[v + 1] - 1;
-        chain[end] = usize::MAX - 1 - v;
-    }
-    let mut found = Vec::new();
     // Per vertex, only the most violated pairs are added: enough to move the optimum, and it
     // keeps the graph small when the sparse duals are far from complete-graph feasibility.
     const PER_VERTEX: usize = 256;
-    let mut row: Vec<(C::W, usize, C::W)> = Vec::new();
-    for u in 0..n {
-        if is_hub(u) {
-            continue;
-        }
-        let du = s.dual[u];
-        row.clear();
-        for v in u + 1..n {
-            if is_hub(v) {
+    let limit = g.limit;
+    // The violated pairs of a range of rows, the most violated first in each row (a closure
+    // over shared state only: rows are independent, ready for pricing on several threads).
+    let scan = |rows: std::ops::Range<usize>| -> Vec<(usize, usize, C::W)> {
+        let mut found = Vec::new();
+        let mut row: Vec<(C::W, usize, C::W)> = Vec::new();
+        for u in rows {
+            if is_hub(u) {
                 continue;
             }
-            if let Some(mb) = c.monotone_bound(u, v)
-                && (mb > g.limit || du + sufmin[v] + four * mb >= C::W::ZERO)
-            {
-                break;
+            let du = s.dual[u];
+            let tu = tops[u];
+            row.clear();
+            let mut v = u + 1;
+            while v < n {
+                if (v == u + 1 || v % BLOCK == 0)
+                    && let Some(mb) = c.monotone_bound(u, v)
+                {
+                    if mb > limit || du + sufmin[v] + four * mb >= C::W::ZERO {
+                        break;
+                    }
+                    let b = v / BLOCK;
+                    let mut least = bmin[b];
+                    if least != C::W::MAX && btop[b] == tu && tu >= n {
+                        let z = common.zsum[common.lca_nodes(u, bnode[b])];
+                        least += z + z;
+                    }
+                    if least == C::W::MAX || du + least + four * mb >= C::W::ZERO {
+                        v = (b + 1) * BLOCK;
+                        continue;
+                    }
+                }
+                if is_hub(v) {
+                    v += 1;
+                    continue;
+                }
+                // The dual part of the reduced cost: vertex duals plus twice the z of the
+                // blossoms containing both.
+                let mut base = du + s.dual[v];
+                if tu == tops[v] {
+                    let z = common.z(u, v);
+                    base += z + z;
+                }
+                // A cheap cost lower bound settles most pairs before the full cost is computed.
+                let lb = c.lower_bound(u, v);
+                if lb > limit || base + four * lb >= C::W::ZERO {
+                    v += 1;
+                    continue;
+                }
+                let Some(w) = c.cost(u, v) else {
+                    v += 1;
+                    continue;
+                };
+                v += 1;
+                if w > limit {
+                    continue;
+                }
+                let r = base + four * w;
+                if r < C::W::ZERO {
+                    row.push((r, v - 1, w));
+                }
             }
-            // The dual part of the reduced cost: vertex duals plus twice the z of the blossoms
-            // containing both (the common prefix of the two top-down chains).
-            let mut base = du + s.dual[v];
-            if tops[u] == tops[v] {
-                let (cu, cv) = (
-                    &chain[chain_start[u]..chain_start[u + 1]],
-                    &chain[chain_start[v]..chain_start[v + 1]],
-                );
-                let common = cu.iter().zip(cv).take_while(|(a, b)| a == b).count();
-                let z = zpre[chain_start[u] + common];
-                base += z + z;
-            }
-            // A cheap cost lower bound settles most pairs before the full cost is computed.
-            let lb = c.lower_bound(u, v);
-            if lb > g.limit || base + four * lb >= C::W::ZERO {
-                continue;
-            }
-            let Some(w) = c.cost(u, v) else { continue };
-            if w > g.limit {
-                continue;
-            }
-            let r = base + four * w;
-            if r < C::W::ZERO {
-                row.push((r, v, w));
+            row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+            for &(_, v, w) in row.iter().take(PER_VERTEX) {
+                found.push((u, v, w));
             }
         }
-        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        for &(_, v, w) in row.iter().take(PER_VERTEX) {
-            found.push((u, v, w));
-        }
-    }
+        found
+    };
+    let found = scan(0..n);
     let mut added = 0;
     for (u, v, w) in found {
         if g.add(u, v, w)? {
@@ -367,6 +448,214 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
         }
     }
     Ok(added)
+}
+
+/// Lowest common ancestors in the blossom forest (Euler tour + sparse table of depths), with
+/// the sum of z from each node up to its root.
+struct CommonZ<W> {
+    first: Vec<u32>,
+    /// table[k][i]: the shallowest node of euler[i .. i + 2^k].
+    table: Vec<Vec<u32>>,
+    depth: Vec<u32>,
+    zsum: Vec<W>,
+}
+
+impl<W: Weight> CommonZ<W> {
+    fn new(s: &Solved<W>, tops: &[usize]) -> Self {
+        let total = s.parent.len();
+        let n = tops.len();
+        // Children lists (CSR), in index order for determinism.
+        let mut count = vec![0u32; total + 1];
+        for x in 0..total {
+            let p = s.parent[x];
+            if p != usize::MAX {
+                count[p + 1] += 1;
+            }
+        }
+        for x in 0..total {
+            count[x + 1] += count[x];
+        }
+        let mut fill: Vec<u32> = count[..total].to_vec();
+        let mut kids = vec![0u32; count[total] as usize];
+        for x in 0..total {
+            let p = s.parent[x];
+            if p != usize::MAX {
+                kids[fill[p] as usize] = x as u32;
+                fill[p] += 1;
+            }
+        }
+        let mut first = vec![u32::MAX; total];
+        let mut depth = vec![0u32; total];
+        let mut zsum = vec![W::ZERO; total];
+        let mut euler: Vec<u32> = Vec::new();
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        for (v, &root) in tops.iter().enumerate() {
+            if root == v || first[root] != u32::MAX {
+                continue;
+            }
+            zsum[root] = s.z[root];
+            stack.push((root as u32, count[root]));
+            first[root] = euler.len() as u32;
+            euler.push(root as u32);
+            while let Some(top) = stack.last_mut() {
+                let (x, next) = (top.0 as usize, top.1);
+                if next == count[x + 1] {
+                    stack.pop();
+                    if let Some(&(p, _)) = stack.last() {
+                        euler.push(p);
+                    }
+                    continue;
+                }
+                top.1 += 1;
+                let ch = kids[next as usize] as usize;
+                depth[ch] = depth[x] + 1;
+                zsum[ch] = zsum[x] + if ch >= n { s.z[ch] } else { W::ZERO };
+                first[ch] = euler.len() as u32;
+                euler.push(ch as u32);
+                stack.push((ch as u32, count[ch]));
+            }
+        }
+        let mut table = vec![euler];
+        let mut span = 1;
+        while 2 * span <= table[0].len() {
+            let prev = table.last().expect("level 0");
+            let next: Vec<u32> = (0..prev.len() - span)
+                .map(|i| {
+                    let (a, b) = (prev[i], prev[i + span]);
+                    if depth[b as usize] < depth[a as usize] {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .collect();
+            table.push(next);
+            span *= 2;
+        }
+        CommonZ {
+            first,
+            table,
+            depth,
+            zsum,
+        }
+    }
+
+    /// The innermost blossom containing both u and v (distinct vertices, same outermost
+    /// blossom).
+    fn lca(&self, u: usize, v: usize) -> usize {
+        self.lca_nodes(u, v)
+    }
+
+    /// The lowest common ancestor of two nodes (vertices or blossoms) of the same tree; a node
+    /// is its own ancestor.
+    fn lca_nodes(&self, u: usize, v: usize) -> usize {
+        let (a, b) = (self.first[u], self.first[v]);
+        let (l, r) = if a < b { (a, b) } else { (b, a) };
+        let len = (r - l + 1) as usize;
+        let k = (usize::BITS - 1 - len.leading_zeros()) as usize;
+        let (x, y) = (
+            self.table[k][l as usize],
+            self.table[k][r as usize + 1 - (1 << k)],
+        );
+        if self.depth[y as usize] < self.depth[x as usize] {
+            y as usize
+        } else {
+            x as usize
+        }
+    }
+
+    /// Σ z(B) over the blossoms B containing both u and v (distinct vertices, same outermost
+    /// blossom).
+    fn z(&self, u: usize, v: usize) -> W {
+        self.zsum[self.lca(u, v)]
+    }
+}
+
+/// Verifies the optimality certificate of a matching over the **complete** graph described
+/// by `c`: the matching is perfect and uses allowed pairs only, every blossom dual is ≥ 0,
+/// every allowed pair has a reduced cost ≥ 0 against the duals and every matched pair 0.
+/// By LP duality that proves the matching a minimum-cost perfect matching. O(n²) cost
+/// evaluations: for tests and benchmarks, on fields too large for a dense oracle.
+pub fn check_certificate<C: PairCosts>(c: &C, m: &Matching<C::W>) -> Result<(), String> {
+    let n = c.len();
+    let Some(s) = &m.duals else {
+        return if n == 0 {
+            Ok(())
+        } else {
+            Err("no duals".to_string())
+        };
+    };
+    if m.mate.len() != n || s.dual.len() != n {
+        return Err("sizes differ".to_string());
+    }
+    for (u, &v) in m.mate.iter().enumerate() {
+        if v >= n || v == u || m.mate[v] != u {
+            return Err(format!("not a perfect matching at {u}"));
+        }
+        if ordered(c, u, v).is_none() {
+            return Err(format!("forbidden pair {u}–{v} matched"));
+        }
+    }
+    if let Some(b) = (0..s.z.len()).find(|&b| s.z[b] < C::W::ZERO) {
+        return Err(format!("blossom {b} has a negative dual"));
+    }
+    let tops = s.tops();
+    let common = CommonZ::new(s, &tops);
+    // A blossom with z > 0 must hold (|B| − 1)/2 matched pairs, or its z would not count
+    // fully in the dual objective. Pairs are counted at their innermost common blossom and
+    // summed up the forest, deepest nodes first.
+    let total = s.parent.len();
+    let mut inside = vec![0usize; total];
+    let mut size = vec![0usize; total];
+    for (u, &v) in m.mate.iter().enumerate() {
+        size[u] = 1;
+        if u < v && tops[u] == tops[v] {
+            inside[common.lca(u, v)] += 1;
+        }
+    }
+    let mut nodes: Vec<usize> = (0..total)
+        .filter(|&x| common.first[x] != u32::MAX)
+        .collect();
+    nodes.sort_by_key(|&x| std::cmp::Reverse(common.depth[x]));
+    for &x in &nodes {
+        let p = s.parent[x];
+        if p != usize::MAX {
+            inside[p] += inside[x];
+            size[p] += size[x];
+        }
+    }
+    for &b in &nodes {
+        if b >= n && s.z[b] > C::W::ZERO && 2 * inside[b] + 1 != size[b] {
+            return Err(format!(
+                "blossom {b} with z > 0 holds {} matched pairs for {} vertices",
+                inside[b], size[b]
+            ));
+        }
+    }
+    // i128 with saturation: a pair cost may be near the type's maximum, and then the reduced
+    // cost is only larger than what saturates.
+    for u in 0..n {
+        for v in u + 1..n {
+            let Some(w) = c.cost(u, v) else { continue };
+            let z = if tops[u] == tops[v] {
+                common.z(u, v).to_i128()
+            } else {
+                0
+            };
+            let r = s.dual[u]
+                .to_i128()
+                .saturating_add(s.dual[v].to_i128())
+                .saturating_add(w.to_i128().saturating_mul(4))
+                .saturating_add(z.saturating_mul(2));
+            if r < 0 {
+                return Err(format!("pair {u}–{v} has reduced cost {r} < 0"));
+            }
+            if m.mate[u] == v && r != 0 {
+                return Err(format!("matched pair {u}–{v} is not tight ({r})"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Exhaustive search over all perfect matchings: the oracle for small inputs (≤ 14 vertices
