@@ -4,69 +4,14 @@
 //! king-of-the-hill matchmaker at 256 players.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use goswiss::pairing::model::{Field, Model, Player, pair_round};
+use goswiss::pairing::fixtures::mcmahon_field;
+use goswiss::pairing::model::{Field, Model, pair_round};
 use goswiss::pairing::{
     KothInput, KothPlayer, PairCosts, SolveOptions, check_certificate, min_cost_perfect_matching,
     pair_king_of_the_hill,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// A McMahon field after `rounds` rounds. The history is made cheaply (each round pairs
-/// neighbours in score order, with a random offset inside the score group so that pairs are
-/// not only 1–2, 3–4; the stronger player wins more often), so that the setup does not depend
-/// on the engine being measured.
-fn mcmahon_field(n: usize, rounds: usize, seed: u64) -> Vec<Player> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut players: Vec<Player> = (0..n)
-        .map(|i| {
-            // Ranks 30k..9d as AGA-style ratings −30.x … 9.x, more players in the kyu middle.
-            let r: f64 =
-                (rng.random_range(-30.0..9.99f64) + rng.random_range(-30.0..9.99f64)) / 2.0;
-            let rating = (r * 100.0).round() / 100.0;
-            // McMahon: floor 20k, bar 4d; 30k = 0.
-            let rank = rating.floor().clamp(-20.0, 4.0);
-            Player {
-                id: format!("p{i}"),
-                rating,
-                score: rank + 30.0,
-                wins: 0.0,
-                club: format!("club{}", rng.random_range(0..n / 8 + 1)),
-                opponents: vec![],
-                byes: 0,
-            }
-        })
-        .collect();
-    for _ in 0..rounds {
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| {
-            players[b]
-                .score
-                .total_cmp(&players[a].score)
-                .then(players[b].rating.total_cmp(&players[a].rating))
-        });
-        // Rotate by a random offset so that partners vary from round to round.
-        let shift = rng.random_range(0..4).min(n.saturating_sub(1));
-        order.rotate_left(shift);
-        for pair in order.chunks(2) {
-            let [a, b] = pair else {
-                players[pair[0]].score += 1.0;
-                players[pair[0]].byes += 1;
-                continue;
-            };
-            let (a, b) = (*a, *b);
-            let d = players[a].rating - players[b].rating;
-            let pa = 1.0 / (1.0 + (-d / 2.0).exp());
-            let w = if rng.random_bool(pa) { a } else { b };
-            players[w].score += 1.0;
-            players[w].wins += 1.0;
-            let (ia, ib) = (players[a].id.clone(), players[b].id.clone());
-            players[a].opponents.push(ib);
-            players[b].opponents.push(ia);
-        }
-    }
-    players
-}
 
 fn dense_objective(field: &Field) -> i128 {
     let n = field.len();

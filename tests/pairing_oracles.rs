@@ -345,51 +345,9 @@ fn grouped_fields_with_pricing_bounds_equal_integer_blossom() {
     }
 }
 
-/// A McMahon field after three rounds (as in the pairing benchmark, smaller).
+/// A McMahon field after three rounds: the pairing benchmark's own generator.
 fn mcmahon_players(n: usize, seed: u64) -> Vec<Player> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut players: Vec<Player> = (0..n)
-        .map(|i| {
-            let r: f64 =
-                (rng.random_range(-30.0..9.99f64) + rng.random_range(-30.0..9.99f64)) / 2.0;
-            let rating = (r * 100.0).round() / 100.0;
-            Player {
-                id: format!("p{i}"),
-                rating,
-                score: rating.floor().clamp(-20.0, 4.0) + 30.0,
-                wins: 0.0,
-                club: format!("club{}", rng.random_range(0..n / 8 + 1)),
-                opponents: vec![],
-                byes: 0,
-            }
-        })
-        .collect();
-    for _ in 0..3 {
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| {
-            players[b]
-                .score
-                .total_cmp(&players[a].score)
-                .then(players[b].rating.total_cmp(&players[a].rating))
-        });
-        order.rotate_left(rng.random_range(0..4).min(n - 1));
-        for pair in order.chunks(2) {
-            let [a, b] = pair else {
-                players[pair[0]].score += 1.0;
-                players[pair[0]].byes += 1;
-                continue;
-            };
-            let (a, b) = (*a, *b);
-            let pa = 1.0 / (1.0 + (-(players[a].rating - players[b].rating) / 2.0).exp());
-            let w = if rng.random_bool(pa) { a } else { b };
-            players[w].score += 1.0;
-            players[w].wins += 1.0;
-            let (ia, ib) = (players[a].id.clone(), players[b].id.clone());
-            players[a].opponents.push(ib);
-            players[b].opponents.push(ia);
-        }
-    }
-    players
+    goswiss::pairing::fixtures::mcmahon_field(n, 3, seed)
 }
 
 /// The certificate checked the slow, obvious way: ancestors walked up the blossom forest for
