@@ -1,6 +1,7 @@
 //! One round of a realistic McMahon field (ranks 30k–9d, McMahon bar 4d / floor 20k, score
-//! groups, previous rounds played) under the `opengotha` preset, at 100, 1,000 and 10,000
-//! players; the dense `integer-blossom` oracle at 1,000 on the same costs; and the
+//! groups, previous rounds played) under the weighted-term model `Model::preset("opengotha")`
+//! (OpenGotha's duplicate, score-group, seeding and club terms; the full OpenGotha weight is
+//! `benches/opengotha.rs`), at 100, 1,000 and 10,000 players; the dense `integer-blossom` oracle at 1,000 on the same costs; and the
 //! king-of-the-hill matchmaker at 256 players.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
