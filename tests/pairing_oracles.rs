@@ -72,19 +72,7 @@ fn check(c: &DenseCosts<i64>, want: Option<i64>, opts: SolveOptions, what: &str)
 }
 
 fn random_graph(rng: &mut ChaCha8Rng, n: usize, max: i64, forbid: f64) -> DenseCosts<i64> {
-    let mut cost = vec![None; n * n];
-    for u in 0..n {
-        for v in u + 1..n {
-            if !rng.random_bool(forbid) {
-                cost[u * n + v] = Some(rng.random_range(-max..=max));
-            }
-        }
-    }
-    DenseCosts {
-        n,
-        cost,
-        hubs: vec![],
-    }
+    goswiss::pairing::fixtures::random_dense_costs(rng, n, max, forbid)
 }
 
 /// A Swiss-like field in pairing order: ratings descending, score groups, some previous

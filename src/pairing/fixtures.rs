@@ -5,6 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::model::Player;
+use super::solve::DenseCosts;
 
 /// A McMahon field after `rounds` rounds. The history is made cheaply (each round pairs
 /// neighbours in score order, with a random offset inside the score group so that pairs are
@@ -60,4 +61,22 @@ pub fn mcmahon_field(n: usize, rounds: usize, seed: u64) -> Vec<Player> {
         }
     }
     players
+}
+
+/// A random graph on `n` vertices: each pair absent (forbidden) with probability `forbid`,
+/// otherwise a cost uniform in −max..=max.
+pub fn random_dense_costs(rng: &mut impl Rng, n: usize, max: i64, forbid: f64) -> DenseCosts<i64> {
+    let mut cost = vec![None; n * n];
+    for u in 0..n {
+        for v in u + 1..n {
+            if !rng.random_bool(forbid) {
+                cost[u * n + v] = Some(rng.random_range(-max..=max));
+            }
+        }
+    }
+    DenseCosts {
+        n,
+        cost,
+        hubs: vec![],
+    }
 }

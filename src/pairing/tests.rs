@@ -5,19 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn random_costs(rng: &mut ChaCha8Rng, n: usize, max: i64, forbid: f64) -> DenseCosts<i64> {
-    let mut cost = vec![None; n * n];
-    for u in 0..n {
-        for v in u + 1..n {
-            if !rng.random_bool(forbid) {
-                cost[u * n + v] = Some(rng.random_range(-max..=max));
-            }
-        }
-    }
-    DenseCosts {
-        n,
-        cost,
-        hubs: vec![],
-    }
+    super::fixtures::random_dense_costs(rng, n, max, forbid)
 }
 
 #[test]
