@@ -1,5 +1,6 @@
 //! Cross-check against networkx's `max_weight_matching` when python3 has networkx; skipped
-//! (with a message) otherwise. The Rust oracles in pairing_oracles.rs always run.
+//! (with a message) otherwise, unless GOSWISS_REQUIRE_NETWORKX is set (CI). The Rust oracles in
+//! pairing_oracles.rs always run.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -57,7 +58,13 @@ fn networkx_agrees() {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn();
+    // CI installs networkx and sets GOSWISS_REQUIRE_NETWORKX so this oracle cannot skip there.
+    let required = std::env::var_os("GOSWISS_REQUIRE_NETWORKX").is_some();
     let Ok(mut child) = child else {
+        assert!(
+            !required,
+            "GOSWISS_REQUIRE_NETWORKX is set but python3 is missing"
+        );
         eprintln!("networkx cross-check skipped: no python3");
         return;
     };
@@ -67,6 +74,10 @@ fn networkx_agrees() {
     }
     let out = child.wait_with_output().expect("python3 runs");
     if out.status.code() == Some(3) {
+        assert!(
+            !required,
+            "GOSWISS_REQUIRE_NETWORKX is set but python3 has no networkx"
+        );
         eprintln!("networkx cross-check skipped: python3 has no networkx");
         return;
     }
