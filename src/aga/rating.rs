@@ -164,16 +164,24 @@ pub fn rating_of_text(arg: &str) -> (Option<String>, Vec<Warning>) {
     (None, vec![w])
 }
 
+/// `CollapseRating`'s arithmetic on a number: no gap between 1k (−1) and 1d (+1). Values in the
+/// (−1, 1) hole, which no AGA rating has, are kept as they are.
+pub fn collapse_value(r: f64) -> f64 {
+    if r >= 1.0 {
+        r - 1.0
+    } else if r <= -1.0 {
+        r + 1.0
+    } else {
+        r
+    }
+}
+
 /// `CollapseRating` (§4.3): the numeric value to compute with, its Perl text, and the warning
 /// for a rating in the (−1, 1) hole. An undefined input stays undefined.
 pub fn collapse(rating: Option<&str>) -> (Option<f64>, Option<String>, Option<Warning>) {
     let r = rating.map(numify).unwrap_or(0.0);
-    if rating.is_some() && r >= 1.0 {
-        let v = r - 1.0;
-        return (Some(v), Some(fmt_num(v)), None);
-    }
-    if rating.is_some() && r <= -1.0 {
-        let v = r + 1.0;
+    if rating.is_some() && (r >= 1.0 || r <= -1.0) {
+        let v = collapse_value(r);
         return (Some(v), Some(fmt_num(v)), None);
     }
     let text = rating.unwrap_or("");

@@ -348,7 +348,7 @@ pub fn pair(p: &Params) -> RpcResult {
     let seat = |i: usize| boards::Seat {
         id: &ids[i],
         rating: if model.aga_collapse {
-            aga_collapse(players[i].rating)
+            crate::aga::rating::collapse_value(players[i].rating)
         } else {
             players[i].rating
         },
@@ -359,18 +359,6 @@ pub fn pair(p: &Params) -> RpcResult {
         .map(|x| boards::board(&seat(x.a), &seat(x.b), &bo))
         .collect();
     Ok(out)
-}
-
-/// AGA collapsing (no gap between 1k = −1 and 1d = +1), as AGATourn's `CollapseRating`; values
-/// inside (−1, 1), which no AGA rating has, are kept.
-fn aga_collapse(r: f64) -> f64 {
-    if r >= 1.0 {
-        r - 1.0
-    } else if r <= -1.0 {
-        r + 1.0
-    } else {
-        r
-    }
 }
 
 /// The played counts of a field by pairing position, from both players' opponent lists.
