@@ -5,81 +5,8 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use goswiss::pairing::SolveOptions;
-use goswiss::pairing::opengotha::{self as og, History, OgGame, OgPlayer, Outcome, Params, System};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
-/// A history of `rounds` rounds made cheaply, so the setup does not depend on the engine
-/// measured: each round pairs neighbours in (rank + wins) order with a random offset, the
-/// stronger player White with the rank difference (capped at 9) as handicap above 1d-gaps,
-/// results favouring the stronger side a little; odd fields give a bye to the last one.
-fn history(n: usize, rounds: usize, seed: u64) -> History {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let players: Vec<OgPlayer> = (0..n)
-        .map(|i| OgPlayer {
-            name: format!("Player{i:05}"),
-            first_name: ["Ann", "Bo", "Cy", "Di"][i % 4].to_string(),
-            // −30 (30k) … 8 (9d), more players in the kyu middle.
-            rank: ((rng.random_range(-30..=8) + rng.random_range(-30..=8)) as f64 / 2.0).round()
-                as i32,
-            rating: 0,
-            club: format!("club{}", rng.random_range(0..60)),
-            country: format!("c{}", rng.random_range(0..8)),
-            smms_correction: 0,
-            absent: vec![],
-        })
-        .collect();
-    let mut wins = vec![0i32; n];
-    let mut games = vec![];
-    let mut byes = vec![];
-    for r in 0..rounds {
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| {
-            (
-                -(players[i].rank.clamp(-20, 3) + wins[i]),
-                -players[i].rank,
-                i,
-            )
-        });
-        // A random offset inside the top part so pairs are not only 1–2, 3–4.
-        let shift = rng.random_range(0..4usize).min(order.len() / 2);
-        order[..2 * shift].rotate_left(shift);
-        if n % 2 == 1 {
-            byes.push((r, order.pop().unwrap()));
-        }
-        for pair in order.chunks(2) {
-            let (a, b) = (pair[0], pair[1]);
-            let (w, bl) = if players[a].rank >= players[b].rank {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            let gap = players[w].rank - players[bl].rank;
-            let white_wins = rng.random_bool(if gap > 0 { 0.55 } else { 0.5 });
-            if white_wins {
-                wins[w] += 1;
-            } else {
-                wins[bl] += 1;
-            }
-            games.push(OgGame {
-                round: r,
-                white: w,
-                black: bl,
-                handicap: if gap > 1 { gap.min(9) } else { 0 },
-                result: if white_wins {
-                    Outcome::WhiteWins
-                } else {
-                    Outcome::BlackWins
-                },
-            });
-        }
-    }
-    History {
-        players,
-        games,
-        byes,
-    }
-}
+use goswiss::pairing::fixtures;
+use goswiss::pairing::opengotha::{self as og, Params, System};
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("opengotha_round");
@@ -90,7 +17,7 @@ fn bench(c: &mut Criterion) {
         &[100, 1000]
     };
     for &n in sizes {
-        let h = history(n, 3, 7);
+        let h = fixtures::opengotha_history(n, 3, 7);
         let params = Params::defaults(System::McMahon, 5);
         let all: Vec<usize> = (0..n).collect();
         g.bench_with_input(BenchmarkId::new("exact", n), &n, |b, _| {

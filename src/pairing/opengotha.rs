@@ -407,8 +407,30 @@ pub struct RoundState<'a> {
     /// Club and country, lower-cased, as small ids (equal ids = same club / country).
     club_id: Vec<u32>,
     country_id: Vec<u32>,
-    played: HashMap<(usize, usize), u32>,
+    /// Per player, the opponents met so far (one entry per game, in history order): a few
+    /// entries each, so a linear scan beats hashing the pair on every priced pair.
+    played: Vec<Vec<u32>>,
+    /// Per player, OpenGotha's name hash split so that the hash of two concatenated names is
+    /// O(1) (see [`NameHash`]).
+    name_hash: Vec<NameHash>,
 }
+
+/// The parts of OpenGotha's name hash of one player's key (surname then first name, UTF-16):
+/// for the concatenation k1 ++ k2 the hash Σ c·(position + 1) is `h1 + h2 + len1 · sum2`.
+#[derive(Debug, Clone, Copy)]
+struct NameHash {
+    /// Σ c·(i + 1) over the key's UTF-16 units.
+    h: i64,
+    /// Σ c.
+    sum: i64,
+    len: i64,
+    /// Rank of the key among all players' keys (UTF-16 order; equal keys, equal rank).
+    order: u32,
+}
+
+/// Above this many UTF-16 units in two names, a unit × position product could wrap Java's
+/// 32-bit int (65,535 × 32,768 = 2³¹), which only the unit-by-unit [`det_random`] reproduces.
+const NAME_HASH_FAST_LEN: i64 = 32_767;
 
 /// The "dump name" of a player: surname, space, first name.
 pub fn display_name(p: &OgPlayer) -> String {
@@ -423,6 +445,10 @@ pub fn display_name(p: &OgPlayer) -> String {
 /// the names in (Java string) order, mirrored (max − hash) when the pair comes the other way
 /// round — so the colour draw does not depend on the order, the seeding draw does.
 pub fn det_random(max: i64, p1: &OgPlayer, p2: &OgPlayer) -> i64 {
+    if max <= 0 {
+        // OpenGotha's range 0 … 0 (and no division by zero for a negative weight).
+        return 0;
+    }
     // No allocation: this runs for every pair the solver prices.
     let k1 = || p1.name.encode_utf16().chain(p1.first_name.encode_utf16());
     let k2 = || p2.name.encode_utf16().chain(p2.first_name.encode_utf16());
@@ -439,6 +465,34 @@ pub fn det_random(max: i64, p1: &OgPlayer, p2: &OgPlayer) -> i64 {
     }
     let r = n.wrapping_mul(1_234_567) % (max + 1);
     if inverse { max - r } else { r }
+}
+
+fn name_hashes(players: &[OgPlayer]) -> Vec<NameHash> {
+    let key = |p: &OgPlayer| -> Vec<u16> {
+        p.name
+            .encode_utf16()
+            .chain(p.first_name.encode_utf16())
+            .collect()
+    };
+    let keys: Vec<Vec<u16>> = players.iter().map(key).collect();
+    let mut sorted: Vec<&Vec<u16>> = keys.iter().collect();
+    sorted.sort();
+    sorted.dedup();
+    keys.iter()
+        .map(|k| {
+            let (mut h, mut sum) = (0i64, 0i64);
+            for (i, &c) in k.iter().enumerate() {
+                h = h.wrapping_add(c as i64 * (i as i64 + 1));
+                sum += c as i64;
+            }
+            NameHash {
+                h,
+                sum,
+                len: k.len() as i64,
+                order: sorted.binary_search(&k).unwrap_or(0) as u32,
+            }
+        })
+        .collect()
 }
 
 /// OpenGotha's category of a rank.
@@ -961,7 +1015,7 @@ impl<'a> RoundState<'a> {
         let mut dd = vec![0; n];
         let mut wb = vec![0; n];
         let mut byes = vec![0u32; n];
-        let mut played: HashMap<(usize, usize), u32> = HashMap::new();
+        let mut played: Vec<Vec<u32>> = vec![Vec::new(); n];
         for g in history.games.iter().filter(|g| g.round < round) {
             let (a, b) = (main_at(g.round as i64 - 1, g.white) / 2, {
                 main_at(g.round as i64 - 1, g.black) / 2
@@ -977,8 +1031,8 @@ impl<'a> RoundState<'a> {
                 wb[g.white] += 1;
                 wb[g.black] -= 1;
             }
-            let k = (g.white.min(g.black), g.white.max(g.black));
-            *played.entry(k).or_insert(0) += 1;
+            played[g.white].push(g.black as u32);
+            played[g.black].push(g.white as u32);
         }
         for &(r, i) in &history.byes {
             if r < round {
@@ -1013,6 +1067,7 @@ impl<'a> RoundState<'a> {
             wb,
             byes,
             played,
+            name_hash: name_hashes(&history.players),
             club_id: ids(|p| &p.club),
             country_id: ids(|p| &p.country),
         }
@@ -1020,7 +1075,24 @@ impl<'a> RoundState<'a> {
 
     /// Games the two already played together.
     pub fn games_between(&self, a: usize, b: usize) -> u32 {
-        self.played.get(&(a.min(b), a.max(b))).copied().unwrap_or(0)
+        self.played[a].iter().filter(|&&o| o as usize == b).count() as u32
+    }
+
+    /// [`det_random`] of players i and j (in that order), from the precomputed name hashes.
+    pub fn det_random(&self, max: i64, i: usize, j: usize) -> i64 {
+        if max <= 0 {
+            return 0;
+        }
+        let (a, b) = (self.name_hash[i], self.name_hash[j]);
+        if a.len + b.len > NAME_HASH_FAST_LEN {
+            let h = self.history;
+            return det_random(max, &h.players[i], &h.players[j]);
+        }
+        let inverse = a.order > b.order;
+        let (first, second) = if inverse { (b, a) } else { (a, b) };
+        let n = first.h + second.h + first.len * second.sum;
+        let r = n.wrapping_mul(1_234_567) % (max + 1);
+        if inverse { max - r } else { r }
     }
 
     /// The handicap OpenGotha would give and who is White: (white, black, stones).
@@ -1035,8 +1107,7 @@ impl<'a> RoundState<'a> {
         } else if self.wb[i] > self.wb[j] {
             (j, i, 0)
         } else if self.wb[i] < self.wb[j]
-            || (self.wb[i] == self.wb[j]
-                && det_random(1, &self.history.players[i], &self.history.players[j]) == 0)
+            || (self.wb[i] == self.wb[j] && self.det_random(1, i, j) == 0)
         {
             (i, j, 0)
         } else {
@@ -1079,14 +1150,13 @@ impl<'a> RoundState<'a> {
     pub fn weights(&self, i: usize, j: usize) -> Weights {
         let p = self.params;
         let h = self.history;
-        let (pi, pj) = (&h.players[i], &h.players[j]);
         let k = p.nx1;
         let concave = |w: i64, x: f64| -> i64 { (w as f64 * (1.0 - x) * (1.0 + k * x)) as i64 };
         let mut w = Weights::default();
         if self.games_between(i, j) == 0 {
             w.base_duplicate_game = p.avoid_dupl_game;
         }
-        w.base_random = det_random(p.random, pi, pj);
+        w.base_random = self.det_random(p.random, i, j);
         if self.handicap(i, j) == 0 {
             let (a, b) = (self.wb[i], self.wb[j]);
             if a * b < 0 {
@@ -1173,7 +1243,7 @@ impl<'a> RoundState<'a> {
                 SeedSystem::SplitAndRandom => {
                     if (2 * c1 < g) != (2 * c2 < g) {
                         let range = (max as f64 * 0.2) as i64;
-                        max - det_random(range, pi, pj)
+                        max - self.det_random(range, i, j)
                     } else {
                         0
                     }
@@ -1297,6 +1367,20 @@ pub struct RoundCosts<'a> {
     /// (for the seeding hints).
     gstart: Vec<usize>,
     gcount: Vec<usize>,
+    /// Per vertex, the group's members (vertices) most attractive as the lower player of a
+    /// draw-up/draw-down pair, and whether the vertex itself is among its group's most
+    /// attractive upper players (see `hints`).
+    best_lower: Vec<Vec<usize>>,
+    top_upper: Vec<bool>,
+    /// For the pricing bounds, which run on most pairs of the field: per vertex its group,
+    /// category, club and country ids; the score-difference term by group gap (same
+    /// category); the geography term by (same country, same club).
+    vgroup: Vec<i32>,
+    vcat: Vec<i32>,
+    vclub: Vec<u32>,
+    vcountry: Vec<u32>,
+    score_by_gap: Vec<i128>,
+    geo_tab: [[i128; 2]; 2],
     /// Upper bounds: of the criteria that do not depend on the pair's groups (random,
     /// colour balance, categories, handicap, plus OpenGotha's 1), of the geography term, and
     /// of the seeding / draw-up-down terms (which apply only within 3 groups).
@@ -1354,6 +1438,23 @@ impl<'a> RoundCosts<'a> {
             .max()
             .unwrap_or(0);
         let near_ub = pos(p.maximize_seeding).max(pos(p.dudd_weight));
+        let (best_lower, top_upper) = dudd_ranks(state, &vertex, &gstart, &gcount);
+        // score_diff_weight through the same doubles, one entry per group gap.
+        let score_by_gap: Vec<i128> = (0..=state.number_of_groups.max(0))
+            .map(|dg| {
+                let x = dg as f64 / state.number_of_groups as f64;
+                (p.minimize_score_difference as f64 * (1.0 - x) * (1.0 + p.nx1 * x)) as i64 as i128
+            })
+            .collect();
+        let geo = |sc: bool, scl: bool| state.geo_from(sc, scl) as i128;
+        let vgroup = vertex.iter().map(|&i| state.group[i]).collect();
+        let vcat = vertex.iter().map(|&i| state.category[i]).collect();
+        let vclub = vertex.iter().map(|&i| state.club_id[i]).collect();
+        let vcountry = vertex.iter().map(|&i| state.country_id[i]).collect();
+        let geo_tab = [
+            [geo(false, false), geo(false, true)],
+            [geo(true, false), geo(true, true)],
+        ];
         let bounds_ok = (0.0..=1.0).contains(&p.nx1);
         RoundCosts {
             state,
@@ -1366,6 +1467,14 @@ impl<'a> RoundCosts<'a> {
             bye_tier,
             gstart,
             gcount,
+            best_lower,
+            top_upper,
+            vgroup,
+            vcat,
+            vclub,
+            vcountry,
+            score_by_gap,
+            geo_tab,
             base_ub,
             geo_ub,
             near_ub,
@@ -1388,6 +1497,15 @@ impl<'a> RoundCosts<'a> {
         self.state.weights(self.vertex[a], self.vertex[b])
     }
 
+    /// `RoundState::score_diff_weight` of the vertices u and v, `dg` groups apart.
+    fn score_term(&self, u: usize, v: usize, dg: usize) -> i128 {
+        if self.vcat[u] != self.vcat[v] {
+            0
+        } else {
+            self.score_by_gap.get(dg).copied().unwrap_or(0)
+        }
+    }
+
     /// The two vertices, the earlier one in the caller's list first ("player 1").
     pub fn caller_order(&self, u: usize, v: usize) -> (usize, usize) {
         if self.caller_pos[u] <= self.caller_pos[v] {
@@ -1396,6 +1514,69 @@ impl<'a> RoundCosts<'a> {
             (v, u)
         }
     }
+}
+
+/// How many of each score group's players are joined as likely draw-up/draw-down partners.
+const DUDD_HINTS: usize = 8;
+
+/// The draw-up/draw-down weight is nearly a sum of one part per player: the placement part of
+/// its mode (top, middle or bottom of its own group) and ±1 scenario step from its own DU/DD
+/// history (drawn the same way again: −1; compensating an earlier draw: +1). Ranked by those
+/// parts, the few best upper players of a group and the few best lower players of the next
+/// groups hold the cross-group pairs of the optimum, which the nearest neighbours in pairing
+/// order miss (a 1,000-player round: ~400 of them priced out after the first solve, each
+/// round of them one more solve). Only a hint: the result does not depend on it.
+/// Returns, per vertex, its group's best lower players (the same list for every member), and
+/// whether the vertex is among its group's best upper players.
+fn dudd_ranks(
+    st: &RoundState,
+    vertex: &[usize],
+    gstart: &[usize],
+    gcount: &[usize],
+) -> (Vec<Vec<usize>>, Vec<bool>) {
+    let p = st.params;
+    let dw = p.dudd_weight / 5;
+    let part = |mode: DuddMode, s: usize| -> i64 {
+        let (g, c) = (st.group_size[s] as i64, st.inner[s] as i64);
+        let num = match mode {
+            DuddMode::Top => g - 1 - c,
+            DuddMode::Mid => g - 1 - (2 * c - g + 1).abs(),
+            DuddMode::Bot => c,
+        };
+        dw / 2 * num / g.max(1)
+    };
+    let upper = |s: usize| -> i64 {
+        let (du, dd) = (st.du[s], st.dd[s]);
+        part(p.dudd_upper, s) + dw * (i64::from(du > 0 && dd < du) - i64::from(dd > 0))
+    };
+    let lower = |s: usize| -> i64 {
+        let (du, dd) = (st.du[s], st.dd[s]);
+        part(p.dudd_lower, s) + dw * (i64::from(dd > 0 && du < dd) - i64::from(du > 0))
+    };
+    let n = vertex.len();
+    let mut best_lower = vec![Vec::new(); n];
+    let mut top_upper = vec![false; n];
+    let mut k = 0;
+    while k < n {
+        let (start, g) = (gstart[k], gcount[k]);
+        let members: Vec<usize> = (start..start + g).collect();
+        let by = |key: &dyn Fn(usize) -> i64| -> Vec<usize> {
+            let mut m = members.clone();
+            // Best first; ties in pairing order, so the hint is deterministic.
+            m.sort_by_key(|&v| (-key(vertex[v]), v));
+            m.truncate(DUDD_HINTS);
+            m
+        };
+        let lows = by(&lower);
+        for v in by(&upper) {
+            top_upper[v] = true;
+        }
+        for v in start..start + g {
+            best_lower[v] = lows.clone();
+        }
+        k = start + g;
+    }
+    (best_lower, top_upper)
 }
 
 impl PairCosts for RoundCosts<'_> {
@@ -1420,22 +1601,18 @@ impl PairCosts for RoundCosts<'_> {
             return self.cost(u, v).unwrap_or(i128::MAX);
         }
         // Exact duplicate, score and geography terms, the others at their maximum: no name
-        // hashing, no colour or handicap work.
-        let (a, b) = (self.vertex[u], self.vertex[v]);
+        // hashing, no colour or handicap work, no floating point.
         let st = self.state;
-        let dup = if st.games_between(a, b) == 0 {
+        let dup = if st.games_between(self.vertex[u], self.vertex[v]) == 0 {
             st.params.avoid_dupl_game.max(0) as i128
         } else {
             0
         };
-        let dg = (st.group[a] - st.group[b]).abs();
+        let dg = (self.vgroup[u] - self.vgroup[v]).unsigned_abs() as usize;
         let near = if dg < 4 { self.near_ub } else { 0 };
-        self.max
-            - (dup
-                + st.score_diff_weight(a, b) as i128
-                + st.geo_weight(a, b) as i128
-                + self.base_ub
-                + near)
+        let geo = self.geo_tab[usize::from(self.vcountry[u] == self.vcountry[v])]
+            [usize::from(self.vclub[u] == self.vclub[v])];
+        self.max - (dup + self.score_term(u, v, dg) + geo + self.base_ub + near)
     }
     fn monotone_bound(&self, u: usize, v: usize) -> Option<i128> {
         if Some(u) == self.bye || Some(v) == self.bye || !self.bounds_ok {
@@ -1443,14 +1620,12 @@ impl PairCosts for RoundCosts<'_> {
         }
         // Vertices are in group order: the score term only shrinks as v moves away from u (and
         // is 0 across categories), the near term vanishes past 3 groups, the rest is constant.
-        let st = self.state;
-        let (a, b) = (self.vertex[u], self.vertex[v]);
-        let dg = (st.group[a] - st.group[b]).abs();
+        let dg = (self.vgroup[u] - self.vgroup[v]).unsigned_abs() as usize;
         let near = if dg < 4 { self.near_ub } else { 0 };
         Some(
             self.max
-                - (st.params.avoid_dupl_game.max(0) as i128
-                    + st.score_diff_weight(a, b) as i128
+                - (self.state.params.avoid_dupl_game.max(0) as i128
+                    + self.score_term(u, v, dg)
                     + self.geo_ub
                     + self.base_ub
                     + near),
@@ -1460,8 +1635,13 @@ impl PairCosts for RoundCosts<'_> {
         if Some(u) == self.bye {
             return;
         }
-        // The seeding partner inside the score group (half a group away, or mirrored), and
-        // the top of the next group for the draw-ups.
+        // Where the optimum's pairs lie that the nearest neighbours in pairing order miss:
+        // the seeding partner inside the score group (half a group away, or mirrored), and the
+        // draw-up/draw-down partners in the next groups, placed by the lower player's DU/DD
+        // mode (top, middle or bottom of its group). Measured on a 1,000-player round: with
+        // only the top 3 of the next group hinted, 400 such pairs priced out after the first
+        // solve and cost two more solves.
+        const REACH: i64 = 4;
         let (start, g) = (self.gstart[u], self.gcount[u]);
         let c = u - start;
         let p = self.state.params;
@@ -1475,15 +1655,47 @@ impl PairCosts for RoundCosts<'_> {
             _ if c < g / 2 => c + g / 2,
             _ => c - g / 2,
         } as i64;
-        for d in -3..=3i64 {
-            let t = target + d;
-            if (0..g as i64).contains(&t) && t != c as i64 {
-                out.push(start + t as usize);
+        let mut around = |start: usize, g: usize, target: i64, skip: Option<usize>| {
+            for d in -REACH..=REACH {
+                let t = target + d;
+                if (0..g as i64).contains(&t) && Some(t as usize) != skip {
+                    out.push(start + t as usize);
+                }
+            }
+        };
+        around(start, g, target, Some(c));
+        // Further from the seeding target, the colour-balance bonus (opposite W−B balances,
+        // or an even one against one two games off) outweighs the seeding loss of a few
+        // places: with the defaults (10⁶ against 5·10⁶ · (2d/g)²) up to d ≈ 0.22 g.
+        let wb = |v: usize| self.state.wb[self.vertex[v]];
+        let bonus =
+            |a: i32, b: i32| a * b < 0 || (a == 0 && b.abs() >= 2) || (b == 0 && a.abs() >= 2);
+        let reach = (3 * REACH).max(g as i64 / 4);
+        let mut found = 0;
+        for d in REACH + 1..=reach {
+            for t in [target - d, target + d] {
+                if (0..g as i64).contains(&t) && bonus(wb(u), wb(start + t as usize)) {
+                    out.push(start + t as usize);
+                    found += 1;
+                }
+            }
+            if found >= 2 * REACH {
+                break;
             }
         }
-        let next = start + g;
-        for t in next..(next + 3).min(self.vertex.len()) {
-            out.push(t);
+        // Draw-ups and draw-downs: the most attractive upper players of each group with the
+        // most attractive lower players of the next two non-empty groups (DU/DD applies up to
+        // 3 groups apart; further ones lose more on the score difference than they gain).
+        if self.top_upper[u] {
+            let n = self.vertex.len();
+            let mut next = start + g;
+            for _ in 0..2 {
+                if next >= n {
+                    break;
+                }
+                out.extend_from_slice(&self.best_lower[next]);
+                next += self.gcount[next];
+            }
         }
     }
     fn hubs(&self) -> Vec<usize> {
@@ -1600,5 +1812,50 @@ mod tests {
         // The other order mirrors the draw.
         assert_eq!(det_random(1_000_000, &b, &a), 1_000_000 - x);
         assert_eq!(det_random(1, &b, &a), 1 - det_random(1, &a, &b));
+    }
+
+    #[test]
+    fn precomputed_name_hash_equals_the_reference() {
+        // Accents, CJK, astral-plane names (two UTF-16 units), equal keys split differently
+        // between surname and first name, empty first names, a prefix of another name.
+        let names = [
+            ("Aim", "Warren"),
+            ("Rendu", "Quentin"),
+            ("Ré", "Élodie"),
+            ("李", "昌镐"),
+            ("𝔊𝔬", "Player"),
+            ("AimW", "arren"),
+            ("Aim", ""),
+            ("A", ""),
+            ("Zz", "Top"),
+            ("Aim", "Warren"),
+        ];
+        let players: Vec<OgPlayer> = names
+            .iter()
+            .map(|&(n, f)| OgPlayer {
+                name: n.into(),
+                first_name: f.into(),
+                ..OgPlayer::default()
+            })
+            .collect();
+        let history = History {
+            players,
+            games: vec![],
+            byes: vec![],
+        };
+        let params = Params::defaults(System::McMahon, 3);
+        let state = RoundState::new(&params, &history, 0);
+        for max in [0, 1, 7, 1_000_000, 100_000_000_000] {
+            for i in 0..names.len() {
+                for j in 0..names.len() {
+                    let (a, b) = (&history.players[i], &history.players[j]);
+                    assert_eq!(
+                        state.det_random(max, i, j),
+                        det_random(max, a, b),
+                        "{i} {j}"
+                    );
+                }
+            }
+        }
     }
 }
