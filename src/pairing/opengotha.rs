@@ -1679,7 +1679,7 @@ impl PairCosts for RoundCosts<'_> {
                     found += 1;
                 }
             }
-            if found >= 2 * REACH {
+            if found >= 6 * REACH {
                 break;
             }
         }
