@@ -1,5 +1,5 @@
 //! One round of a realistic McMahon field (ranks 30k–9d, McMahon bar 4d / floor 20k, score
-//! groups, previous rounds played) under the weighted-term model `Model::preset("opengotha")`
+//! groups, previous rounds played) under the weighted-term model `Model::preset("opengotha_terms")`
 //! (OpenGotha's duplicate, score-group, seeding and club terms; the full OpenGotha weight is
 //! `benches/opengotha.rs`), at 100, 1,000 and 10,000 players; the dense `integer-blossom` oracle at 1,000 on the same costs; and the
 //! king-of-the-hill matchmaker at 256 players.
@@ -33,7 +33,7 @@ fn dense_objective(field: &Field) -> i128 {
 }
 
 fn bench(c: &mut Criterion) {
-    let model = Model::preset("opengotha").expect("preset");
+    let model = Model::preset("opengotha_terms").expect("preset");
     let mut g = c.benchmark_group("mcmahon_round");
     g.sample_size(10);
     // 10,000 players: well under a second per round, but the optimality check before the

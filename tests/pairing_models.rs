@@ -71,7 +71,7 @@ fn dense(f: &Field) -> Option<i128> {
 fn models() -> Vec<Model> {
     let mut out = vec![
         Model::preset("gopair").unwrap(),
-        Model::preset("opengotha").unwrap(),
+        Model::preset("opengotha_terms").unwrap(),
         Model::preset("custom").unwrap(),
     ];
     out[0].rounds = 6;

@@ -373,7 +373,7 @@ fn naive_certificate<C: PairCosts>(c: &C, m: &Matching<C::W>) -> bool {
 
 #[test]
 fn optimality_certificate_of_mcmahon_rounds() {
-    let model = Model::preset("opengotha").expect("preset");
+    let model = Model::preset("opengotha_terms").expect("preset");
     let sizes: &[usize] = if cfg!(debug_assertions) {
         &[301]
     } else {

@@ -154,7 +154,9 @@ impl Model {
                 aga_collapse: true,
                 ..base
             },
-            "opengotha" => Model {
+            // The weighted-term approximation of OpenGotha (duplicates, score groups, seeding,
+            // club) for custom models; the `opengotha` preset proper is `pairing::opengotha`.
+            "opengotha_terms" => Model {
                 terms: vec![
                     (Term::OgDuplicate, 1.0),
                     (Term::OgScore, 1.0),

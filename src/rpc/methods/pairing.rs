@@ -155,7 +155,9 @@ fn model_in(p: &Params, index: usize, opts: &OptionsIn) -> Result<Model, RpcErro
     let mut m = Model::preset(preset).ok_or_else(|| {
         RpcError::new(
             UNKNOWN_MODEL,
-            format!("unknown model {preset:?}: use gopair, opengotha, rswiss or custom"),
+            format!(
+                "unknown model {preset:?}: use gopair, opengotha, opengotha_terms, rswiss or custom"
+            ),
         )
     })?;
     let mut weights: Vec<(&String, &f64)> = spec.weights.iter().collect();
@@ -553,7 +555,8 @@ fn is_opengotha(p: &Params, index: usize) -> Result<bool, RpcError> {
                 return Err(RpcError::new(
                     UNKNOWN_MODEL,
                     "the opengotha model takes its parameters in options (weights such as \
-                     avoid_dupl_game, seed_system2, …); use preset custom for og_* terms",
+                     avoid_dupl_game, seed_system2, …); for weighted og_* terms use the preset \
+                     opengotha_terms or custom",
                 ));
             }
             true
@@ -1259,6 +1262,34 @@ mod tests {
         }
         total += r["bye_explanation"]["cost"].as_f64().unwrap();
         assert_eq!(total, r["objective"].as_f64().unwrap());
+    }
+
+    #[test]
+    fn opengotha_terms_preset_is_the_weighted_approximation() {
+        // The weighted-term OpenGotha approximation is a preset of its own, open to caller
+        // weights, unlike the `opengotha` preset proper.
+        for model in [
+            json!("opengotha_terms"),
+            json!({"preset": "opengotha_terms", "weights": {"club": 0}}),
+        ] {
+            let r = pair(&Params::positional(vec![field4(), model.clone()])).unwrap();
+            assert_eq!(r["model"], json!("opengotha_terms"), "{model}");
+            for p in r["pairs"].as_array().unwrap() {
+                let mut ids: Vec<&str> = p
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_str().unwrap())
+                    .collect();
+                ids.sort();
+                assert!(
+                    ids != ["a", "c"] && ids != ["c", "d"],
+                    "{model}: a repeat {ids:?}"
+                );
+            }
+            let terms = r["explanation"][0]["terms"].as_object().unwrap();
+            assert!(terms.contains_key("og_duplicate") && terms.contains_key("og_score"));
+        }
     }
 
     #[test]
