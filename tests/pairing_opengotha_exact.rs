@@ -163,3 +163,20 @@ fn pricing_bounds_never_exceed_the_cost() {
         }
     }
 }
+
+#[test]
+fn a_large_round_is_proved_optimal_and_deterministic() {
+    // Above 2,000 vertices pricing runs on two threads: the answer must not depend on it.
+    let n = 2_501;
+    let h = fixtures::opengotha_history(n, 3, 11);
+    let p = Params::defaults(System::McMahon, 5);
+    let state = og::RoundState::new(&p, &h, 3);
+    let all: Vec<usize> = (0..n).collect();
+    let costs = RoundCosts::new(&state, &all);
+    let a = min_cost_perfect_matching(&costs, SolveOptions::default()).unwrap();
+    assert_eq!(check_certificate(&costs, &a), Ok(()));
+    for _ in 0..2 {
+        let b = min_cost_perfect_matching(&costs, SolveOptions::default()).unwrap();
+        assert_eq!(a.mate, b.mate);
+    }
+}

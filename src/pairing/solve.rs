@@ -19,8 +19,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::blossom::{Solved, Weight, max_weight_matching};
 
-/// A symmetric cost oracle over vertices `0..len()`, in pairing order.
-pub trait PairCosts {
+/// A symmetric cost oracle over vertices `0..len()`, in pairing order. `Sync`: pricing reads
+/// it from two threads on large fields.
+pub trait PairCosts: Sync {
     type W: Weight;
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
@@ -440,7 +441,7 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
         }
         found
     };
-    let found = scan(0..n);
+    let found = scan_rows(n, &scan);
     let mut added = 0;
     for (u, v, w) in found {
         if g.add(u, v, w)? {
@@ -448,6 +449,50 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
         }
     }
     Ok(added)
+}
+
+/// Below this many vertices pricing runs on the calling thread: a pass takes well under a
+/// millisecond there, less than starting a thread.
+const PARALLEL_PRICING_FROM: usize = 2_000;
+
+/// Runs `scan` over all rows, on two threads for large fields. Rows are independent; chunks
+/// are handed out in order from a shared counter (later rows are shorter, so a fixed split
+/// would be uneven) and the results are put back in row order, so the pairs found — and
+/// everything after — are the same on one thread or two.
+fn scan_rows<W: Send>(
+    n: usize,
+    scan: &(impl Fn(std::ops::Range<usize>) -> Vec<(usize, usize, W)> + Sync),
+) -> Vec<(usize, usize, W)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    if n < PARALLEL_PRICING_FROM {
+        return scan(0..n);
+    }
+    const CHUNK: usize = 256;
+    let chunks = n.div_ceil(CHUNK);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut out = Vec::new();
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= chunks {
+                return out;
+            }
+            out.push((k, scan(k * CHUNK..((k + 1) * CHUNK).min(n))));
+        }
+    };
+    let mut parts = std::thread::scope(|s| {
+        let other = s.spawn(work);
+        let mut mine = work();
+        // A panic in the other thread is a bug in a cost oracle: pass it on.
+        mine.extend(
+            other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        );
+        mine
+    });
+    parts.sort_unstable_by_key(|&(k, _)| k);
+    parts.into_iter().flat_map(|(_, found)| found).collect()
 }
 
 /// Lowest common ancestors in the blossom forest (Euler tour + sparse table of depths), with
