@@ -166,6 +166,10 @@ pub struct Params {
     /// paiMaDUDDWeight, paiMaCompensateDUDD, paiMaDUDDUpperMode, paiMaDUDDLowerMode.
     pub dudd_weight: i64,
     pub compensate_dudd: bool,
+    /// Draw-up/draw-down applies to pairs fewer than this many score groups apart (3.51: 4);
+    /// `None`: to every pair of different groups, as the later OpenGotha that made pairgoth's
+    /// newer dumps does (tests/data/opengotha/README.md). Not an XML attribute.
+    pub dudd_group_span: Option<i32>,
     pub dudd_upper: DuddMode,
     pub dudd_lower: DuddMode,
     /// paiMaMaximizeSeeding; paiMaLastRoundForSeedSystem1 (1-based, as in the XML).
@@ -215,6 +219,7 @@ impl Params {
             minimize_score_difference: 100_000_000_000,
             dudd_weight: 100_000_000,
             compensate_dudd: true,
+            dudd_group_span: Some(4),
             dudd_upper: DuddMode::Mid,
             dudd_lower: DuddMode::Mid,
             maximize_seeding: 5_000_000,
@@ -1105,7 +1110,7 @@ impl<'a> RoundState<'a> {
         let (gi, gj) = (self.group[i], self.group[j]);
         w.main_score_diff = self.score_diff_weight(i, j);
         let mut dudd: i64 = 0;
-        if (gi - gj).abs() < 4 && gi != gj {
+        if gi != gj && p.dudd_group_span.is_none_or(|span| (gi - gj).abs() < span) {
             // 5 scenarios (V3.44.05): 2 is neutral; −1 per player drawn again in a sense it
             // already was; +1 per player whose earlier draw this compensates.
             let (du1, dd1, du2, dd2) = (self.du[i], self.dd[i], self.du[j], self.dd[j]);
