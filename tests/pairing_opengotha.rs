@@ -569,6 +569,18 @@ fn simplemm_through_the_rpc_preset() {
     }
 }
 
+/// The McMahon tournament `notsimplemm` (9 players, bar 1d, floor 20k; absences, byes,
+/// handicaps up to 8 stones, two clubs per country): every criterion of every pair of rounds
+/// 1–5, the optimum against OpenGotha's pairing, colours and handicaps.
+#[test]
+fn notsimplemm_weights_equal_opengotha_dumps() {
+    let t = read_xml("notsimplemm.xml");
+    assert_eq!(t.params.system, System::McMahon);
+    for r in 1..=5 {
+        check_round(&t, &format!("notsimplemm_weights_R{r}.tsv"));
+    }
+}
+
 /// The Swiss tournament `simpleswiss` (32 players, NBW groups, no geography, no handicap):
 /// every criterion of all 496 pairs of round 4, the exact optimum against OpenGotha's own
 /// pairing of that round, and its colours.
