@@ -98,7 +98,9 @@ fn read_xml(file: &str) -> Tournament {
     let mut key: HashMap<String, usize> = HashMap::new();
     let mut og_players = vec![];
     for (i, p) in players.iter().enumerate() {
-        key.insert(format!("{}{}", p["name"], p["firstName"]).to_uppercase(), i);
+        // OpenGotha's key string: surname and first name, upper case, without spaces.
+        let k = format!("{}{}", p["name"], p["firstName"]).to_uppercase();
+        key.insert(k.replace(' ', ""), i);
         let absent = p["participating"]
             .chars()
             .enumerate()
@@ -294,6 +296,7 @@ fn dev_compare() {
     let mut t = read_xml(&std::env::var("OG_XML").expect("OG_XML"));
     if std::env::var("OG_LATER").is_ok() {
         t.params.dudd_group_span = None;
+        t.params.geo_thresholds = true;
     }
     let (round, header, rows) = read_dump(&std::env::var("OG_DUMP").expect("OG_DUMP"));
     let m = mismatches(&t, round, &header, &rows);
@@ -382,14 +385,15 @@ fn check_round(t: &Tournament, dump: &str) {
             }
         }
     }
-    // The sparse path's pricing bounds (RoundCosts) assume 3.51's draw-up/down limit; without
-    // it, the dense path is the exact reference.
+    // The sparse path's pricing bounds (RoundCosts) assume 3.51's rules (draw-up/down within
+    // 3 groups, geography without thresholds); under the later rules the dense path is the
+    // exact reference.
     let dense = SolveOptions {
         dense: true,
         ..SolveOptions::default()
     };
     let ours = pair(&state, &to_pair, dense).expect("a pairing");
-    if t.params.dudd_group_span.is_some() {
+    if t.params.dudd_group_span.is_some() && !t.params.geo_thresholds {
         let sparse = pair(&state, &to_pair, SolveOptions::default()).expect("a pairing");
         assert_eq!(
             sparse.total_weight, ours.total_weight,
@@ -599,8 +603,36 @@ fn simpleswiss_full_rounds_equal_opengotha_dumps() {
 fn notsosimpleswiss() -> Tournament {
     let mut t = read_xml("notsosimpleswiss.xml");
     assert_eq!(t.params.system, System::Swiss);
-    t.params.dudd_group_span = None;
+    later_opengotha(&mut t.params);
     t
+}
+
+/// The rules of the later OpenGotha that made pairgoth's newer dumps (see the data README).
+fn later_opengotha(p: &mut Params) {
+    p.dudd_group_span = None;
+    p.geo_thresholds = true;
+}
+
+/// A real McMahon tournament, Toulouse 2024 (38 players, 36 paired in round 3; bar 2k, floor
+/// 20k, split-and-fold, draw-up/down BOT/TOP, three clubs' geography, handicaps), dumped by
+/// the later OpenGotha: an excerpt of round 3 (its first two players against everyone: 57
+/// pairs), which needs both later rules — draw-up/down for groups 4 and more apart, and the
+/// geography thresholds (strong players at the maximum, half of it for one).
+#[test]
+fn toulouse2024_round3_excerpt_equals_opengotha_dump() {
+    let mut t = read_xml("toulouse2024_R1-2.xml");
+    assert_eq!(t.params.system, System::McMahon);
+    later_opengotha(&mut t.params);
+    let (round, header, rows) = read_dump("toulouse2024_weights_R3_excerpt.tsv");
+    assert_eq!(rows.len(), 57);
+    let m = mismatches(&t, round, &header, &rows);
+    assert!(m.is_empty(), "{}", m.join("\n"));
+    // Each later rule on its own leaves differences.
+    for (span, thresholds) in [(Some(4), true), (None, false)] {
+        t.params.dudd_group_span = span;
+        t.params.geo_thresholds = thresholds;
+        assert!(!mismatches(&t, round, &header, &rows).is_empty());
+    }
 }
 
 /// Round 10 in full: 561 pairs (34 players; Habuda has the bye), every criterion, the exact
@@ -622,6 +654,7 @@ fn notsosimpleswiss_round6_excerpt_equals_opengotha_dump() {
     // tells the two versions apart.
     let mut t351 = notsosimpleswiss();
     t351.params.dudd_group_span = Some(4);
+    t351.params.geo_thresholds = false;
     assert_eq!(mismatches(&t351, round, &header, &rows).len(), 8);
 }
 

@@ -170,6 +170,9 @@ pub struct Params {
     /// `None`: to every pair of different groups, as the later OpenGotha that made pairgoth's
     /// newer dumps does (tests/data/opengotha/README.md). Not an XML attribute.
     pub dudd_group_span: Option<i32>,
+    /// The later OpenGotha's geography thresholds (`RoundState::geo_weight`); 3.51: false.
+    /// Not an XML attribute.
+    pub geo_thresholds: bool,
     pub dudd_upper: DuddMode,
     pub dudd_lower: DuddMode,
     /// paiMaMaximizeSeeding; paiMaLastRoundForSeedSystem1 (1-based, as in the XML).
@@ -220,6 +223,7 @@ impl Params {
             dudd_weight: 100_000_000,
             compensate_dudd: true,
             dudd_group_span: Some(4),
+            geo_thresholds: false,
             dudd_upper: DuddMode::Mid,
             dudd_lower: DuddMode::Mid,
             maximize_seeding: 5_000_000,
@@ -1194,20 +1198,12 @@ impl<'a> RoundState<'a> {
             };
         }
         // Secondary criteria: "strong" players have their MMS replaced by the maximum in the
-        // minimise-handicap term (the only place 3.51 applies the exclusion).
+        // minimise-handicap term (in 3.51 the only place the exclusion applies; the later
+        // OpenGotha also applies it to geography, see `geo_weight`).
         let round = self.round as i32;
-        let nbw2_threshold = if p.se_nbwins_threshold_active {
-            p.rounds as i32
-        } else {
-            2 * p.rounds as i32
-        };
-        let mm_bar = p.mm_bar - MIN_RANK;
         let max_mms = p.mm_bar + SMMS_CORR_MAX - MIN_RANK + round;
         let pseudo = |s: usize| -> i32 {
-            let strong = 2 * h.players[s].rank + self.nbw2[s] >= 2 * p.se_rank_threshold;
-            let many = self.nbw2[s] >= nbw2_threshold;
-            let bar = self.smms[s] >= mm_bar && p.se_bar_threshold_active;
-            if strong || many || bar {
+            if self.above_thresholds(s) {
                 max_mms
             } else {
                 self.mms2[s] / 2
@@ -1224,12 +1220,39 @@ impl<'a> RoundState<'a> {
         w
     }
 
+    /// Whether a player is above the secondary-criteria thresholds: rank (plus wins) at the
+    /// rank threshold, enough wins, or a McMahon start at the bar.
+    pub fn above_thresholds(&self, s: usize) -> bool {
+        let p = self.params;
+        let nbw2_threshold = if p.se_nbwins_threshold_active {
+            p.rounds as i32
+        } else {
+            2 * p.rounds as i32
+        };
+        let strong = 2 * self.history.players[s].rank + self.nbw2[s] >= 2 * p.se_rank_threshold;
+        let many = self.nbw2[s] >= nbw2_threshold;
+        let bar = self.smms[s] >= p.mm_bar - MIN_RANK && p.se_bar_threshold_active;
+        strong || many || bar
+    }
+
     /// The geography criterion of the pair (club and country compared case-insensitively).
+    /// With `geo_thresholds` (the later OpenGotha), a pair with one player above the
+    /// thresholds gets the mean of this and `avoid_same_geo` (Java long division), with two
+    /// the maximum: geography stops mattering for the strong players.
     pub fn geo_weight(&self, i: usize, j: usize) -> i64 {
-        self.geo_from(
+        let nominal = self.geo_from(
             self.country_id[i] == self.country_id[j],
             self.club_id[i] == self.club_id[j],
-        )
+        );
+        if !self.params.geo_thresholds {
+            return nominal;
+        }
+        let max = self.params.avoid_same_geo;
+        match usize::from(self.above_thresholds(i)) + usize::from(self.above_thresholds(j)) {
+            0 => nominal,
+            1 => (max + nominal) / 2,
+            _ => max,
+        }
     }
 
     /// Geography: the MMS gap one would rather accept than a same-country (same-club)
