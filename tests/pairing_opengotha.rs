@@ -614,7 +614,7 @@ fn later_opengotha(p: &mut Params) {
 }
 
 /// A real McMahon tournament, Toulouse 2024 (38 players, 36 paired in round 3; bar 2k, floor
-/// 20k, split-and-fold, draw-up/down BOT/TOP, three clubs' geography, handicaps), dumped by
+/// 20k, split-and-fold, draw-up/down BOT/TOP, six clubs' geography, handicaps), dumped by
 /// the later OpenGotha: an excerpt of round 3 (its first two players against everyone: 57
 /// pairs), which needs both later rules — draw-up/down for groups 4 and more apart, and the
 /// geography thresholds (strong players at the maximum, half of it for one).
