@@ -634,6 +634,13 @@ fn toulouse2024_round3_equals_opengotha_dump() {
     }
 }
 
+/// Round 10 in full: 561 pairs (34 players; Habuda has the bye), every criterion, the exact
+/// optimum against OpenGotha's own pairing of the round, its colours.
+#[test]
+fn notsosimpleswiss_round10_equals_opengotha_dump() {
+    check_round(&notsosimpleswiss(), "notsosimpleswiss_weights_R10.tsv");
+}
+
 /// An excerpt of round 6 (its first two players against everyone: 59 pairs).
 #[test]
 fn notsosimpleswiss_round6_excerpt_equals_opengotha_dump() {
