@@ -657,6 +657,22 @@ fn notsosimpleswiss_round6_excerpt_equals_opengotha_dump() {
     assert_eq!(mismatches(&t351, round, &header, &rows).len(), 8);
 }
 
+/// An excerpt of simpleswiss round 7 (its first two players against everyone: 59 pairs):
+/// groups 4 apart exist by then, and their draw-up/down term shows this dump comes from the
+/// later OpenGotha too (under 3.51's rule 6 pairs lose it).
+#[test]
+fn simpleswiss_round7_excerpt_equals_the_later_opengotha() {
+    let mut t = read_xml("simpleswiss_7R.xml");
+    later_opengotha(&mut t.params);
+    let (round, header, rows) = read_dump("simpleswiss_weights_R7_excerpt.tsv");
+    assert_eq!(rows.len(), 59);
+    let m = mismatches(&t, round, &header, &rows);
+    assert!(m.is_empty(), "{}", m.join("\n"));
+    t.params.dudd_group_span = Some(4);
+    // Two lines (the term and the total) per pair that loses its draw-up/down term.
+    assert_eq!(mismatches(&t, round, &header, &rows).len(), 12);
+}
+
 /// A Swiss tournament (NBW groups, no geography, no handicap): an excerpt of OpenGotha's
 /// round-3 dump (the 58 pairs of its first two players with everyone), compared criterion by
 /// criterion. The file keeps only the games of rounds 1–2, all this round needs.
