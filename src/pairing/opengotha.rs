@@ -166,6 +166,13 @@ pub struct Params {
     /// paiMaDUDDWeight, paiMaCompensateDUDD, paiMaDUDDUpperMode, paiMaDUDDLowerMode.
     pub dudd_weight: i64,
     pub compensate_dudd: bool,
+    /// Draw-up/draw-down applies to pairs fewer than this many score groups apart (3.51: 4);
+    /// `None`: to every pair of different groups, as the later OpenGotha that made pairgoth's
+    /// newer dumps does (tests/data/opengotha/README.md). Not an XML attribute.
+    pub dudd_group_span: Option<i32>,
+    /// The later OpenGotha's geography thresholds (`RoundState::geo_weight`); 3.51: false.
+    /// Not an XML attribute.
+    pub geo_thresholds: bool,
     pub dudd_upper: DuddMode,
     pub dudd_lower: DuddMode,
     /// paiMaMaximizeSeeding; paiMaLastRoundForSeedSystem1 (1-based, as in the XML).
@@ -215,6 +222,8 @@ impl Params {
             minimize_score_difference: 100_000_000_000,
             dudd_weight: 100_000_000,
             compensate_dudd: true,
+            dudd_group_span: Some(4),
+            geo_thresholds: false,
             dudd_upper: DuddMode::Mid,
             dudd_lower: DuddMode::Mid,
             maximize_seeding: 5_000_000,
@@ -1175,7 +1184,7 @@ impl<'a> RoundState<'a> {
         let (gi, gj) = (self.group[i], self.group[j]);
         w.main_score_diff = self.score_diff_weight(i, j);
         let mut dudd: i64 = 0;
-        if (gi - gj).abs() < 4 && gi != gj {
+        if gi != gj && p.dudd_group_span.is_none_or(|span| (gi - gj).abs() < span) {
             // 5 scenarios (V3.44.05): 2 is neutral; −1 per player drawn again in a sense it
             // already was; +1 per player whose earlier draw this compensates.
             let (du1, dd1, du2, dd2) = (self.du[i], self.dd[i], self.du[j], self.dd[j]);
@@ -1259,20 +1268,12 @@ impl<'a> RoundState<'a> {
             };
         }
         // Secondary criteria: "strong" players have their MMS replaced by the maximum in the
-        // minimise-handicap term (the only place 3.51 applies the exclusion).
+        // minimise-handicap term (in 3.51 the only place the exclusion applies; the later
+        // OpenGotha also applies it to geography, see `geo_weight`).
         let round = self.round as i32;
-        let nbw2_threshold = if p.se_nbwins_threshold_active {
-            p.rounds as i32
-        } else {
-            2 * p.rounds as i32
-        };
-        let mm_bar = p.mm_bar - MIN_RANK;
         let max_mms = p.mm_bar + SMMS_CORR_MAX - MIN_RANK + round;
         let pseudo = |s: usize| -> i32 {
-            let strong = 2 * h.players[s].rank + self.nbw2[s] >= 2 * p.se_rank_threshold;
-            let many = self.nbw2[s] >= nbw2_threshold;
-            let bar = self.smms[s] >= mm_bar && p.se_bar_threshold_active;
-            if strong || many || bar {
+            if self.above_thresholds(s) {
                 max_mms
             } else {
                 self.mms2[s] / 2
@@ -1289,12 +1290,39 @@ impl<'a> RoundState<'a> {
         w
     }
 
+    /// Whether a player is above the secondary-criteria thresholds: rank (plus wins) at the
+    /// rank threshold, enough wins, or a McMahon start at the bar.
+    pub fn above_thresholds(&self, s: usize) -> bool {
+        let p = self.params;
+        let nbw2_threshold = if p.se_nbwins_threshold_active {
+            p.rounds as i32
+        } else {
+            2 * p.rounds as i32
+        };
+        let strong = 2 * self.history.players[s].rank + self.nbw2[s] >= 2 * p.se_rank_threshold;
+        let many = self.nbw2[s] >= nbw2_threshold;
+        let bar = self.smms[s] >= p.mm_bar - MIN_RANK && p.se_bar_threshold_active;
+        strong || many || bar
+    }
+
     /// The geography criterion of the pair (club and country compared case-insensitively).
+    /// With `geo_thresholds` (the later OpenGotha), a pair with one player above the
+    /// thresholds gets the mean of this and `avoid_same_geo` (Java long division), with two
+    /// the maximum: geography stops mattering for the strong players.
     pub fn geo_weight(&self, i: usize, j: usize) -> i64 {
-        self.geo_from(
+        let nominal = self.geo_from(
             self.country_id[i] == self.country_id[j],
             self.club_id[i] == self.club_id[j],
-        )
+        );
+        if !self.params.geo_thresholds {
+            return nominal;
+        }
+        let max = self.params.avoid_same_geo;
+        match usize::from(self.above_thresholds(i)) + usize::from(self.above_thresholds(j)) {
+            0 => nominal,
+            1 => (max + nominal) / 2,
+            _ => max,
+        }
     }
 
     /// Geography: the MMS gap one would rather accept than a same-country (same-club)
