@@ -1,7 +1,7 @@
 //! The `opengotha` preset's solver layer: the candidate hints and the pricing bounds of
 //! `opengotha::RoundCosts` only make the solve fast, so on varied random tournaments (every
-//! system, seeding and DU/DD mode, categories, strong weights, concave factors outside
-//! 0 … 1) the sparse solve must reach the same optimum as the complete graph solved densely
+//! system, seeding and DU/DD mode, categories, strong weights, the later OpenGotha's DU/DD
+//! span and geography thresholds, concave factors outside 0 … 1) the sparse solve must reach the same optimum as the complete graph solved densely
 //! and as the independent `integer-blossom` crate, with a valid optimality certificate; and
 //! every bound must really be a lower bound of the cost.
 
@@ -43,6 +43,9 @@ fn params(rng: &mut ChaCha8Rng, rounds: usize) -> Params {
     if rng.random_bool(0.3) {
         p.avoid_same_geo = 20_000_000_000_000;
     }
+    // The later OpenGotha's rules: DU/DD across every group gap, geography thresholds.
+    p.dudd_group_span = [Some(4), Some(2), None][rng.random_range(0..3)];
+    p.geo_thresholds = rng.random_bool(0.4);
     if rng.random_bool(0.2) {
         // Outside 0 … 1 the concave terms no longer peak at x = 0: the bounds are off.
         p.nx1 = 1.5;

@@ -1409,12 +1409,17 @@ pub struct RoundCosts<'a> {
     vcountry: Vec<u32>,
     score_by_gap: Vec<i128>,
     geo_tab: [[i128; 2]; 2],
+    /// Per vertex, whether it is above the secondary thresholds (only read with the later
+    /// OpenGotha's `geo_thresholds`).
+    vabove: Vec<bool>,
     /// Upper bounds: of the criteria that do not depend on the pair's groups (random,
-    /// colour balance, categories, handicap, plus OpenGotha's 1), of the geography term, and
-    /// of the seeding / draw-up-down terms (which apply only within 3 groups).
+    /// colour balance, categories, handicap, plus OpenGotha's 1), of the geography term, of
+    /// the seeding term (same group only) and of the draw-up/draw-down term (groups fewer
+    /// than `dudd_group_span` apart, or all with the later OpenGotha's rule).
     base_ub: i128,
     geo_ub: i128,
-    near_ub: i128,
+    seed_ub: i128,
+    dudd_ub: i128,
     /// Whether the concave terms peak at x = 0 (nx1 in 0 … 1), which the bounds assume.
     bounds_ok: bool,
 }
@@ -1465,7 +1470,17 @@ impl<'a> RoundCosts<'a> {
             .map(|&(a, b)| state.geo_from(a, b) as i128)
             .max()
             .unwrap_or(0);
-        let near_ub = pos(p.maximize_seeding).max(pos(p.dudd_weight));
+        // With the later OpenGotha's thresholds a pair can get avoid_same_geo itself (or the
+        // mean of it and the nominal term).
+        let geo_ub = if p.geo_thresholds {
+            geo_ub.max(p.avoid_same_geo as i128)
+        } else {
+            geo_ub
+        };
+        let vabove = vertex.iter().map(|&i| state.above_thresholds(i)).collect();
+        // DU/DD: two placement parts of at most (w/5)/2 each plus a scenario of at most
+        // 4·(w/5), divided by (Δcategory + 1)⁴ ≥ 1.
+        let (seed_ub, dudd_ub) = (pos(p.maximize_seeding), pos(p.dudd_weight));
         let (best_lower, top_upper) = dudd_ranks(state, &vertex, &gstart, &gcount);
         // score_diff_weight through the same doubles, one entry per group gap.
         let score_by_gap: Vec<i128> = (0..=state.number_of_groups.max(0))
@@ -1503,9 +1518,11 @@ impl<'a> RoundCosts<'a> {
             vcountry,
             score_by_gap,
             geo_tab,
+            vabove,
             base_ub,
             geo_ub,
-            near_ub,
+            seed_ub,
+            dudd_ub,
             bounds_ok,
         }
     }
@@ -1523,6 +1540,14 @@ impl<'a> RoundCosts<'a> {
     pub fn weights(&self, u: usize, v: usize) -> Weights {
         let (a, b) = self.caller_order(u, v);
         self.state.weights(self.vertex[a], self.vertex[b])
+    }
+
+    /// Whether the draw-up/draw-down term applies to pairs `dg` ≥ 1 groups apart.
+    fn dudd_applies(&self, dg: usize) -> bool {
+        self.state
+            .params
+            .dudd_group_span
+            .is_none_or(|span| (dg as i64) < span as i64)
     }
 
     /// `RoundState::score_diff_weight` of the vertices u and v, `dg` groups apart.
@@ -1637,9 +1662,26 @@ impl PairCosts for RoundCosts<'_> {
             0
         };
         let dg = (self.vgroup[u] - self.vgroup[v]).unsigned_abs() as usize;
-        let near = if dg < 4 { self.near_ub } else { 0 };
-        let geo = self.geo_tab[usize::from(self.vcountry[u] == self.vcountry[v])]
+        let near = if dg == 0 {
+            self.seed_ub
+        } else if self.dudd_applies(dg) {
+            self.dudd_ub
+        } else {
+            0
+        };
+        let nominal = self.geo_tab[usize::from(self.vcountry[u] == self.vcountry[v])]
             [usize::from(self.vclub[u] == self.vclub[v])];
+        // RoundState::geo_weight, from the tables.
+        let geo = if self.state.params.geo_thresholds {
+            let max = self.state.params.avoid_same_geo as i128;
+            match usize::from(self.vabove[u]) + usize::from(self.vabove[v]) {
+                0 => nominal,
+                1 => (max + nominal) / 2,
+                _ => max,
+            }
+        } else {
+            nominal
+        };
         self.max - (dup + self.score_term(u, v, dg) + geo + self.base_ub + near)
     }
     fn monotone_bound(&self, u: usize, v: usize) -> Option<i128> {
@@ -1647,9 +1689,21 @@ impl PairCosts for RoundCosts<'_> {
             return None;
         }
         // Vertices are in group order: the score term only shrinks as v moves away from u (and
-        // is 0 across categories), the near term vanishes past 3 groups, the rest is constant.
+        // is 0 across categories); the near term is the largest seeding or DU/DD term any pair
+        // at least this far apart can have (it vanishes past the DU/DD span); the rest is
+        // constant.
         let dg = (self.vgroup[u] - self.vgroup[v]).unsigned_abs() as usize;
-        let near = if dg < 4 { self.near_ub } else { 0 };
+        let near = if self.dudd_applies(dg.max(1)) {
+            if dg == 0 {
+                self.seed_ub.max(self.dudd_ub)
+            } else {
+                self.dudd_ub
+            }
+        } else if dg == 0 {
+            self.seed_ub
+        } else {
+            0
+        };
         Some(
             self.max
                 - (self.state.params.avoid_dupl_game.max(0) as i128

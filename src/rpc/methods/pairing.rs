@@ -634,6 +634,8 @@ struct OgOptionsIn {
     minimize_score_difference: Option<i64>,
     dudd_weight: Option<i64>,
     compensate_dudd: Option<bool>,
+    dudd_group_span: Option<Value>,
+    geo_thresholds: Option<bool>,
     dudd_upper: Option<String>,
     dudd_lower: Option<String>,
     maximize_seeding: Option<i64>,
@@ -841,6 +843,23 @@ fn og_params(o: &OgOptionsIn, rounds: usize) -> Result<og::Params, RpcError> {
     og_weight(o.avoid_same_geo, "avoid_same_geo", &mut p.avoid_same_geo)?;
     if let Some(b) = o.compensate_dudd {
         p.compensate_dudd = b;
+    }
+    // The later OpenGotha's two rules (docs §3): DU/DD for every group gap ("all"), the
+    // geography thresholds.
+    match &o.dudd_group_span {
+        None => {}
+        Some(Value::String(s)) if s == "all" => p.dudd_group_span = None,
+        Some(v) => match v.as_i64() {
+            Some(span @ 1..=1000) => p.dudd_group_span = Some(span as i32),
+            _ => {
+                return Err(RpcError::invalid_params(
+                    "options.dudd_group_span: groups 1 … 1000 (OpenGotha 3.51: 4), or \"all\"",
+                ));
+            }
+        },
+    }
+    if let Some(b) = o.geo_thresholds {
+        p.geo_thresholds = b;
     }
     if let Some(s) = &o.dudd_upper {
         p.dudd_upper = og_name(s, "dudd mode", OG_DUDD)?;
@@ -1483,6 +1502,27 @@ mod tests {
             assert_ne!(p, &json!(["a", "c"]));
             assert_ne!(p, &json!(["c", "a"]));
         }
+        // The later OpenGotha's rules are options; 3.51's are the defaults.
+        let opts = |v: Value| og_params(&serde_json::from_value(v).unwrap(), 5);
+        let p = opts(json!({})).unwrap();
+        assert_eq!((p.dudd_group_span, p.geo_thresholds), (Some(4), false));
+        let p = opts(json!({"dudd_group_span": "all", "geo_thresholds": true})).unwrap();
+        assert_eq!((p.dudd_group_span, p.geo_thresholds), (None, true));
+        assert_eq!(
+            opts(json!({"dudd_group_span": 2})).unwrap().dudd_group_span,
+            Some(2)
+        );
+        for bad in [json!(0), json!(-3), json!(2.5), json!("some"), json!(true)] {
+            let e = opts(json!({"dudd_group_span": bad})).unwrap_err();
+            assert_eq!(e.code, invalid, "{bad}");
+        }
+        assert!(
+            call(
+                og_field5(),
+                json!({"dudd_group_span": "all", "geo_thresholds": true})
+            )
+            .is_ok()
+        );
         // A cup: groups from the win sequence; fine in round 2, refused past round 30.
         assert!(call(og_field5(), json!({"system": "cup"})).is_ok());
         let e = call(og_field5(), json!({"system": "cup", "round": 40})).unwrap_err();
