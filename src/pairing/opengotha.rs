@@ -1158,7 +1158,6 @@ impl<'a> RoundState<'a> {
     /// deterministic random terms, which hash the names in order).
     pub fn weights(&self, i: usize, j: usize) -> Weights {
         let p = self.params;
-        let h = self.history;
         let k = p.nx1;
         let concave = |w: i64, x: f64| -> i64 { (w as f64 * (1.0 - x) * (1.0 + k * x)) as i64 };
         let mut w = Weights::default();
