@@ -419,6 +419,13 @@ pub struct RoundState<'a> {
     /// Per player, the opponents met so far (one entry per game, in history order): a few
     /// entries each, so a linear scan beats hashing the pair on every priced pair.
     played: Vec<Vec<u32>>,
+    /// Per player, whether it is above the secondary-criteria thresholds.
+    above: Vec<bool>,
+    /// The pair criteria that depend on few values, computed once through the same doubles
+    /// (the solver prices most pairs of the field): the score-difference term by group gap
+    /// (same category), the nominal geography term by (same country, same club).
+    score_by_gap: Vec<i64>,
+    geo_tab: [[i64; 2]; 2],
     /// Per player, OpenGotha's name hash split so that the hash of two concatenated names is
     /// O(1) (see [`NameHash`]).
     name_hash: Vec<NameHash>,
@@ -1059,7 +1066,7 @@ impl<'a> RoundState<'a> {
                 })
                 .collect()
         };
-        RoundState {
+        let mut st = RoundState {
             params,
             history,
             round,
@@ -1079,7 +1086,19 @@ impl<'a> RoundState<'a> {
             name_hash: name_hashes(&history.players),
             club_id: ids(|p| &p.club),
             country_id: ids(|p| &p.country),
-        }
+            above: vec![],
+            score_by_gap: vec![],
+            geo_tab: [[0; 2]; 2],
+        };
+        st.above = (0..n).map(|s| st.compute_above_thresholds(s)).collect();
+        st.score_by_gap = (0..=gnum.max(0))
+            .map(|dg| st.score_diff_from_gap(dg))
+            .collect();
+        st.geo_tab = [
+            [st.geo_from(false, false), st.geo_from(false, true)],
+            [st.geo_from(true, false), st.geo_from(true, true)],
+        ];
+        st
     }
 
     /// Games the two already played together.
@@ -1149,7 +1168,16 @@ impl<'a> RoundState<'a> {
         if self.category[i] != self.category[j] {
             return 0;
         }
-        let x = (self.group[i] - self.group[j]).abs() as f64 / self.number_of_groups as f64;
+        let dg = (self.group[i] - self.group[j]).abs();
+        match self.score_by_gap.get(dg as usize) {
+            Some(&w) => w,
+            None => self.score_diff_from_gap(dg),
+        }
+    }
+
+    /// The score-difference term of two players `dg` groups apart in one category.
+    fn score_diff_from_gap(&self, dg: i32) -> i64 {
+        let x = dg as f64 / self.number_of_groups as f64;
         let k = self.params.nx1;
         (self.params.minimize_score_difference as f64 * (1.0 - x) * (1.0 + k * x)) as i64
     }
@@ -1283,8 +1311,10 @@ impl<'a> RoundState<'a> {
         } else {
             (p.mm_bar - p.mm_floor + SMMS_CORR_MAX - SMMS_CORR_MIN) + round
         };
-        let x = (pseudo(i) - pseudo(j)).abs() as f64 / sec_range as f64;
-        w.sec_handi = concave(p.minimize_handicap, x);
+        if p.minimize_handicap != 0 {
+            let x = (pseudo(i) - pseudo(j)).abs() as f64 / sec_range as f64;
+            w.sec_handi = concave(p.minimize_handicap, x);
+        }
         w.sec_geo = self.geo_weight(i, j);
         w
     }
@@ -1292,6 +1322,10 @@ impl<'a> RoundState<'a> {
     /// Whether a player is above the secondary-criteria thresholds: rank (plus wins) at the
     /// rank threshold, enough wins, or a McMahon start at the bar.
     pub fn above_thresholds(&self, s: usize) -> bool {
+        self.above[s]
+    }
+
+    fn compute_above_thresholds(&self, s: usize) -> bool {
         let p = self.params;
         let nbw2_threshold = if p.se_nbwins_threshold_active {
             p.rounds as i32
@@ -1309,10 +1343,8 @@ impl<'a> RoundState<'a> {
     /// thresholds gets the mean of this and `avoid_same_geo` (Java long division), with two
     /// the maximum: geography stops mattering for the strong players.
     pub fn geo_weight(&self, i: usize, j: usize) -> i64 {
-        let nominal = self.geo_from(
-            self.country_id[i] == self.country_id[j],
-            self.club_id[i] == self.club_id[j],
-        );
+        let nominal = self.geo_tab[usize::from(self.country_id[i] == self.country_id[j])]
+            [usize::from(self.club_id[i] == self.club_id[j])];
         if !self.params.geo_thresholds {
             return nominal;
         }
@@ -1400,16 +1432,12 @@ pub struct RoundCosts<'a> {
     best_lower: Vec<Vec<usize>>,
     top_upper: Vec<bool>,
     /// For the pricing bounds, which run on most pairs of the field: per vertex its group,
-    /// category, club and country ids; the score-difference term by group gap (same
-    /// category); the geography term by (same country, same club).
+    /// category, club and country ids, and whether it is above the secondary thresholds
+    /// (read with the later OpenGotha's `geo_thresholds`), next to each other in memory.
     vgroup: Vec<i32>,
     vcat: Vec<i32>,
     vclub: Vec<u32>,
     vcountry: Vec<u32>,
-    score_by_gap: Vec<i128>,
-    geo_tab: [[i128; 2]; 2],
-    /// Per vertex, whether it is above the secondary thresholds (only read with the later
-    /// OpenGotha's `geo_thresholds`).
     vabove: Vec<bool>,
     /// Upper bounds: of the criteria that do not depend on the pair's groups (random,
     /// colour balance, categories, handicap, plus OpenGotha's 1), of the geography term, of
@@ -1476,27 +1504,15 @@ impl<'a> RoundCosts<'a> {
         } else {
             geo_ub
         };
-        let vabove = vertex.iter().map(|&i| state.above_thresholds(i)).collect();
         // DU/DD: two placement parts of at most (w/5)/2 each plus a scenario of at most
         // 4·(w/5), divided by (Δcategory + 1)⁴ ≥ 1.
         let (seed_ub, dudd_ub) = (pos(p.maximize_seeding), pos(p.dudd_weight));
         let (best_lower, top_upper) = dudd_ranks(state, &vertex, &gstart, &gcount);
-        // score_diff_weight through the same doubles, one entry per group gap.
-        let score_by_gap: Vec<i128> = (0..=state.number_of_groups.max(0))
-            .map(|dg| {
-                let x = dg as f64 / state.number_of_groups as f64;
-                (p.minimize_score_difference as f64 * (1.0 - x) * (1.0 + p.nx1 * x)) as i64 as i128
-            })
-            .collect();
-        let geo = |sc: bool, scl: bool| state.geo_from(sc, scl) as i128;
         let vgroup = vertex.iter().map(|&i| state.group[i]).collect();
         let vcat = vertex.iter().map(|&i| state.category[i]).collect();
         let vclub = vertex.iter().map(|&i| state.club_id[i]).collect();
         let vcountry = vertex.iter().map(|&i| state.country_id[i]).collect();
-        let geo_tab = [
-            [geo(false, false), geo(false, true)],
-            [geo(true, false), geo(true, true)],
-        ];
+        let vabove = vertex.iter().map(|&i| state.above_thresholds(i)).collect();
         let bounds_ok = (0.0..=1.0).contains(&p.nx1);
         RoundCosts {
             state,
@@ -1515,8 +1531,6 @@ impl<'a> RoundCosts<'a> {
             vcat,
             vclub,
             vcountry,
-            score_by_gap,
-            geo_tab,
             vabove,
             base_ub,
             geo_ub,
@@ -1554,7 +1568,9 @@ impl<'a> RoundCosts<'a> {
         if self.vcat[u] != self.vcat[v] {
             0
         } else {
-            self.score_by_gap.get(dg).copied().unwrap_or(0)
+            // Beyond the table (no such gap in a valid state) 0 is still a valid bound: the
+            // term is negative there.
+            self.state.score_by_gap.get(dg).map_or(0, |&w| w as i128)
         }
     }
 
@@ -1668,8 +1684,8 @@ impl PairCosts for RoundCosts<'_> {
         } else {
             0
         };
-        let nominal = self.geo_tab[usize::from(self.vcountry[u] == self.vcountry[v])]
-            [usize::from(self.vclub[u] == self.vclub[v])];
+        let nominal = self.state.geo_tab[usize::from(self.vcountry[u] == self.vcountry[v])]
+            [usize::from(self.vclub[u] == self.vclub[v])] as i128;
         // RoundState::geo_weight, from the tables.
         let geo = if self.state.params.geo_thresholds {
             let max = self.state.params.avoid_same_geo as i128;
