@@ -77,9 +77,42 @@ pub struct Solved<W: Weight> {
     pub z: Vec<W>,
     /// Number of stages run after the jump start (for diagnostics and tests).
     pub stages: usize,
+    /// Free vertices when the stages began, after the jump start or the warm repair (each
+    /// costs about half a stage; for diagnostics and tests).
+    pub free_at_start: usize,
+    /// The solver's whole final state, kept so that a re-solve on a larger edge list can start
+    /// from it ([`max_weight_matching_warm`]); `None` once dropped.
+    warm: Option<Warm<W>>,
+}
+
+/// The final solver state carried by a [`Solved`] for a warm re-solve.
+#[derive(Clone)]
+struct Warm<W: Weight>(Box<State<W>>);
+
+impl<W: Weight> Debug for Warm<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Warm({} vertices, {} edges)",
+            self.0.n,
+            self.0.weight.len()
+        )
+    }
 }
 
 impl<W: Weight> Solved<W> {
+    /// Drops the state kept for a warm re-solve (it is as large as the graph); the matching and
+    /// the duals stay.
+    pub fn without_warm_start(mut self) -> Self {
+        self.warm = None;
+        self
+    }
+
+    /// True when a warm re-solve can start from this result.
+    pub fn can_warm_start(&self) -> bool {
+        self.warm.is_some()
+    }
+
     /// True when every vertex is matched.
     pub fn is_perfect(&self) -> bool {
         self.mate.iter().all(|&m| m != NONE)
@@ -163,10 +196,39 @@ impl<W: Weight> Solved<W> {
 pub fn max_weight_matching<W: Weight>(n: usize, edges: &[(u32, u32, W)]) -> Solved<W> {
     let mut s = State::new(n, edges);
     s.jump_start();
+    s.free_at_start = s.free_count();
     s.run();
     s.finish()
 }
 
+/// Solves the same problem as [`max_weight_matching`] on `edges`, starting from `prev`, the
+/// result of a solve on a prefix of `edges` (the pricing loop only ever appends edges).
+///
+/// The previous optimum is kept — matching, vertex duals, blossoms and their duals — and only
+/// repaired where an appended edge has a negative reduced cost (see [`State::repair`]), so a
+/// re-solve after pricing runs a stage per freed pair instead of a whole solve. Falls back to a
+/// cold solve when `prev` carries no state or its edges are not a prefix of `edges`. The result
+/// is an optimum of `edges` like the cold one; on ties it may be a different optimum.
+pub fn max_weight_matching_warm<W: Weight>(
+    prev: Solved<W>,
+    n: usize,
+    edges: &[(u32, u32, W)],
+) -> Solved<W> {
+    let Some(Warm(mut s)) = prev.warm else {
+        return max_weight_matching(n, edges);
+    };
+    let m0 = s.weight.len();
+    if s.n != n || !s.extend(edges) {
+        return max_weight_matching(n, edges);
+    }
+    s.stages = 0;
+    s.repair(m0);
+    s.free_at_start = s.free_count();
+    s.run();
+    s.finish()
+}
+
+#[derive(Clone)]
 struct State<W: Weight> {
     n: usize,
     /// endpoint[p]: vertex at endpoint p; edge k has endpoints 2k and 2k+1.
@@ -192,6 +254,7 @@ struct State<W: Weight> {
     allowedge: Vec<bool>,
     queue: Vec<usize>,
     stages: usize,
+    free_at_start: usize,
     /// Scratch for the dual step: the edges it makes tight.
     tight: Vec<usize>,
     /// Scratch for add_blossom, kept to avoid an O(n) allocation per blossom.
@@ -204,32 +267,17 @@ impl<W: Weight> State<W> {
         let m = edges.len();
         let mut endpoint = Vec::with_capacity(2 * m);
         let mut weight = Vec::with_capacity(m);
-        let mut deg = vec![0usize; n + 1];
         for &(u, v, w) in edges {
             endpoint.push(u as usize);
             endpoint.push(v as usize);
             weight.push(w + w);
-            deg[u as usize] += 1;
-            deg[v as usize] += 1;
         }
-        let mut nb_start = vec![0usize; n + 1];
-        for v in 0..n {
-            nb_start[v + 1] = nb_start[v] + deg[v];
-        }
-        let mut fill = nb_start.clone();
-        let mut nb = vec![0usize; 2 * m];
-        for (k, &(u, v, _)) in edges.iter().enumerate() {
-            nb[fill[u as usize]] = 2 * k + 1;
-            fill[u as usize] += 1;
-            nb[fill[v as usize]] = 2 * k;
-            fill[v as usize] += 1;
-        }
-        State {
+        let mut s = State {
             n,
             endpoint,
             weight,
-            nb_start,
-            nb,
+            nb_start: Vec::new(),
+            nb: Vec::new(),
             mate: vec![NONE; n],
             label: vec![0; 2 * n],
             labelend: vec![NONE; 2 * n],
@@ -245,10 +293,43 @@ impl<W: Weight> State<W> {
             allowedge: vec![false; m],
             queue: Vec::new(),
             stages: 0,
+            free_at_start: 0,
             tight: Vec::new(),
             bestedgeto: vec![NONE; 2 * n],
             bestedgeto_touched: Vec::new(),
+        };
+        s.build_adjacency();
+        s
+    }
+
+    /// The CSR adjacency lists from `endpoint` (edge order, so a warm state extended with new
+    /// edges has the very lists a cold state on the same edges would have).
+    fn build_adjacency(&mut self) {
+        let n = self.n;
+        let m = self.weight.len();
+        let mut deg = vec![0usize; n + 1];
+        for &x in &self.endpoint {
+            deg[x] += 1;
         }
+        let mut nb_start = vec![0usize; n + 1];
+        for v in 0..n {
+            nb_start[v + 1] = nb_start[v] + deg[v];
+        }
+        let mut fill = nb_start.clone();
+        let mut nb = vec![0usize; 2 * m];
+        for k in 0..m {
+            let (u, v) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+            nb[fill[u]] = 2 * k + 1;
+            fill[u] += 1;
+            nb[fill[v]] = 2 * k;
+            fill[v] += 1;
+        }
+        self.nb_start = nb_start;
+        self.nb = nb;
+    }
+
+    fn free_count(&self) -> usize {
+        self.mate.iter().filter(|&&p| p == NONE).count()
     }
 
     #[inline]
@@ -300,6 +381,217 @@ impl<W: Weight> State<W> {
                     self.mate[u] = p ^ 1;
                     break;
                 }
+            }
+        }
+    }
+
+    /// Appends `edges[m0..]` (m0 = the edges already held) after checking that the held edges
+    /// are exactly `edges[..m0]`: edge indices are stored in `mate` and in the blossoms, so the
+    /// old edges must keep them. False (and nothing changed) when they are not a prefix.
+    fn extend(&mut self, edges: &[(u32, u32, W)]) -> bool {
+        let m0 = self.weight.len();
+        if edges.len() < m0 {
+            return false;
+        }
+        let same = edges[..m0].iter().enumerate().all(|(k, &(u, v, w))| {
+            self.endpoint[2 * k] == u as usize
+                && self.endpoint[2 * k + 1] == v as usize
+                && self.weight[k] == w + w
+        });
+        if !same {
+            return false;
+        }
+        for &(u, v, w) in &edges[m0..] {
+            self.endpoint.push(u as usize);
+            self.endpoint.push(v as usize);
+            self.weight.push(w + w);
+        }
+        self.allowedge = vec![false; edges.len()];
+        self.build_adjacency();
+        true
+    }
+
+    /// Makes the kept optimum a valid starting point for the edges appended from `m0` on.
+    ///
+    /// The state keeps every invariant of the stages except for the appended edges, whose
+    /// reduced cost may be negative. For each such edge (in edge order, for determinism) one
+    /// endpoint x is chosen and freed, then its reduced cost is raised to zero:
+    ///
+    /// * freeing x rotates x's outermost blossom so that x is its base (along its tight
+    ///   cycles, as an augmentation does) and unmatches x from its partner outside; x is then
+    ///   the free base of every blossom around it, so no matched edge leaves any of them;
+    /// * the deficit is then taken from the z of the outermost blossom around x, moved into
+    ///   its vertices' duals (edges inside keep their reduced cost, edges leaving it gain
+    ///   slack, and none of those is matched); a blossom left with z = 0 is dissolved and the
+    ///   next one down is used; once x is alone its own dual is raised. Blossoms that also
+    ///   hold the other endpoint give nothing to the edge but must be dissolved to reach x.
+    ///
+    /// Reduced costs only grow on the way, so edges already repaired stay feasible. Finally
+    /// the free vertices' duals are brought to one parity (the S–S half step needs it), by the
+    /// same z-to-vertex moves.
+    fn repair(&mut self, m0: usize) {
+        let m = self.weight.len();
+        for k in m0..m {
+            let r = self.reduced_now(k);
+            if r >= W::ZERO {
+                continue;
+            }
+            let (u, v) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+            // Freeing a vertex that is already free costs nothing; a vertex in no blossom is
+            // raised without dissolving anything.
+            let key = |x: usize| (self.mate[x] != NONE, self.inblossom[x] != x);
+            let (x, y) = if key(v) < key(u) { (v, u) } else { (u, v) };
+            self.free_vertex(x);
+            self.lift(x, y, -r);
+        }
+        self.fix_parity();
+    }
+
+    /// Reduced cost of edge k (internal units) with the blossoms as they are now.
+    fn reduced_now(&self, k: usize) -> W {
+        let (u, v) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+        let s = self.slack(k);
+        if self.inblossom[u] != self.inblossom[v] {
+            return s;
+        }
+        let depth = |mut b: usize| {
+            let mut d = 0usize;
+            while self.blossomparent[b] != NONE {
+                b = self.blossomparent[b];
+                d += 1;
+            }
+            d
+        };
+        let (mut a, mut b) = (u, v);
+        let (mut da, mut db) = (depth(a), depth(b));
+        while da > db {
+            a = self.blossomparent[a];
+            da -= 1;
+        }
+        while db > da {
+            b = self.blossomparent[b];
+            db -= 1;
+        }
+        while a != b {
+            a = self.blossomparent[a];
+            b = self.blossomparent[b];
+        }
+        let mut zsum = W::ZERO;
+        while a != NONE {
+            zsum += self.dualvar[a];
+            a = self.blossomparent[a];
+        }
+        s + zsum + zsum
+    }
+
+    /// Leaves x free and the base of every blossom around it; its partner (or the partner of
+    /// its outermost blossom's base) becomes free too. Duals do not change.
+    fn free_vertex(&mut self, x: usize) {
+        if self.mate[x] == NONE {
+            return;
+        }
+        let b = self.inblossom[x];
+        let base = self.blossombase[b];
+        // The matched edge leaving b (none when b's base is already free).
+        let out = self.mate[base];
+        if base != x {
+            // Swaps matched and unmatched tight edges from x to the base inside b: the old
+            // base is matched inside, x's own entry is left stale and cleared below.
+            self.augment_blossom(b, x);
+        }
+        self.mate[x] = NONE;
+        if out != NONE {
+            let y = self.endpoint[out];
+            self.mate[y] = NONE;
+        }
+    }
+
+    /// Raises the reduced cost of the edges between the free vertex x and y by `need`
+    /// (see [`State::repair`]).
+    fn lift(&mut self, x: usize, y: usize, mut need: W) {
+        while need > W::ZERO {
+            let b = self.inblossom[x];
+            if b == x {
+                self.dualvar[x] += need;
+                return;
+            }
+            let z = self.dualvar[b];
+            if self.inblossom[y] != b {
+                let take = need.min(z);
+                if take > W::ZERO {
+                    self.push_z(b, take);
+                    need -= take;
+                    if need == W::ZERO {
+                        return;
+                    }
+                }
+            } else if z > W::ZERO {
+                self.push_z(b, z);
+            }
+            self.dissolve_top(b);
+        }
+    }
+
+    /// Moves d of the outermost blossom b's dual into its vertices' duals (b's base is free).
+    fn push_z(&mut self, b: usize, d: W) {
+        self.dualvar[b] -= d;
+        let mut leaves = std::mem::take(&mut self.queue);
+        leaves.clear();
+        self.leaves(b, &mut leaves);
+        for &v in &leaves {
+            self.dualvar[v] += d;
+        }
+        self.queue = leaves;
+    }
+
+    /// Dissolves the outermost blossom b (z = 0): its children become outermost, the one with
+    /// b's base keeps it, the others stay matched in pairs along the cycle.
+    fn dissolve_top(&mut self, b: usize) {
+        debug_assert!(self.dualvar[b] == W::ZERO && self.blossomparent[b] == NONE);
+        let childs = std::mem::take(&mut self.blossomchilds[b]);
+        let mut leaves = std::mem::take(&mut self.queue);
+        for &c in &childs {
+            self.blossomparent[c] = NONE;
+            leaves.clear();
+            self.leaves(c, &mut leaves);
+            for &v in &leaves {
+                self.inblossom[v] = c;
+            }
+        }
+        self.queue = leaves;
+        self.blossomendps[b] = Vec::new();
+        self.blossombase[b] = NONE;
+        self.blossombestedges[b] = None;
+        self.bestedge[b] = NONE;
+        self.label[b] = 0;
+        self.labelend[b] = NONE;
+        self.unusedblossoms.push(b);
+    }
+
+    /// Brings every free vertex's dual to the majority parity (even on a tie): +1 on a vertex
+    /// alone, or 1 moved from its outermost blossom's z to all its vertices (it is the base,
+    /// the others are matched inside and share its parity), dissolving blossoms with z = 0.
+    fn fix_parity(&mut self) {
+        let odd = |d: W| d.to_i128().rem_euclid(2) == 1;
+        let free: Vec<usize> = (0..self.n).filter(|&v| self.mate[v] == NONE).collect();
+        let odds = free.iter().filter(|&&v| odd(self.dualvar[v])).count();
+        let want_odd = 2 * odds > free.len();
+        let one = W::from_i64(1);
+        for x in free {
+            if odd(self.dualvar[x]) == want_odd {
+                continue;
+            }
+            loop {
+                let b = self.inblossom[x];
+                if b == x {
+                    self.dualvar[x] += one;
+                    break;
+                }
+                if self.dualvar[b] >= one {
+                    self.push_z(b, one);
+                    break;
+                }
+                self.dissolve_top(b);
             }
         }
     }
@@ -838,6 +1130,8 @@ impl<W: Weight> State<W> {
             parent,
             z,
             stages: self.stages,
+            free_at_start: self.free_at_start,
+            warm: Some(Warm(Box::new(self))),
         }
     }
 }
