@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 
-use goswiss::pairing::blossom::{Solved, max_weight_matching, max_weight_matching_warm};
+use goswiss::pairing::blossom::{
+    Solved, max_weight_matching, max_weight_matching_resolve, max_weight_matching_warm,
+};
 use goswiss::pairing::{
     PairCosts, SolveOptions, brute_force, check_certificate, min_cost_perfect_matching,
 };
@@ -184,10 +186,21 @@ fn play(f: &Field, rng: &mut ChaCha8Rng, batch: usize, seen: &mut Seen) -> Vec<u
         if (n..n2).any(|b| s.parent[b] != usize::MAX && s.parent[b] >= n) {
             seen.nested += 1;
         }
+        let appended = neg.len();
         let cold = max_weight_matching(n, &edges);
         let again = max_weight_matching_warm(s.clone(), n, &edges);
+        let resolve = max_weight_matching_resolve(s.clone(), n, &edges);
         s = max_weight_matching_warm(s, n, &edges);
         assert_eq!(s.mate, again.mate, "a warm re-solve is deterministic");
+        // The previous matching was perfect: each appended edge frees at most its endpoint and
+        // that endpoint's partner.
+        assert!(s.free_at_start <= 2 * appended, "{} free", s.free_at_start);
+        certify(&resolve, n, &edges).unwrap_or_else(|e| panic!("resolve certificate: {e}"));
+        assert_eq!(
+            value(&resolve, &edges),
+            value(&cold, &edges),
+            "resolve vs cold"
+        );
         certify(&s, n, &edges).unwrap_or_else(|e| panic!("warm certificate: {e}"));
         certify(&cold, n, &edges).unwrap_or_else(|e| panic!("cold certificate: {e}"));
         assert_eq!(value(&s, &edges), value(&cold, &edges), "warm vs cold");
@@ -253,14 +266,14 @@ fn warm_is_deterministic() {
 fn warm_falls_back_when_edges_are_not_a_prefix() {
     let mut rng = ChaCha8Rng::seed_from_u64(34);
     let f = field(&mut rng, 20, 10, 0.0, false);
-    let (first, _) = first_edges(&f, &mut rng, 3);
+    let (first, rest) = first_edges(&f, &mut rng, 3);
     let s = max_weight_matching(f.n, &first);
-    // The same edges in another order: the kept edge indices would be wrong.
-    let mut shuffled = f.all.clone();
-    shuffled.reverse();
-    let w = max_weight_matching_warm(s.clone(), f.n, &shuffled);
-    certify(&w, f.n, &shuffled).unwrap();
-    assert_eq!(value(&w, &shuffled), oracle(f.n, &f.all));
+    // The first edges in another order, then more: the kept edge indices would be wrong.
+    let mut other: Vec<Edge> = first.iter().rev().copied().collect();
+    other.extend(rest.iter().take(3));
+    let w = max_weight_matching_warm(s.clone(), f.n, &other);
+    certify(&w, f.n, &other).unwrap();
+    assert_eq!(value(&w, &other), oracle(f.n, &other));
     // Fewer edges than before.
     let w = max_weight_matching_warm(s, f.n, &first[..first.len() / 2]);
     assert_eq!(

@@ -220,21 +220,39 @@ pub fn max_weight_matching_warm<W: Weight>(
     n: usize,
     edges: &[(u32, u32, W)],
 ) -> Solved<W> {
-    let Some(Warm(mut s)) = prev.warm else {
-        return max_weight_matching(n, edges);
-    };
-    let m0 = s.weight.len();
-    if s.n != n || !s.extend(edges) {
+    match warm_state(prev, n, edges) {
+        Some(mut s) => {
+            s.run();
+            s.finish()
+        }
+        None => max_weight_matching(n, edges),
+    }
+}
+
+/// The re-solve of the pricing loop: warm ([`max_weight_matching_warm`]) or cold, whichever
+/// should leave fewer free vertices for the stages (each costs about half a stage).
+///
+/// More appended edges than vertices (the first pricing pass of a large field): cold, the
+/// repair would free most vertices' partners (10,000-player McMahon round, 21,323 edges
+/// appended: 1,416 free after the repair, 10 after a fresh start with local trees). More than
+/// n / 4: both starts are prepared and the one with fewer free vertices is run (OpenGotha
+/// 1,000-player round, 402 edges appended: 50 free warm, 24 fresh; a fresh start costs about
+/// two stages at 10,000 players). Fewer: warm.
+pub fn max_weight_matching_resolve<W: Weight>(
+    prev: Solved<W>,
+    n: usize,
+    edges: &[(u32, u32, W)],
+) -> Solved<W> {
+    let added = edges
+        .len()
+        .saturating_sub(prev.warm.as_ref().map_or(0, |w| w.0.weight.len()));
+    if added > n {
         return max_weight_matching(n, edges);
     }
-    s.stages = 0;
-    s.repair(m0);
-    s.local_trees(LOCAL_TREE, LOCAL_STEPS);
-    s.free_at_start = s.free_count();
-    // Each violated edge frees up to two vertices: after a large batch (the first pricing
-    // pass of a big field adds ~4 edges per vertex) a fresh start can leave fewer free
-    // vertices, and the stages cost about one per two free vertices. Compare then.
-    if (edges.len() - m0) * WARM_CHECK_RATIO > n {
+    let Some(mut s) = warm_state(prev, n, edges) else {
+        return max_weight_matching(n, edges);
+    };
+    if added * 4 > n {
         let mut c = State::new(n, edges);
         c.jump_start();
         c.local_trees(LOCAL_TREE, LOCAL_STEPS);
@@ -247,9 +265,24 @@ pub fn max_weight_matching_warm<W: Weight>(
     s.finish()
 }
 
-/// A warm re-solve also tries a cold start when more than n / WARM_CHECK_RATIO edges were
-/// appended.
-const WARM_CHECK_RATIO: usize = 16;
+/// `prev`'s state extended with the appended edges and repaired, ready for the stages; `None`
+/// when `prev` has no state or its edges are not a prefix of `edges`.
+fn warm_state<W: Weight>(
+    prev: Solved<W>,
+    n: usize,
+    edges: &[(u32, u32, W)],
+) -> Option<Box<State<W>>> {
+    let Warm(mut s) = prev.warm?;
+    let m0 = s.weight.len();
+    if s.n != n || !s.extend(edges) {
+        return None;
+    }
+    s.stages = 0;
+    s.repair(m0);
+    s.local_trees(LOCAL_TREE, LOCAL_STEPS);
+    s.free_at_start = s.free_count();
+    Some(s)
+}
 
 /// Limits of the local trees grown before the stages ([`State::local_trees`]): vertices per
 /// tree and dual steps per tree. Measured on the OpenGotha 1,000-player round (free vertices

@@ -17,7 +17,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::blossom::{Solved, Weight, max_weight_matching, max_weight_matching_warm};
+use super::blossom::{Solved, Weight, max_weight_matching, max_weight_matching_resolve};
 
 /// A symmetric cost oracle over vertices `0..len()`, in pairing order.
 pub trait PairCosts {
@@ -199,11 +199,11 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
     add_candidates(c, &mut g, k)?;
     let mut resolves = 0;
     // The previous optimum, when the graph only grew by priced pairs since: the next solve
-    // starts from it (blossom::max_weight_matching_warm) instead of from scratch.
+    // starts from it (blossom::max_weight_matching_resolve) when that leaves fewer free vertices.
     let mut prev: Option<Solved<C::W>> = None;
     loop {
         let solved = match prev.take() {
-            Some(p) => max_weight_matching_warm(p, n, &g.edges),
+            Some(p) => max_weight_matching_resolve(p, n, &g.edges),
             None => max_weight_matching(n, &g.edges),
         };
         if !solved.is_perfect() {
