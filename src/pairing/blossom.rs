@@ -459,7 +459,7 @@ impl<W: Weight> State<W> {
     /// dual parity). Roots in index order: deterministic.
     fn local_trees(&mut self, max_tree: usize, max_steps: usize) {
         let n = self.n;
-        // mark[v] == root + 1 while v is in root's tree; side 1 = S, 2 = T.
+        // mark[v] == r while v is in the tree of root r; side 1 = S, 2 = T.
         let mut mark = vec![NONE; n];
         let mut side = vec![0u8; n];
         // lp[t]: the endpoint at T vertex t of the edge that labelled it.
