@@ -9,9 +9,14 @@
 //! vertices for the stages to handle, and access to the final duals, which the pricing step in
 //! `solve` uses to prove that edges absent from the candidate graph cannot improve the result.
 //!
-//! Internally every weight is doubled and every vertex dual stays even at the start, so all
-//! free vertices share the parity of their duals and the half-slack step (S–S edges) stays
-//! integral: no floating point anywhere.
+//! Before the stages, local alternating trees (one root at a time, dual steps confined to the
+//! tree) match most of the vertices the greedy start left free, and a re-solve after pricing
+//! starts from the previous optimum ([`max_weight_matching_warm`]) instead of from scratch.
+//!
+//! Internally every weight is doubled and all free vertices' duals share one parity when the
+//! stages start (all even after the jump start; the warm repair restores it), so every S
+//! vertex has that parity, S–S slacks are even and the half-slack step stays integral: no
+//! floating point anywhere.
 
 use std::fmt::Debug;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
@@ -77,9 +82,42 @@ pub struct Solved<W: Weight> {
     pub z: Vec<W>,
     /// Number of stages run after the jump start (for diagnostics and tests).
     pub stages: usize,
+    /// Free vertices when the stages began, after the jump start or the warm repair (each
+    /// costs about half a stage; for diagnostics and tests).
+    pub free_at_start: usize,
+    /// The solver's whole final state, kept so that a re-solve on a larger edge list can start
+    /// from it ([`max_weight_matching_warm`]); `None` once dropped.
+    warm: Option<Warm<W>>,
+}
+
+/// The final solver state carried by a [`Solved`] for a warm re-solve.
+#[derive(Clone)]
+struct Warm<W: Weight>(Box<State<W>>);
+
+impl<W: Weight> Debug for Warm<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Warm({} vertices, {} edges)",
+            self.0.n,
+            self.0.weight.len()
+        )
+    }
 }
 
 impl<W: Weight> Solved<W> {
+    /// Drops the state kept for a warm re-solve (it is as large as the graph); the matching and
+    /// the duals stay.
+    pub fn without_warm_start(mut self) -> Self {
+        self.warm = None;
+        self
+    }
+
+    /// True when a warm re-solve can start from this result.
+    pub fn can_warm_start(&self) -> bool {
+        self.warm.is_some()
+    }
+
     /// True when every vertex is matched.
     pub fn is_perfect(&self) -> bool {
         self.mate.iter().all(|&m| m != NONE)
@@ -163,10 +201,97 @@ impl<W: Weight> Solved<W> {
 pub fn max_weight_matching<W: Weight>(n: usize, edges: &[(u32, u32, W)]) -> Solved<W> {
     let mut s = State::new(n, edges);
     s.jump_start();
+    s.local_trees(LOCAL_TREE, LOCAL_STEPS);
+    s.free_at_start = s.free_count();
     s.run();
     s.finish()
 }
 
+/// Solves the same problem as [`max_weight_matching`] on `edges`, starting from `prev`, the
+/// result of a solve on a prefix of `edges` (the pricing loop only ever appends edges).
+///
+/// The previous optimum is kept — matching, vertex duals, blossoms and their duals — and only
+/// repaired where an appended edge has a negative reduced cost (see [`State::repair`]), so a
+/// re-solve after pricing runs a stage per freed pair instead of a whole solve. Falls back to a
+/// cold solve when `prev` carries no state or its edges are not a prefix of `edges`. The result
+/// is an optimum of `edges` like the cold one; on ties it may be a different optimum.
+pub fn max_weight_matching_warm<W: Weight>(
+    prev: Solved<W>,
+    n: usize,
+    edges: &[(u32, u32, W)],
+) -> Solved<W> {
+    match warm_state(prev, n, edges) {
+        Some(mut s) => {
+            s.run();
+            s.finish()
+        }
+        None => max_weight_matching(n, edges),
+    }
+}
+
+/// The re-solve of the pricing loop: warm ([`max_weight_matching_warm`]) or cold, whichever
+/// should leave fewer free vertices for the stages (each costs about half a stage).
+///
+/// More appended edges than vertices (the first pricing pass of a large field): cold, the
+/// repair would free most vertices' partners (10,000-player McMahon round, 21,323 edges
+/// appended: 1,416 free after the repair, 10 after a fresh start with local trees). More than
+/// n / 4: both starts are prepared and the one with fewer free vertices is run (OpenGotha
+/// 1,000-player round, 402 edges appended: 50 free warm, 24 fresh; a fresh start costs about
+/// two stages at 10,000 players). Fewer: warm.
+pub fn max_weight_matching_resolve<W: Weight>(
+    prev: Solved<W>,
+    n: usize,
+    edges: &[(u32, u32, W)],
+) -> Solved<W> {
+    let added = edges
+        .len()
+        .saturating_sub(prev.warm.as_ref().map_or(0, |w| w.0.weight.len()));
+    if added > n {
+        return max_weight_matching(n, edges);
+    }
+    let Some(mut s) = warm_state(prev, n, edges) else {
+        return max_weight_matching(n, edges);
+    };
+    if added * 4 > n {
+        let mut c = State::new(n, edges);
+        c.jump_start();
+        c.local_trees(LOCAL_TREE, LOCAL_STEPS);
+        c.free_at_start = c.free_count();
+        if c.free_at_start < s.free_at_start {
+            *s = c;
+        }
+    }
+    s.run();
+    s.finish()
+}
+
+/// `prev`'s state extended with the appended edges and repaired, ready for the stages; `None`
+/// when `prev` has no state or its edges are not a prefix of `edges`.
+fn warm_state<W: Weight>(
+    prev: Solved<W>,
+    n: usize,
+    edges: &[(u32, u32, W)],
+) -> Option<Box<State<W>>> {
+    let Warm(mut s) = prev.warm?;
+    let m0 = s.weight.len();
+    if s.n != n || !s.extend(edges) {
+        return None;
+    }
+    s.stages = 0;
+    s.repair(m0);
+    s.local_trees(LOCAL_TREE, LOCAL_STEPS);
+    s.free_at_start = s.free_count();
+    Some(s)
+}
+
+/// Limits of the local trees grown before the stages ([`State::local_trees`]): vertices per
+/// tree and dual steps per tree. Measured on the OpenGotha 1,000-player round (free vertices
+/// left after the greedy jump start: 236; after local trees of 64/8: 34; 256/16: 24;
+/// 1,024/32: 24) and at 3,000 (256/16: 64 against 118 for 64/8, 52 for 1,024/32 but slower).
+const LOCAL_TREE: usize = 256;
+const LOCAL_STEPS: usize = 16;
+
+#[derive(Clone)]
 struct State<W: Weight> {
     n: usize,
     /// endpoint[p]: vertex at endpoint p; edge k has endpoints 2k and 2k+1.
@@ -192,6 +317,7 @@ struct State<W: Weight> {
     allowedge: Vec<bool>,
     queue: Vec<usize>,
     stages: usize,
+    free_at_start: usize,
     /// Scratch for the dual step: the edges it makes tight.
     tight: Vec<usize>,
     /// Scratch for add_blossom, kept to avoid an O(n) allocation per blossom.
@@ -204,32 +330,17 @@ impl<W: Weight> State<W> {
         let m = edges.len();
         let mut endpoint = Vec::with_capacity(2 * m);
         let mut weight = Vec::with_capacity(m);
-        let mut deg = vec![0usize; n + 1];
         for &(u, v, w) in edges {
             endpoint.push(u as usize);
             endpoint.push(v as usize);
             weight.push(w + w);
-            deg[u as usize] += 1;
-            deg[v as usize] += 1;
         }
-        let mut nb_start = vec![0usize; n + 1];
-        for v in 0..n {
-            nb_start[v + 1] = nb_start[v] + deg[v];
-        }
-        let mut fill = nb_start.clone();
-        let mut nb = vec![0usize; 2 * m];
-        for (k, &(u, v, _)) in edges.iter().enumerate() {
-            nb[fill[u as usize]] = 2 * k + 1;
-            fill[u as usize] += 1;
-            nb[fill[v as usize]] = 2 * k;
-            fill[v as usize] += 1;
-        }
-        State {
+        let mut s = State {
             n,
             endpoint,
             weight,
-            nb_start,
-            nb,
+            nb_start: Vec::new(),
+            nb: Vec::new(),
             mate: vec![NONE; n],
             label: vec![0; 2 * n],
             labelend: vec![NONE; 2 * n],
@@ -245,10 +356,43 @@ impl<W: Weight> State<W> {
             allowedge: vec![false; m],
             queue: Vec::new(),
             stages: 0,
+            free_at_start: 0,
             tight: Vec::new(),
             bestedgeto: vec![NONE; 2 * n],
             bestedgeto_touched: Vec::new(),
+        };
+        s.build_adjacency();
+        s
+    }
+
+    /// The CSR adjacency lists from `endpoint` (edge order, so a warm state extended with new
+    /// edges has the very lists a cold state on the same edges would have).
+    fn build_adjacency(&mut self) {
+        let n = self.n;
+        let m = self.weight.len();
+        let mut deg = vec![0usize; n + 1];
+        for &x in &self.endpoint {
+            deg[x] += 1;
         }
+        let mut nb_start = vec![0usize; n + 1];
+        for v in 0..n {
+            nb_start[v + 1] = nb_start[v] + deg[v];
+        }
+        let mut fill = nb_start.clone();
+        let mut nb = vec![0usize; 2 * m];
+        for k in 0..m {
+            let (u, v) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+            nb[fill[u]] = 2 * k + 1;
+            fill[u] += 1;
+            nb[fill[v]] = 2 * k;
+            fill[v] += 1;
+        }
+        self.nb_start = nb_start;
+        self.nb = nb;
+    }
+
+    fn free_count(&self) -> usize {
+        self.mate.iter().filter(|&&p| p == NONE).count()
     }
 
     #[inline]
@@ -300,6 +444,356 @@ impl<W: Weight> State<W> {
                     self.mate[u] = p ^ 1;
                     break;
                 }
+            }
+        }
+    }
+
+    /// Grows one alternating tree at a time from each free vertex, over tight edges and with
+    /// dual steps local to the tree (S duals −δ, T duals +δ: edges inside the tree keep their
+    /// slack, edges leaving it only lose what δ allows), and augments when it reaches another
+    /// free vertex. A cheap prelude to the stages, which grow every tree at once and pay O(n)
+    /// per dual step: most free vertices of a pairing field find a partner within a few
+    /// vertices. Trees stay without blossoms: a tree is dropped (its dual moves kept: they are
+    /// valid) when it would need one, touches a blossom, grows past `max_tree` vertices or
+    /// `max_steps` dual steps, or when the next step would be odd (free vertices must keep one
+    /// dual parity). Roots in index order: deterministic.
+    fn local_trees(&mut self, max_tree: usize, max_steps: usize) {
+        let n = self.n;
+        // mark[v] == r while v is in the tree of root r; side 1 = S, 2 = T.
+        let mut mark = vec![NONE; n];
+        let mut side = vec![0u8; n];
+        // lp[t]: the endpoint at T vertex t of the edge that labelled it.
+        let mut lp = vec![NONE; n];
+        let mut svs: Vec<usize> = Vec::new();
+        let mut tvs: Vec<usize> = Vec::new();
+        for r in 0..n {
+            if self.mate[r] != NONE || self.inblossom[r] != r {
+                continue;
+            }
+            svs.clear();
+            tvs.clear();
+            mark[r] = r;
+            side[r] = 1;
+            svs.push(r);
+            let mut steps = 0;
+            let mut scanned = 0;
+            'grow: loop {
+                // Scan the S vertices not scanned yet over tight edges.
+                while scanned < svs.len() {
+                    let s = svs[scanned];
+                    scanned += 1;
+                    for i in self.neighbours(s) {
+                        let p = self.nb[i];
+                        let w = self.endpoint[p];
+                        if mark[w] == r || self.slack(p / 2) != W::ZERO {
+                            continue;
+                        }
+                        if self.mate[w] == NONE {
+                            // w free: alone, or the free base of its blossom, which may then
+                            // be matched outside.
+                            self.augment_local(p, &lp);
+                            break 'grow;
+                        }
+                        let w2 = self.endpoint[self.mate[w]];
+                        if self.inblossom[w] != w || self.inblossom[w2] != w2 || mark[w2] == r {
+                            // A blossom in the way, or an odd cycle through the tree.
+                            break 'grow;
+                        }
+                        if svs.len() + tvs.len() + 2 > max_tree {
+                            break 'grow;
+                        }
+                        mark[w] = r;
+                        side[w] = 2;
+                        lp[w] = p;
+                        tvs.push(w);
+                        mark[w2] = r;
+                        side[w2] = 1;
+                        svs.push(w2);
+                    }
+                }
+                if steps == max_steps {
+                    break;
+                }
+                steps += 1;
+                // The largest step every edge at the tree allows.
+                let mut delta: Option<W> = None;
+                for &s in &svs {
+                    for i in self.neighbours(s) {
+                        let p = self.nb[i];
+                        let w = self.endpoint[p];
+                        let sl = self.slack(p / 2);
+                        let d = if mark[w] != r {
+                            sl
+                        } else if side[w] == 1 {
+                            // Both ends move: half the slack (S–S edges are dropped below).
+                            sl.half()
+                        } else {
+                            continue;
+                        };
+                        if delta.is_none_or(|x| d < x) {
+                            delta = Some(d);
+                        }
+                    }
+                }
+                let Some(delta) = delta else { break };
+                // An even step keeps the root's parity; an S–S edge made tight would need a
+                // blossom, so such a step is not worth taking.
+                if delta == W::ZERO || delta.to_i128() % 2 != 0 {
+                    break;
+                }
+                let ss = svs.iter().any(|&s| {
+                    self.neighbours(s).any(|i| {
+                        let p = self.nb[i];
+                        let w = self.endpoint[p];
+                        mark[w] == r && side[w] == 1 && self.slack(p / 2).half() == delta
+                    })
+                });
+                if ss {
+                    break;
+                }
+                for &s in &svs {
+                    self.dualvar[s] -= delta;
+                }
+                for &t in &tvs {
+                    self.dualvar[t] += delta;
+                }
+                scanned = 0;
+            }
+            for &v in svs.iter().chain(tvs.iter()) {
+                mark[v] = NONE;
+                side[v] = 0;
+            }
+        }
+    }
+
+    /// Augments along the local tree's path: p is the remote endpoint (a free vertex) of a
+    /// tight edge from an S vertex; `lp` leads from T vertices back towards the root.
+    fn augment_local(&mut self, p: usize, lp: &[usize]) {
+        let w = self.endpoint[p];
+        self.mate[w] = p ^ 1;
+        let mut s = self.endpoint[p ^ 1];
+        let mut sp = p;
+        loop {
+            let old = self.mate[s];
+            self.mate[s] = sp;
+            if old == NONE {
+                break;
+            }
+            let t = self.endpoint[old];
+            let q = lp[t];
+            self.mate[t] = q ^ 1;
+            s = self.endpoint[q ^ 1];
+            sp = q;
+        }
+    }
+
+    /// Appends `edges[m0..]` (m0 = the edges already held) after checking that the held edges
+    /// are exactly `edges[..m0]`: edge indices are stored in `mate` and in the blossoms, so the
+    /// old edges must keep them. False (and nothing changed) when they are not a prefix.
+    fn extend(&mut self, edges: &[(u32, u32, W)]) -> bool {
+        let m0 = self.weight.len();
+        if edges.len() < m0 {
+            return false;
+        }
+        let same = edges[..m0].iter().enumerate().all(|(k, &(u, v, w))| {
+            self.endpoint[2 * k] == u as usize
+                && self.endpoint[2 * k + 1] == v as usize
+                && self.weight[k] == w + w
+        });
+        if !same {
+            return false;
+        }
+        for &(u, v, w) in &edges[m0..] {
+            self.endpoint.push(u as usize);
+            self.endpoint.push(v as usize);
+            self.weight.push(w + w);
+        }
+        self.allowedge = vec![false; edges.len()];
+        self.build_adjacency();
+        true
+    }
+
+    /// Makes the kept optimum a valid starting point for the edges appended from `m0` on.
+    ///
+    /// The state keeps every invariant of the stages except for the appended edges, whose
+    /// reduced cost may be negative. For each such edge (in edge order, for determinism) one
+    /// endpoint x is chosen and freed, then its reduced cost is raised to zero:
+    ///
+    /// * freeing x rotates x's outermost blossom so that x is its base (along its tight
+    ///   cycles, as an augmentation does) and unmatches x from its partner outside; x is then
+    ///   the free base of every blossom around it, so no matched edge leaves any of them;
+    /// * the deficit is then taken from the z of the outermost blossom around x, moved into
+    ///   its vertices' duals (edges inside keep their reduced cost, edges leaving it gain
+    ///   slack, and none of those is matched); a blossom left with z = 0 is dissolved and the
+    ///   next one down is used; once x is alone its own dual is raised. Blossoms that also
+    ///   hold the other endpoint give nothing to the edge but must be dissolved to reach x.
+    ///
+    /// Reduced costs only grow on the way, so edges already repaired stay feasible. Finally
+    /// the free vertices' duals are brought to one parity (the S–S half step needs it), by the
+    /// same z-to-vertex moves.
+    fn repair(&mut self, m0: usize) {
+        let m = self.weight.len();
+        for k in m0..m {
+            let r = self.reduced_now(k);
+            if r >= W::ZERO {
+                continue;
+            }
+            let (u, v) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+            // Freeing a vertex that is already free costs nothing; a vertex in no blossom is
+            // raised without dissolving anything.
+            let key = |x: usize| (self.mate[x] != NONE, self.inblossom[x] != x);
+            let (x, y) = if key(v) < key(u) { (v, u) } else { (u, v) };
+            self.free_vertex(x);
+            self.lift(x, y, -r);
+        }
+        self.fix_parity();
+    }
+
+    /// Reduced cost of edge k (internal units) with the blossoms as they are now.
+    fn reduced_now(&self, k: usize) -> W {
+        let (u, v) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+        let s = self.slack(k);
+        if self.inblossom[u] != self.inblossom[v] {
+            return s;
+        }
+        let depth = |mut b: usize| {
+            let mut d = 0usize;
+            while self.blossomparent[b] != NONE {
+                b = self.blossomparent[b];
+                d += 1;
+            }
+            d
+        };
+        let (mut a, mut b) = (u, v);
+        let (mut da, mut db) = (depth(a), depth(b));
+        while da > db {
+            a = self.blossomparent[a];
+            da -= 1;
+        }
+        while db > da {
+            b = self.blossomparent[b];
+            db -= 1;
+        }
+        while a != b {
+            a = self.blossomparent[a];
+            b = self.blossomparent[b];
+        }
+        let mut zsum = W::ZERO;
+        while a != NONE {
+            zsum += self.dualvar[a];
+            a = self.blossomparent[a];
+        }
+        s + zsum + zsum
+    }
+
+    /// Leaves x free and the base of every blossom around it; its partner (or the partner of
+    /// its outermost blossom's base) becomes free too. Duals do not change.
+    fn free_vertex(&mut self, x: usize) {
+        if self.mate[x] == NONE {
+            return;
+        }
+        let b = self.inblossom[x];
+        let base = self.blossombase[b];
+        // The matched edge leaving b (none when b's base is already free).
+        let out = self.mate[base];
+        if base != x {
+            // Swaps matched and unmatched tight edges from x to the base inside b: the old
+            // base is matched inside, x's own entry is left stale and cleared below.
+            self.augment_blossom(b, x);
+        }
+        self.mate[x] = NONE;
+        if out != NONE {
+            let y = self.endpoint[out];
+            self.mate[y] = NONE;
+        }
+    }
+
+    /// Raises the reduced cost of the edges between the free vertex x and y by `need`
+    /// (see [`State::repair`]).
+    fn lift(&mut self, x: usize, y: usize, mut need: W) {
+        while need > W::ZERO {
+            let b = self.inblossom[x];
+            if b == x {
+                self.dualvar[x] += need;
+                return;
+            }
+            let z = self.dualvar[b];
+            if self.inblossom[y] != b {
+                let take = need.min(z);
+                if take > W::ZERO {
+                    self.push_z(b, take);
+                    need -= take;
+                    if need == W::ZERO {
+                        return;
+                    }
+                }
+            } else if z > W::ZERO {
+                self.push_z(b, z);
+            }
+            self.dissolve_top(b);
+        }
+    }
+
+    /// Moves d of the outermost blossom b's dual into its vertices' duals (b's base is free).
+    fn push_z(&mut self, b: usize, d: W) {
+        self.dualvar[b] -= d;
+        let mut leaves = std::mem::take(&mut self.queue);
+        leaves.clear();
+        self.leaves(b, &mut leaves);
+        for &v in &leaves {
+            self.dualvar[v] += d;
+        }
+        self.queue = leaves;
+    }
+
+    /// Dissolves the outermost blossom b (z = 0): its children become outermost, the one with
+    /// b's base keeps it, the others stay matched in pairs along the cycle.
+    fn dissolve_top(&mut self, b: usize) {
+        debug_assert!(self.dualvar[b] == W::ZERO && self.blossomparent[b] == NONE);
+        let childs = std::mem::take(&mut self.blossomchilds[b]);
+        let mut leaves = std::mem::take(&mut self.queue);
+        for &c in &childs {
+            self.blossomparent[c] = NONE;
+            leaves.clear();
+            self.leaves(c, &mut leaves);
+            for &v in &leaves {
+                self.inblossom[v] = c;
+            }
+        }
+        self.queue = leaves;
+        self.blossomendps[b] = Vec::new();
+        self.blossombase[b] = NONE;
+        self.blossombestedges[b] = None;
+        self.bestedge[b] = NONE;
+        self.label[b] = 0;
+        self.labelend[b] = NONE;
+        self.unusedblossoms.push(b);
+    }
+
+    /// Brings every free vertex's dual to the majority parity (even on a tie): +1 on a vertex
+    /// alone, or 1 moved from its outermost blossom's z to all its vertices (it is the base,
+    /// the others are matched inside and share its parity), dissolving blossoms with z = 0.
+    fn fix_parity(&mut self) {
+        let odd = |d: W| d.to_i128().rem_euclid(2) == 1;
+        let free: Vec<usize> = (0..self.n).filter(|&v| self.mate[v] == NONE).collect();
+        let odds = free.iter().filter(|&&v| odd(self.dualvar[v])).count();
+        let want_odd = 2 * odds > free.len();
+        let one = W::from_i64(1);
+        for x in free {
+            if odd(self.dualvar[x]) == want_odd {
+                continue;
+            }
+            loop {
+                let b = self.inblossom[x];
+                if b == x {
+                    self.dualvar[x] += one;
+                    break;
+                }
+                if self.dualvar[b] >= one {
+                    self.push_z(b, one);
+                    break;
+                }
+                self.dissolve_top(b);
             }
         }
     }
@@ -838,6 +1332,8 @@ impl<W: Weight> State<W> {
             parent,
             z,
             stages: self.stages,
+            free_at_start: self.free_at_start,
+            warm: Some(Warm(Box::new(self))),
         }
     }
 }

@@ -17,7 +17,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::blossom::{Solved, Weight, max_weight_matching};
+use super::blossom::{Solved, Weight, max_weight_matching, max_weight_matching_resolve};
 
 /// A symmetric cost oracle over vertices `0..len()`, in pairing order. `Sync`: pricing reads
 /// it from two threads on large fields.
@@ -199,13 +199,20 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
     };
     add_candidates(c, &mut g, k)?;
     let mut resolves = 0;
+    // The previous optimum, when the graph only grew by priced pairs since: the next solve
+    // starts from it (blossom::max_weight_matching_resolve) when that leaves fewer free vertices.
+    let mut prev: Option<Solved<C::W>> = None;
     loop {
-        let solved = max_weight_matching(n, &g.edges);
+        let solved = match prev.take() {
+            Some(p) => max_weight_matching_resolve(p, n, &g.edges),
+            None => max_weight_matching(n, &g.edges),
+        };
         if !solved.is_perfect() {
             if k >= n {
                 return Err(SolveError::NoPerfectMatching);
             }
-            // Too few candidates for the forbidden pairs: widen and solve again.
+            // Too few candidates for the forbidden pairs: widen and solve again (cold: the
+            // state of a solve without a perfect matching is no useful start).
             k = if k * 4 >= n { n } else { k * 4 };
             add_candidates(c, &mut g, k)?;
             resolves += 1;
@@ -229,10 +236,12 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
                 resolves,
                 edges: g.edges.len(),
                 stages: solved.stages,
-                duals: Some(solved),
+                // The certificate only: the state kept for a warm start is as large as the graph.
+                duals: Some(solved.without_warm_start()),
             });
         }
         resolves += 1;
+        prev = Some(solved);
     }
 }
 
