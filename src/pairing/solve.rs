@@ -43,6 +43,12 @@ pub trait PairCosts: Sync {
     /// Extra likely partners of u for the first candidate graph (e.g. the seeding partner
     /// half a score group away). Only a speed hint: the result does not depend on it.
     fn hints(&self, _u: usize, _out: &mut Vec<usize>) {}
+    /// Whether the first candidate graph gets long-range links in pairing order (from 800
+    /// vertices). A model whose `hints` already tie distant regions together can do without:
+    /// for OpenGotha's weight they only slow the solve down. Speed only, like `hints`.
+    fn long_links(&self) -> bool {
+        true
+    }
     /// Vertices whose every edge belongs to the candidate graph (the virtual BYE vertex).
     fn hubs(&self) -> Vec<usize> {
         Vec::new()
@@ -271,7 +277,7 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
     // them; 500-player McMahon round 2.4 ms against 2.8–3.0 ms; 1,000 players 19 against 12 ms).
     const LONG_LINKS_FROM: usize = 800;
     for u in 0..n {
-        if n < LONG_LINKS_FROM {
+        if n < LONG_LINKS_FROM || !c.long_links() {
             break;
         }
         let mut d = 2 * k + 1;
