@@ -197,6 +197,16 @@ struct State<W: Weight> {
     /// Scratch for add_blossom, kept to avoid an O(n) allocation per blossom.
     bestedgeto: Vec<usize>,
     bestedgeto_touched: Vec<usize>,
+    /// root[b]: the free vertex whose alternating tree holds the labelled top-level blossom b
+    /// (meaningless while b is unlabelled). Trees outlive augmentations of other trees, so the
+    /// two trees an augmentation consumes are found by their roots.
+    root: Vec<usize>,
+    /// Scratch for killing the two trees of an augmentation: marks of their vertices, the
+    /// vertices, their top blossoms, and the vertices outside them to re-examine.
+    dead: Vec<bool>,
+    dead_leaves: Vec<usize>,
+    dead_tops: Vec<usize>,
+    recheck: Vec<usize>,
 }
 
 impl<W: Weight> State<W> {
@@ -248,6 +258,11 @@ impl<W: Weight> State<W> {
             tight: Vec::new(),
             bestedgeto: vec![NONE; 2 * n],
             bestedgeto_touched: Vec::new(),
+            root: vec![NONE; 2 * n],
+            dead: vec![false; n],
+            dead_leaves: Vec::new(),
+            dead_tops: Vec::new(),
+            recheck: Vec::new(),
         }
     }
 
@@ -328,13 +343,16 @@ impl<W: Weight> State<W> {
         v
     }
 
-    fn assign_label(&mut self, w0: usize, t0: u8, p0: usize) {
+    /// Labels w's top blossom `t` (1 = S, 2 = T) through endpoint p in the tree of `root`,
+    /// and a T blossom's mate S; S vertices go to the scan queue.
+    fn assign_label(&mut self, w0: usize, t0: u8, p0: usize, root: usize) {
         let (mut w, mut t, mut p) = (w0, t0, p0);
         loop {
             let b = self.inblossom[w];
             debug_assert!(self.label[w] == 0 && self.label[b] == 0);
             self.label[w] = t;
             self.label[b] = t;
+            self.root[b] = root;
             self.labelend[w] = p;
             self.labelend[b] = p;
             self.bestedge[w] = NONE;
@@ -419,6 +437,7 @@ impl<W: Weight> State<W> {
         }
         self.label[b] = 1;
         self.labelend[b] = self.labelend[bb];
+        self.root[b] = self.root[bb];
         self.dualvar[b] = W::ZERO;
         self.blossomchilds[b] = path.clone();
         self.blossomendps[b] = endps;
@@ -498,6 +517,7 @@ impl<W: Weight> State<W> {
         if !endstage && self.label[b] == 2 {
             // The expanded T-blossom: relabel the part of its cycle on the even path from the
             // entry child to the base, and unlabel the rest (they may be relabelled later).
+            let root = self.root[b];
             let len = childs.len() as isize;
             let entrychild = self.inblossom[self.endpoint[self.labelend[b] ^ 1]];
             let mut j = childs.iter().position(|&c| c == entrychild).unwrap_or(0) as isize;
@@ -515,7 +535,7 @@ impl<W: Weight> State<W> {
                 let e = self.blossomendps[b][at(j - endptrick as isize)];
                 let r = self.endpoint[e ^ endptrick ^ 1];
                 self.label[r] = 0;
-                self.assign_label(q, 2, p);
+                self.assign_label(q, 2, p, root);
                 self.allowedge[e / 2] = true;
                 j += jstep;
                 p = self.blossomendps[b][at(j - endptrick as isize)] ^ endptrick;
@@ -526,6 +546,7 @@ impl<W: Weight> State<W> {
             let q = self.endpoint[p ^ 1];
             self.label[q] = 2;
             self.label[bv] = 2;
+            self.root[bv] = root;
             self.labelend[q] = p;
             self.labelend[bv] = p;
             self.bestedge[bv] = NONE;
@@ -549,7 +570,9 @@ impl<W: Weight> State<W> {
                     let mb = self.mate[self.blossombase[bv]];
                     self.label[self.endpoint[mb]] = 0;
                     let le = self.labelend[v];
-                    self.assign_label(v, 2, le);
+                    // The S end of that edge may be in another tree than b's.
+                    let r = self.root[self.inblossom[self.endpoint[le]]];
+                    self.assign_label(v, 2, le, r);
                 }
                 j += jstep;
             }
@@ -638,179 +661,362 @@ impl<W: Weight> State<W> {
         }
     }
 
+    /// Examines edge-end p (endpoint[p] = w) from the S vertex v, as the scan of v does: a
+    /// tight edge labels w's blossom T, makes a blossom inside one tree, or augments between
+    /// two trees (returns true); a loose one updates the least-slack caches.
+    fn scan_edge(&mut self, v: usize, p: usize) -> bool {
+        let k = p / 2;
+        let w = self.endpoint[p];
+        let bv = self.inblossom[v];
+        let bw = self.inblossom[w];
+        if bv == bw {
+            return false;
+        }
+        let mut kslack = W::ZERO;
+        if !self.allowedge[k] {
+            kslack = self.slack(k);
+            if kslack <= W::ZERO {
+                self.allowedge[k] = true;
+            }
+        }
+        if self.allowedge[k] {
+            if self.label[bw] == 0 {
+                let r = self.root[bv];
+                self.assign_label(w, 2, p ^ 1, r);
+            } else if self.label[bw] == 1 {
+                if self.root[bv] != self.root[bw] {
+                    self.augment_and_kill(k);
+                    return true;
+                }
+                let base = self.scan_blossom(v, w);
+                debug_assert!(base != NONE, "S–S edge inside one tree without a base");
+                self.add_blossom(base, k);
+            } else if self.label[w] == 0 {
+                // w is inside a T blossom and reachable: remembered for its expansion.
+                self.label[w] = 2;
+                self.labelend[w] = p ^ 1;
+            }
+        } else if self.label[bw] == 1 {
+            if self.bestedge[bv] == NONE || kslack < self.slack(self.bestedge[bv]) {
+                self.bestedge[bv] = k;
+            }
+        } else if self.label[w] == 0
+            && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
+        {
+            self.bestedge[w] = k;
+        }
+        false
+    }
+
+    /// Augments along the tight S–S edge k between two trees, then dissolves only those two
+    /// trees: every other tree keeps its labels, queue entries and least-slack caches (the
+    /// networkx-style loop regrew every tree from scratch after each augmentation, O(m) each).
+    fn augment_and_kill(&mut self, k: usize) {
+        let n = self.n;
+        let ra = self.root[self.inblossom[self.endpoint[2 * k]]];
+        let rb = self.root[self.inblossom[self.endpoint[2 * k + 1]]];
+        debug_assert!(ra != rb);
+        self.augment_matching(k);
+        self.stages += 1;
+        let mut tops = std::mem::take(&mut self.dead_tops);
+        let mut leaves = std::mem::take(&mut self.dead_leaves);
+        tops.clear();
+        leaves.clear();
+        for b in 0..2 * n {
+            if self.blossomparent[b] == NONE
+                && self.label[b] != 0
+                && (b < n || self.blossombase[b] != NONE)
+                && (self.root[b] == ra || self.root[b] == rb)
+            {
+                tops.push(b);
+            }
+        }
+        for &b in &tops {
+            self.leaves(b, &mut leaves);
+        }
+        for &v in &leaves {
+            self.dead[v] = true;
+        }
+        // As at the end of a networkx stage, but for the consumed trees only: their S
+        // blossoms with a zero dual are dissolved.
+        for &b in &tops {
+            if b >= n && self.label[b] == 1 && self.dualvar[b] == W::ZERO {
+                self.expand_blossom(b, true);
+            }
+        }
+        // Unlabel everything in the dead trees, nested blossoms included: a blossom that is
+        // later expanded as T must not see labels of the tree it was formed in.
+        tops.clear();
+        for &v in &leaves {
+            tops.push(self.inblossom[v]);
+        }
+        tops.sort_unstable();
+        tops.dedup();
+        let mut stack = Vec::new();
+        for &t in &tops {
+            stack.push(t);
+            while let Some(x) = stack.pop() {
+                self.label[x] = 0;
+                self.labelend[x] = NONE;
+                self.bestedge[x] = NONE;
+                if x >= n {
+                    self.blossombestedges[x] = None;
+                    stack.extend_from_slice(&self.blossomchilds[x]);
+                }
+            }
+        }
+        // Their vertices are now matched and unlabelled: every edge from a live S vertex to
+        // them is examined again (a tight one labels them T, a loose one is their least-slack
+        // S edge), and the caches of other vertices that pointed into them are rebuilt.
+        let mut recheck = std::mem::take(&mut self.recheck);
+        recheck.clear();
+        for &x in &leaves {
+            for i in self.neighbours(x) {
+                self.allowedge[self.nb[i] / 2] = false;
+            }
+        }
+        for &x in &leaves {
+            for i in self.neighbours(x) {
+                let p = self.nb[i];
+                let u = self.endpoint[p];
+                if self.dead[u] {
+                    continue;
+                }
+                let bu = self.inblossom[u];
+                if self.label[bu] == 1 {
+                    // x's blossom may meanwhile be S (queued: it scans this edge itself).
+                    if self.label[self.inblossom[x]] != 1 {
+                        let aug = self.scan_edge(u, p ^ 1);
+                        debug_assert!(!aug, "an S–non-S edge cannot augment");
+                    }
+                } else if self.bestedge[u] == p / 2
+                    || (self.label[u] == 2
+                        && self.labelend[u] != NONE
+                        && self.endpoint[self.labelend[u]] == x)
+                {
+                    recheck.push(u);
+                }
+            }
+        }
+        recheck.sort_unstable();
+        recheck.dedup();
+        for &u in &recheck {
+            let bu = self.inblossom[u];
+            if self.label[bu] == 1 {
+                continue;
+            }
+            if self.label[u] == 2
+                && self.labelend[u] != NONE
+                && self.dead[self.endpoint[self.labelend[u]]]
+            {
+                self.label[u] = 0;
+                self.labelend[u] = NONE;
+            }
+            self.bestedge[u] = NONE;
+            for i in self.neighbours(u) {
+                let p = self.nb[i];
+                let w = self.endpoint[p];
+                let bw = self.inblossom[w];
+                if bw != bu && self.label[bw] == 1 {
+                    let aug = self.scan_edge(w, p ^ 1);
+                    debug_assert!(!aug, "an S–non-S edge cannot augment");
+                }
+            }
+        }
+        for &v in &leaves {
+            self.dead[v] = false;
+        }
+        self.recheck = recheck;
+        self.dead_tops = tops;
+        self.dead_leaves = leaves;
+    }
+
+    /// True when the cached least-slack edge k of the unlabelled vertex v still leads to an S
+    /// blossom (its far end's tree may have been consumed since).
+    fn free_best_valid(&self, v: usize, k: usize) -> bool {
+        let (i, j) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+        let far = if i == v { j } else { i };
+        self.label[self.inblossom[far]] == 1
+    }
+
+    /// True when the cached least-slack edge k of the S blossom b still leads to another S
+    /// blossom.
+    fn s_best_valid(&self, b: usize, k: usize) -> bool {
+        let (i, j) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+        let far = if self.inblossom[i] == b { j } else { i };
+        let bf = self.inblossom[far];
+        bf != b && self.label[bf] == 1
+    }
+
+    /// Rebuilds an unlabelled vertex's least-slack edge to any S blossom.
+    fn recompute_free_best(&mut self, v: usize) {
+        let mut best = NONE;
+        let mut bs = W::ZERO;
+        for i in self.neighbours(v) {
+            let p = self.nb[i];
+            if self.label[self.inblossom[self.endpoint[p]]] == 1 {
+                let s = self.slack(p / 2);
+                if best == NONE || s < bs {
+                    best = p / 2;
+                    bs = s;
+                }
+            }
+        }
+        self.bestedge[v] = best;
+    }
+
+    /// Rebuilds an S blossom's least-slack edge to other S blossoms from all its vertices'
+    /// edges (its per-neighbour list is dropped: a merge then rebuilds it the same way).
+    fn recompute_s_best(&mut self, b: usize) {
+        let mut best = NONE;
+        let mut bs = W::ZERO;
+        for v in self.leaves_of(b) {
+            for i in self.neighbours(v) {
+                let p = self.nb[i];
+                let bw = self.inblossom[self.endpoint[p]];
+                if bw != b && self.label[bw] == 1 {
+                    let s = self.slack(p / 2);
+                    if best == NONE || s < bs {
+                        best = p / 2;
+                        bs = s;
+                    }
+                }
+            }
+        }
+        if b >= self.n {
+            self.blossombestedges[b] = None;
+        }
+        self.bestedge[b] = best;
+    }
+
     fn run(&mut self) {
         let n = self.n;
+        // Entry: no labels (a warm start may have left a matching, duals and blossoms).
+        self.label.fill(0);
+        self.labelend.fill(NONE);
+        self.bestedge.fill(NONE);
+        for b in n..2 * n {
+            self.blossombestedges[b] = None;
+        }
+        self.allowedge.fill(false);
+        self.queue.clear();
+        for v in 0..n {
+            if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
+                self.assign_label(v, 1, NONE, v);
+            }
+        }
         loop {
-            if self.mate.iter().all(|&m| m != NONE) {
-                return;
-            }
-            self.stages += 1;
-            self.label.fill(0);
-            self.bestedge.fill(NONE);
-            for b in n..2 * n {
-                self.blossombestedges[b] = None;
-            }
-            self.allowedge.fill(false);
-            self.queue.clear();
-            for v in 0..n {
-                if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
-                    self.assign_label(v, 1, NONE);
+            while let Some(v) = self.queue.pop() {
+                // Stale entries: the vertex's tree was consumed since it was queued.
+                if self.label[self.inblossom[v]] != 1 {
+                    continue;
+                }
+                for i in self.neighbours(v) {
+                    if self.scan_edge(v, self.nb[i]) {
+                        break;
+                    }
                 }
             }
-            let mut augmented = false;
-            loop {
-                while !augmented {
-                    let Some(v) = self.queue.pop() else { break };
-                    for i in self.neighbours(v) {
-                        let p = self.nb[i];
-                        let k = p / 2;
-                        let w = self.endpoint[p];
-                        if self.inblossom[v] == self.inblossom[w] {
+            // Dual adjustment: the largest step that keeps every edge feasible. Every edge
+            // that the step makes tight is collected, not only the first: most steps of a
+            // large field are zero steps between equal slacks.
+            let mut deltatype = 0u8;
+            let mut delta = W::ZERO;
+            let mut deltablossom = NONE;
+            let mut tight = std::mem::take(&mut self.tight);
+            tight.clear();
+            for v in 0..n {
+                if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
+                    if !self.free_best_valid(v, self.bestedge[v]) {
+                        self.recompute_free_best(v);
+                        if self.bestedge[v] == NONE {
                             continue;
                         }
-                        let mut kslack = W::ZERO;
-                        if !self.allowedge[k] {
-                            kslack = self.slack(k);
-                            if kslack <= W::ZERO {
-                                self.allowedge[k] = true;
-                            }
-                        }
-                        let bw = self.inblossom[w];
-                        if self.allowedge[k] {
-                            if self.label[bw] == 0 {
-                                self.assign_label(w, 2, p ^ 1);
-                            } else if self.label[bw] == 1 {
-                                let base = self.scan_blossom(v, w);
-                                if base != NONE {
-                                    self.add_blossom(base, k);
-                                } else {
-                                    self.augment_matching(k);
-                                    augmented = true;
-                                    break;
-                                }
-                            } else if self.label[w] == 0 {
-                                self.label[w] = 2;
-                                self.labelend[w] = p ^ 1;
-                            }
-                        } else if self.label[bw] == 1 {
-                            let b = self.inblossom[v];
-                            if self.bestedge[b] == NONE || kslack < self.slack(self.bestedge[b]) {
-                                self.bestedge[b] = k;
-                            }
-                        } else if self.label[w] == 0
-                            && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
-                        {
-                            self.bestedge[w] = k;
-                        }
+                    }
+                    let d = self.slack(self.bestedge[v]);
+                    if deltatype == 0 || d < delta {
+                        delta = d;
+                        deltatype = 2;
+                        tight.clear();
+                    }
+                    if d == delta {
+                        tight.push(self.bestedge[v]);
                     }
                 }
-                if augmented {
-                    break;
+            }
+            for b in 0..2 * n {
+                if self.blossomparent[b] == NONE && self.label[b] == 1 && self.bestedge[b] != NONE {
+                    if !self.s_best_valid(b, self.bestedge[b]) {
+                        self.recompute_s_best(b);
+                        if self.bestedge[b] == NONE {
+                            continue;
+                        }
+                    }
+                    let ks = self.slack(self.bestedge[b]);
+                    debug_assert!(ks.to_i128() % 2 == 0, "S–S slack must be even");
+                    let d = ks.half();
+                    if deltatype == 0 || d < delta {
+                        delta = d;
+                        deltatype = 3;
+                        tight.clear();
+                    }
+                    if d == delta {
+                        tight.push(self.bestedge[b]);
+                    }
                 }
-                // Dual adjustment: the largest step that keeps every edge feasible. Every
-                // edge that the step makes tight is collected, not only the first: most steps
-                // of a large field are zero steps between equal slacks, and taking them one
-                // O(n) scan at a time made the stages quadratic.
-                let mut deltatype = 0u8;
-                let mut delta = W::ZERO;
-                let mut deltablossom = NONE;
-                let mut tight = std::mem::take(&mut self.tight);
-                tight.clear();
+            }
+            for b in n..2 * n {
+                if self.blossombase[b] != NONE
+                    && self.blossomparent[b] == NONE
+                    && self.label[b] == 2
+                    && (deltatype == 0 || self.dualvar[b] < delta)
+                {
+                    delta = self.dualvar[b];
+                    deltatype = 4;
+                    deltablossom = b;
+                }
+            }
+            if deltatype == 0 {
+                // No augmenting path and no dual move: maximum cardinality reached (or every
+                // vertex is matched: no tree is left).
+                self.tight = tight;
+                return;
+            }
+            if delta != W::ZERO {
                 for v in 0..n {
-                    if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
-                        let d = self.slack(self.bestedge[v]);
-                        if deltatype == 0 || d < delta {
-                            delta = d;
-                            deltatype = 2;
-                            tight.clear();
-                        }
-                        if d == delta {
-                            tight.push(self.bestedge[v]);
-                        }
-                    }
-                }
-                for b in 0..2 * n {
-                    if self.blossomparent[b] == NONE
-                        && self.label[b] == 1
-                        && self.bestedge[b] != NONE
-                    {
-                        let ks = self.slack(self.bestedge[b]);
-                        debug_assert!(ks.to_i128() % 2 == 0, "S–S slack must be even");
-                        let d = ks.half();
-                        if deltatype == 0 || d < delta {
-                            delta = d;
-                            deltatype = 3;
-                            tight.clear();
-                        }
-                        if d == delta {
-                            tight.push(self.bestedge[b]);
-                        }
+                    match self.label[self.inblossom[v]] {
+                        1 => self.dualvar[v] -= delta,
+                        2 => self.dualvar[v] += delta,
+                        _ => {}
                     }
                 }
                 for b in n..2 * n {
-                    if self.blossombase[b] != NONE
-                        && self.blossomparent[b] == NONE
-                        && self.label[b] == 2
-                        && (deltatype == 0 || self.dualvar[b] < delta)
-                    {
-                        delta = self.dualvar[b];
-                        deltatype = 4;
-                        deltablossom = b;
-                    }
-                }
-                if deltatype == 0 {
-                    // No augmenting path and no dual move: maximum cardinality reached.
-                    self.tight = tight;
-                    break;
-                }
-                if delta != W::ZERO {
-                    for v in 0..n {
-                        match self.label[self.inblossom[v]] {
-                            1 => self.dualvar[v] -= delta,
-                            2 => self.dualvar[v] += delta,
+                    if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
+                        match self.label[b] {
+                            1 => self.dualvar[b] += delta,
+                            2 => self.dualvar[b] -= delta,
                             _ => {}
                         }
                     }
-                    for b in n..2 * n {
-                        if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
-                            match self.label[b] {
-                                1 => self.dualvar[b] += delta,
-                                2 => self.dualvar[b] -= delta,
-                                _ => {}
-                            }
-                        }
-                    }
-                }
-                if deltatype == 4 {
-                    self.expand_blossom(deltablossom, false);
-                } else {
-                    // S–free edges (type 2) and S–S edges (type 3) now tight: scan each from
-                    // its S end.
-                    for &k in &tight {
-                        self.allowedge[k] = true;
-                        let i = self.endpoint[2 * k];
-                        let s_end = if self.label[self.inblossom[i]] == 1 {
-                            i
-                        } else {
-                            self.endpoint[2 * k + 1]
-                        };
-                        self.queue.push(s_end);
-                    }
-                }
-                self.tight = tight;
-            }
-            if !augmented {
-                return;
-            }
-            for b in n..2 * n {
-                if self.blossomparent[b] == NONE
-                    && self.blossombase[b] != NONE
-                    && self.label[b] == 1
-                    && self.dualvar[b] == W::ZERO
-                {
-                    self.expand_blossom(b, true);
                 }
             }
+            if deltatype == 4 {
+                self.expand_blossom(deltablossom, false);
+            } else {
+                // S–free edges (type 2) and S–S edges (type 3) now tight: scan each from its
+                // S end.
+                for &k in &tight {
+                    self.allowedge[k] = true;
+                    let i = self.endpoint[2 * k];
+                    let s_end = if self.label[self.inblossom[i]] == 1 {
+                        i
+                    } else {
+                        self.endpoint[2 * k + 1]
+                    };
+                    self.queue.push(s_end);
+                }
+            }
+            self.tight = tight;
         }
     }
 
