@@ -13,6 +13,8 @@
 //! free vertices share the parity of their duals and the half-slack step (S–S edges) stays
 //! integral: no floating point anywhere.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt::Debug;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -207,6 +209,15 @@ struct State<W: Weight> {
     dead_leaves: Vec<usize>,
     dead_tops: Vec<usize>,
     recheck: Vec<usize>,
+    /// Δ: the sum of all dual steps of this run. The candidates of the dual step sit in heaps
+    /// under keys that do not move with Δ: an S–free edge's slack + Δ (`free_heap`, by the
+    /// free vertex), an S–S edge's slack + 2Δ (`ss_heap`, by the S blossom), a T blossom's
+    /// z + Δ (`t_heap`). Entries are checked when they reach the top (stale ones dropped or
+    /// re-keyed), so a dual step costs O(log n) instead of scans over all vertices.
+    delta_sum: W,
+    free_heap: BinaryHeap<Reverse<(W, usize)>>,
+    ss_heap: BinaryHeap<Reverse<(W, usize)>>,
+    t_heap: BinaryHeap<Reverse<(W, usize)>>,
 }
 
 impl<W: Weight> State<W> {
@@ -263,6 +274,10 @@ impl<W: Weight> State<W> {
             dead_leaves: Vec::new(),
             dead_tops: Vec::new(),
             recheck: Vec::new(),
+            delta_sum: W::ZERO,
+            free_heap: BinaryHeap::new(),
+            ss_heap: BinaryHeap::new(),
+            t_heap: BinaryHeap::new(),
         }
     }
 
@@ -357,6 +372,10 @@ impl<W: Weight> State<W> {
             self.labelend[b] = p;
             self.bestedge[w] = NONE;
             self.bestedge[b] = NONE;
+            if t == 2 && b >= self.n {
+                let key = self.dualvar[b] + self.delta_sum;
+                self.t_heap.push(Reverse((key, b)));
+            }
             if t == 1 {
                 let mut q = std::mem::take(&mut self.queue);
                 self.leaves(b, &mut q);
@@ -497,7 +516,7 @@ impl<W: Weight> State<W> {
             }
         }
         self.blossombestedges[b] = Some(list);
-        self.bestedge[b] = best;
+        self.set_s_best(b, best);
     }
 
     fn expand_blossom(&mut self, b: usize, endstage: bool) {
@@ -547,6 +566,10 @@ impl<W: Weight> State<W> {
             self.label[q] = 2;
             self.label[bv] = 2;
             self.root[bv] = root;
+            if bv >= self.n {
+                let key = self.dualvar[bv] + self.delta_sum;
+                self.t_heap.push(Reverse((key, bv)));
+            }
             self.labelend[q] = p;
             self.labelend[bv] = p;
             self.bestedge[bv] = NONE;
@@ -575,6 +598,18 @@ impl<W: Weight> State<W> {
                     self.assign_label(v, 2, le, r);
                 }
                 j += jstep;
+            }
+            // Children left unlabelled are free again for the dual step: their vertices'
+            // least-slack edges (kept while inside the T blossom) go back into the heap.
+            for &c in &childs {
+                if self.label[c] == 0 {
+                    for v in self.leaves_of(c) {
+                        let k = self.bestedge[v];
+                        if k != NONE {
+                            self.set_free_best(v, k);
+                        }
+                    }
+                }
             }
         }
         self.label[b] = 0;
@@ -698,14 +733,105 @@ impl<W: Weight> State<W> {
             }
         } else if self.label[bw] == 1 {
             if self.bestedge[bv] == NONE || kslack < self.slack(self.bestedge[bv]) {
-                self.bestedge[bv] = k;
+                self.set_s_best(bv, k);
             }
         } else if self.label[w] == 0
             && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
         {
-            self.bestedge[w] = k;
+            self.set_free_best(w, k);
         }
         false
+    }
+
+    /// Sets the least-slack S edge of the vertex v (used while v's blossom is unlabelled).
+    fn set_free_best(&mut self, v: usize, k: usize) {
+        self.bestedge[v] = k;
+        if k != NONE {
+            let key = self.slack(k) + self.delta_sum;
+            self.free_heap.push(Reverse((key, v)));
+        }
+    }
+
+    /// Sets the least-slack edge from the S blossom b to another S blossom.
+    fn set_s_best(&mut self, b: usize, k: usize) {
+        self.bestedge[b] = k;
+        if k != NONE {
+            let key = self.slack(k) + self.delta_sum + self.delta_sum;
+            self.ss_heap.push(Reverse((key, b)));
+        }
+    }
+
+    /// The least slack of an edge from an S blossom to an unlabelled vertex (its top entry of
+    /// `free_heap` checked, stale entries dropped or re-keyed).
+    fn free_top(&mut self) -> Option<(W, usize)> {
+        while let Some(&Reverse((key, v))) = self.free_heap.peek() {
+            let k = self.bestedge[v];
+            if self.label[self.inblossom[v]] != 0 || k == NONE {
+                self.free_heap.pop();
+                continue;
+            }
+            if !self.free_best_valid(v, k) {
+                self.free_heap.pop();
+                self.recompute_free_best(v);
+                continue;
+            }
+            let d = self.slack(k);
+            if key != d + self.delta_sum {
+                self.free_heap.pop();
+                self.free_heap.push(Reverse((d + self.delta_sum, v)));
+                continue;
+            }
+            return Some((d, v));
+        }
+        None
+    }
+
+    /// Half the least slack of an edge between two S blossoms, from `ss_heap`.
+    fn ss_top(&mut self) -> Option<(W, usize)> {
+        while let Some(&Reverse((key, b))) = self.ss_heap.peek() {
+            let k = self.bestedge[b];
+            if self.blossomparent[b] != NONE
+                || self.label[b] != 1
+                || (b >= self.n && self.blossombase[b] == NONE)
+                || k == NONE
+            {
+                self.ss_heap.pop();
+                continue;
+            }
+            if !self.s_best_valid(b, k) {
+                self.ss_heap.pop();
+                self.recompute_s_best(b);
+                continue;
+            }
+            let ks = self.slack(k);
+            let now = ks + self.delta_sum + self.delta_sum;
+            if key != now {
+                self.ss_heap.pop();
+                self.ss_heap.push(Reverse((now, b)));
+                continue;
+            }
+            debug_assert!(ks.to_i128() % 2 == 0, "S–S slack must be even");
+            return Some((ks.half(), b));
+        }
+        None
+    }
+
+    /// The least dual z of a top-level T blossom, from `t_heap`.
+    fn t_top(&mut self) -> Option<(W, usize)> {
+        while let Some(&Reverse((key, b))) = self.t_heap.peek() {
+            if self.blossombase[b] == NONE || self.blossomparent[b] != NONE || self.label[b] != 2 {
+                self.t_heap.pop();
+                continue;
+            }
+            let z = self.dualvar[b];
+            if key != z + self.delta_sum {
+                self.t_heap.pop();
+                self.t_heap.push(Reverse((z + self.delta_sum, b)));
+                continue;
+            }
+            return Some((z, b));
+        }
+        None
     }
 
     /// Augments along the tight S–S edge k between two trees, then dissolves only those two
@@ -784,6 +910,10 @@ impl<W: Weight> State<W> {
                 }
                 let bu = self.inblossom[u];
                 if self.label[bu] == 1 {
+                    // A live S blossom whose least-slack S–S edge led here needs a new one.
+                    if self.bestedge[bu] == p / 2 {
+                        recheck.push(bu);
+                    }
                     // x's blossom may meanwhile be S (queued: it scans this edge itself).
                     if self.label[self.inblossom[x]] != 1 {
                         let aug = self.scan_edge(u, p ^ 1);
@@ -801,6 +931,21 @@ impl<W: Weight> State<W> {
         recheck.sort_unstable();
         recheck.dedup();
         for &u in &recheck {
+            if u >= n || self.inblossom[u] == u {
+                // A top blossom (or a vertex on its own) that was S when queued here.
+                if self.blossomparent[u] == NONE && self.label[u] == 1 && self.bestedge[u] != NONE {
+                    if self.s_best_valid(u, self.bestedge[u]) {
+                        // Its heap entry may have gone with a dual step's tight edges.
+                        let k = self.bestedge[u];
+                        self.set_s_best(u, k);
+                    } else {
+                        self.recompute_s_best(u);
+                    }
+                }
+                if u >= n || self.label[u] == 1 {
+                    continue;
+                }
+            }
             let bu = self.inblossom[u];
             if self.label[bu] == 1 {
                 continue;
@@ -862,7 +1007,7 @@ impl<W: Weight> State<W> {
                 }
             }
         }
-        self.bestedge[v] = best;
+        self.set_free_best(v, best);
     }
 
     /// Rebuilds an S blossom's least-slack edge to other S blossoms from all its vertices'
@@ -886,7 +1031,7 @@ impl<W: Weight> State<W> {
         if b >= self.n {
             self.blossombestedges[b] = None;
         }
-        self.bestedge[b] = best;
+        self.set_s_best(b, best);
     }
 
     fn run(&mut self) {
@@ -900,6 +1045,10 @@ impl<W: Weight> State<W> {
         }
         self.allowedge.fill(false);
         self.queue.clear();
+        self.delta_sum = W::ZERO;
+        self.free_heap.clear();
+        self.ss_heap.clear();
+        self.t_heap.clear();
         for v in 0..n {
             if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
                 self.assign_label(v, 1, NONE, v);
@@ -925,56 +1074,38 @@ impl<W: Weight> State<W> {
             let mut deltablossom = NONE;
             let mut tight = std::mem::take(&mut self.tight);
             tight.clear();
-            for v in 0..n {
-                if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
-                    if !self.free_best_valid(v, self.bestedge[v]) {
-                        self.recompute_free_best(v);
-                        if self.bestedge[v] == NONE {
-                            continue;
-                        }
-                    }
-                    let d = self.slack(self.bestedge[v]);
-                    if deltatype == 0 || d < delta {
-                        delta = d;
-                        deltatype = 2;
-                        tight.clear();
-                    }
-                    if d == delta {
-                        tight.push(self.bestedge[v]);
-                    }
-                }
-            }
-            for b in 0..2 * n {
-                if self.blossomparent[b] == NONE && self.label[b] == 1 && self.bestedge[b] != NONE {
-                    if !self.s_best_valid(b, self.bestedge[b]) {
-                        self.recompute_s_best(b);
-                        if self.bestedge[b] == NONE {
-                            continue;
-                        }
-                    }
-                    let ks = self.slack(self.bestedge[b]);
-                    debug_assert!(ks.to_i128() % 2 == 0, "S–S slack must be even");
-                    let d = ks.half();
-                    if deltatype == 0 || d < delta {
-                        delta = d;
-                        deltatype = 3;
-                        tight.clear();
-                    }
-                    if d == delta {
-                        tight.push(self.bestedge[b]);
-                    }
-                }
-            }
-            for b in n..2 * n {
-                if self.blossombase[b] != NONE
-                    && self.blossomparent[b] == NONE
-                    && self.label[b] == 2
-                    && (deltatype == 0 || self.dualvar[b] < delta)
-                {
-                    delta = self.dualvar[b];
+            let d2 = self.free_top().map(|t| t.0);
+            let d3 = self.ss_top().map(|t| t.0);
+            let d23 = match (d2, d3) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match (self.t_top(), d23) {
+                // On a tie the edges win, as in the scans this replaces.
+                (Some((z, b)), d) if d.is_none_or(|d| z < d) => {
+                    delta = z;
                     deltatype = 4;
                     deltablossom = b;
                 }
+                (_, Some(d)) => {
+                    delta = d;
+                    deltatype = 2;
+                    // Every edge this step makes tight, not only the first: most steps of a
+                    // large field are zero steps between equal slacks.
+                    while let Some((d, v)) = self.free_top()
+                        && d == delta
+                    {
+                        self.free_heap.pop();
+                        tight.push(self.bestedge[v]);
+                    }
+                    while let Some((d, b)) = self.ss_top()
+                        && d == delta
+                    {
+                        self.ss_heap.pop();
+                        tight.push(self.bestedge[b]);
+                    }
+                }
+                _ => {}
             }
             if deltatype == 0 {
                 // No augmenting path and no dual move: maximum cardinality reached (or every
@@ -999,6 +1130,7 @@ impl<W: Weight> State<W> {
                         }
                     }
                 }
+                self.delta_sum += delta;
             }
             if deltatype == 4 {
                 self.expand_blossom(deltablossom, false);
