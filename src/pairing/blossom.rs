@@ -218,6 +218,11 @@ struct State<W: Weight> {
     free_heap: BinaryHeap<Reverse<(W, usize)>>,
     ss_heap: BinaryHeap<Reverse<(W, usize)>>,
     t_heap: BinaryHeap<Reverse<(W, usize)>>,
+    /// Vertices (free side) and S blossoms whose least-slack edge changed since the last dual
+    /// step: they get one heap entry each when the step starts, not one per improvement.
+    dirty_free: Vec<usize>,
+    dirty_ss: Vec<usize>,
+    dirty_mark: Vec<u8>,
 }
 
 impl<W: Weight> State<W> {
@@ -278,6 +283,9 @@ impl<W: Weight> State<W> {
             free_heap: BinaryHeap::new(),
             ss_heap: BinaryHeap::new(),
             t_heap: BinaryHeap::new(),
+            dirty_free: Vec::new(),
+            dirty_ss: Vec::new(),
+            dirty_mark: vec![0; 2 * n],
         }
     }
 
@@ -746,19 +754,47 @@ impl<W: Weight> State<W> {
     /// Sets the least-slack S edge of the vertex v (used while v's blossom is unlabelled).
     fn set_free_best(&mut self, v: usize, k: usize) {
         self.bestedge[v] = k;
-        if k != NONE {
-            let key = self.slack(k) + self.delta_sum;
-            self.free_heap.push(Reverse((key, v)));
+        if k != NONE && self.dirty_mark[v] & 1 == 0 {
+            self.dirty_mark[v] |= 1;
+            self.dirty_free.push(v);
         }
     }
 
     /// Sets the least-slack edge from the S blossom b to another S blossom.
     fn set_s_best(&mut self, b: usize, k: usize) {
         self.bestedge[b] = k;
-        if k != NONE {
-            let key = self.slack(k) + self.delta_sum + self.delta_sum;
-            self.ss_heap.push(Reverse((key, b)));
+        if k != NONE && self.dirty_mark[b] & 2 == 0 {
+            self.dirty_mark[b] |= 2;
+            self.dirty_ss.push(b);
         }
+    }
+
+    /// Gives every least-slack edge changed since the last dual step its heap entry (Δ has
+    /// not moved since the change, so the key is the one it would have had then). Entries
+    /// that no longer apply are dropped when they reach the top.
+    fn flush_dirty(&mut self) {
+        let mut list = std::mem::take(&mut self.dirty_free);
+        for &v in &list {
+            self.dirty_mark[v] &= !1;
+            let k = self.bestedge[v];
+            if k != NONE {
+                let key = self.slack(k) + self.delta_sum;
+                self.free_heap.push(Reverse((key, v)));
+            }
+        }
+        list.clear();
+        self.dirty_free = list;
+        let mut list = std::mem::take(&mut self.dirty_ss);
+        for &b in &list {
+            self.dirty_mark[b] &= !2;
+            let k = self.bestedge[b];
+            if k != NONE {
+                let key = self.slack(k) + self.delta_sum + self.delta_sum;
+                self.ss_heap.push(Reverse((key, b)));
+            }
+        }
+        list.clear();
+        self.dirty_ss = list;
     }
 
     /// The least slack of an edge from an S blossom to an unlabelled vertex (its top entry of
@@ -773,6 +809,7 @@ impl<W: Weight> State<W> {
             if !self.free_best_valid(v, k) {
                 self.free_heap.pop();
                 self.recompute_free_best(v);
+                self.flush_dirty();
                 continue;
             }
             let d = self.slack(k);
@@ -801,6 +838,7 @@ impl<W: Weight> State<W> {
             if !self.s_best_valid(b, k) {
                 self.ss_heap.pop();
                 self.recompute_s_best(b);
+                self.flush_dirty();
                 continue;
             }
             let ks = self.slack(k);
@@ -1049,6 +1087,9 @@ impl<W: Weight> State<W> {
         self.free_heap.clear();
         self.ss_heap.clear();
         self.t_heap.clear();
+        self.dirty_free.clear();
+        self.dirty_ss.clear();
+        self.dirty_mark.fill(0);
         for v in 0..n {
             if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
                 self.assign_label(v, 1, NONE, v);
@@ -1074,6 +1115,7 @@ impl<W: Weight> State<W> {
             let mut deltablossom = NONE;
             let mut tight = std::mem::take(&mut self.tight);
             tight.clear();
+            self.flush_dirty();
             let d2 = self.free_top().map(|t| t.0);
             let d3 = self.ss_top().map(|t| t.0);
             let d23 = match (d2, d3) {
