@@ -223,6 +223,12 @@ struct State<W: Weight> {
     dirty_free: Vec<usize>,
     dirty_ss: Vec<usize>,
     dirty_mark: Vec<u8>,
+    /// Lazy duals inside `run`: `dualvar[x]` is exact at Δ = `stamp[x]`; since then an S
+    /// vertex has lost and a T vertex gained Δ − stamp (a top S blossom's z gained it, a T
+    /// blossom's lost it), so a dual step is O(1). A vertex or top blossom is made exact
+    /// (`fix_*`) before its label or its top blossom changes; outside `run` all are exact.
+    stamp: Vec<W>,
+    fix_stack: Vec<usize>,
 }
 
 impl<W: Weight> State<W> {
@@ -286,13 +292,58 @@ impl<W: Weight> State<W> {
             dirty_free: Vec::new(),
             dirty_ss: Vec::new(),
             dirty_mark: vec![0; 2 * n],
+            stamp: vec![W::ZERO; 2 * n],
+            fix_stack: Vec::new(),
         }
     }
 
     #[inline]
     fn slack(&self, k: usize) -> W {
         let w = self.weight[k];
-        self.dualvar[self.endpoint[2 * k]] + self.dualvar[self.endpoint[2 * k + 1]] - w - w
+        self.dual(self.endpoint[2 * k]) + self.dual(self.endpoint[2 * k + 1]) - w - w
+    }
+
+    /// The current dual of vertex v (see `stamp`).
+    #[inline]
+    fn dual(&self, v: usize) -> W {
+        let d = self.dualvar[v];
+        match self.label[self.inblossom[v]] {
+            1 => d - (self.delta_sum - self.stamp[v]),
+            2 => d + (self.delta_sum - self.stamp[v]),
+            _ => d,
+        }
+    }
+
+    /// The current z of blossom b (only a top-level blossom's z moves).
+    fn zval(&self, b: usize) -> W {
+        let z = self.dualvar[b];
+        if self.blossomparent[b] != NONE {
+            return z;
+        }
+        match self.label[b] {
+            1 => z + (self.delta_sum - self.stamp[b]),
+            2 => z - (self.delta_sum - self.stamp[b]),
+            _ => z,
+        }
+    }
+
+    /// Makes the top-level blossom (or vertex) b and all its vertices exact at the current Δ.
+    fn fix_top(&mut self, b: usize) {
+        if b >= self.n {
+            self.dualvar[b] = self.zval(b);
+            self.stamp[b] = self.delta_sum;
+            let mut stack = std::mem::take(&mut self.fix_stack);
+            stack.clear();
+            self.leaves(b, &mut stack);
+            for &v in &stack {
+                self.dualvar[v] = self.dual(v);
+                self.stamp[v] = self.delta_sum;
+            }
+            self.fix_stack = stack;
+        } else {
+            self.dualvar[b] = self.dual(b);
+            self.stamp[b] = self.delta_sum;
+        }
     }
 
     #[inline]
@@ -373,6 +424,7 @@ impl<W: Weight> State<W> {
         loop {
             let b = self.inblossom[w];
             debug_assert!(self.label[w] == 0 && self.label[b] == 0);
+            self.fix_top(b);
             self.label[w] = t;
             self.label[b] = t;
             self.root[b] = root;
@@ -381,7 +433,7 @@ impl<W: Weight> State<W> {
             self.bestedge[w] = NONE;
             self.bestedge[b] = NONE;
             if t == 2 && b >= self.n {
-                let key = self.dualvar[b] + self.delta_sum;
+                let key = self.zval(b) + self.delta_sum;
                 self.t_heap.push(Reverse((key, b)));
             }
             if t == 1 {
@@ -431,9 +483,19 @@ impl<W: Weight> State<W> {
     }
 
     fn add_blossom(&mut self, base: usize, k: usize) {
+        let bb = self.inblossom[base];
+        // The sub-blossoms stop being top-level (their z freezes) and their vertices change
+        // label: make them exact first, walking the same two paths as below.
+        for start in [self.endpoint[2 * k], self.endpoint[2 * k + 1]] {
+            let mut bx = self.inblossom[start];
+            while bx != bb {
+                self.fix_top(bx);
+                bx = self.inblossom[self.endpoint[self.labelend[bx]]];
+            }
+        }
+        self.fix_top(bb);
         let mut v = self.endpoint[2 * k];
         let mut w = self.endpoint[2 * k + 1];
-        let bb = self.inblossom[base];
         let mut bv = self.inblossom[v];
         let mut bw = self.inblossom[w];
         let Some(b) = self.unusedblossoms.pop() else {
@@ -466,6 +528,7 @@ impl<W: Weight> State<W> {
         self.labelend[b] = self.labelend[bb];
         self.root[b] = self.root[bb];
         self.dualvar[b] = W::ZERO;
+        self.stamp[b] = self.delta_sum;
         self.blossomchilds[b] = path.clone();
         self.blossomendps[b] = endps;
         for v in self.leaves_of(b) {
@@ -528,9 +591,14 @@ impl<W: Weight> State<W> {
     }
 
     fn expand_blossom(&mut self, b: usize, endstage: bool) {
+        if self.blossomparent[b] == NONE {
+            self.fix_top(b);
+        }
         let childs = self.blossomchilds[b].clone();
         for &s in &childs {
             self.blossomparent[s] = NONE;
+            // Its z was frozen while nested: exact now, it moves from here on.
+            self.stamp[s] = self.delta_sum;
             if s < self.n {
                 self.inblossom[s] = s;
             } else if endstage && self.dualvar[s] == W::ZERO {
@@ -575,7 +643,7 @@ impl<W: Weight> State<W> {
             self.label[bv] = 2;
             self.root[bv] = root;
             if bv >= self.n {
-                let key = self.dualvar[bv] + self.delta_sum;
+                let key = self.zval(bv) + self.delta_sum;
                 self.t_heap.push(Reverse((key, bv)));
             }
             self.labelend[q] = p;
@@ -861,7 +929,7 @@ impl<W: Weight> State<W> {
                 self.t_heap.pop();
                 continue;
             }
-            let z = self.dualvar[b];
+            let z = self.zval(b);
             if key != z + self.delta_sum {
                 self.t_heap.pop();
                 self.t_heap.push(Reverse((z + self.delta_sum, b)));
@@ -896,6 +964,7 @@ impl<W: Weight> State<W> {
             }
         }
         for &b in &tops {
+            self.fix_top(b);
             self.leaves(b, &mut leaves);
         }
         for &v in &leaves {
@@ -1084,6 +1153,7 @@ impl<W: Weight> State<W> {
         self.allowedge.fill(false);
         self.queue.clear();
         self.delta_sum = W::ZERO;
+        self.stamp.fill(W::ZERO);
         self.free_heap.clear();
         self.ss_heap.clear();
         self.t_heap.clear();
@@ -1153,27 +1223,16 @@ impl<W: Weight> State<W> {
                 // No augmenting path and no dual move: maximum cardinality reached (or every
                 // vertex is matched: no tree is left).
                 self.tight = tight;
+                // Leave every dual exact for `finish` and the callers.
+                for b in 0..2 * n {
+                    if self.blossomparent[b] == NONE && (b < n || self.blossombase[b] != NONE) {
+                        self.fix_top(b);
+                    }
+                }
                 return;
             }
-            if delta != W::ZERO {
-                for v in 0..n {
-                    match self.label[self.inblossom[v]] {
-                        1 => self.dualvar[v] -= delta,
-                        2 => self.dualvar[v] += delta,
-                        _ => {}
-                    }
-                }
-                for b in n..2 * n {
-                    if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
-                        match self.label[b] {
-                            1 => self.dualvar[b] += delta,
-                            2 => self.dualvar[b] -= delta,
-                            _ => {}
-                        }
-                    }
-                }
-                self.delta_sum += delta;
-            }
+            // Every labelled dual moves by δ through Δ (see `stamp`).
+            self.delta_sum += delta;
             if deltatype == 4 {
                 self.expand_blossom(deltablossom, false);
             } else {
