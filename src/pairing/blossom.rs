@@ -307,6 +307,10 @@ impl<W: Weight> State<W> {
     #[inline]
     fn dual(&self, v: usize) -> W {
         let d = self.dualvar[v];
+        if self.delta_sum == W::ZERO {
+            // Before the first dual step (and in the jump start) every dual is exact.
+            return d;
+        }
         match self.label[self.inblossom[v]] {
             1 => d - (self.delta_sum - self.stamp[v]),
             2 => d + (self.delta_sum - self.stamp[v]),
