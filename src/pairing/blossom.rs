@@ -18,6 +18,8 @@
 //! vertex has that parity, S–S slacks are even and the half-slack step stays integral: no
 //! floating point anywhere.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt::Debug;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -323,6 +325,36 @@ struct State<W: Weight> {
     /// Scratch for add_blossom, kept to avoid an O(n) allocation per blossom.
     bestedgeto: Vec<usize>,
     bestedgeto_touched: Vec<usize>,
+    /// root[b]: the free vertex whose alternating tree holds the labelled top-level blossom b
+    /// (meaningless while b is unlabelled). Trees outlive augmentations of other trees, so the
+    /// two trees an augmentation consumes are found by their roots.
+    root: Vec<usize>,
+    /// Scratch for killing the two trees of an augmentation: marks of their vertices, the
+    /// vertices, their top blossoms, and the vertices outside them to re-examine.
+    dead: Vec<bool>,
+    dead_leaves: Vec<usize>,
+    dead_tops: Vec<usize>,
+    recheck: Vec<usize>,
+    /// Δ: the sum of all dual steps of this run. The candidates of the dual step sit in heaps
+    /// under keys that do not move with Δ: an S–free edge's slack + Δ (`free_heap`, by the
+    /// free vertex), an S–S edge's slack + 2Δ (`ss_heap`, by the S blossom), a T blossom's
+    /// z + Δ (`t_heap`). Entries are checked when they reach the top (stale ones dropped or
+    /// re-keyed), so a dual step costs O(log n) instead of scans over all vertices.
+    delta_sum: W,
+    free_heap: BinaryHeap<Reverse<(W, usize)>>,
+    ss_heap: BinaryHeap<Reverse<(W, usize)>>,
+    t_heap: BinaryHeap<Reverse<(W, usize)>>,
+    /// Vertices (free side) and S blossoms whose least-slack edge changed since the last dual
+    /// step: they get one heap entry each when the step starts, not one per improvement.
+    dirty_free: Vec<usize>,
+    dirty_ss: Vec<usize>,
+    dirty_mark: Vec<u8>,
+    /// Lazy duals inside `run`: `dualvar[x]` is exact at Δ = `stamp[x]`; since then an S
+    /// vertex has lost and a T vertex gained Δ − stamp (a top S blossom's z gained it, a T
+    /// blossom's lost it), so a dual step is O(1). A vertex or top blossom is made exact
+    /// (`fix_*`) before its label or its top blossom changes; outside `run` all are exact.
+    stamp: Vec<W>,
+    fix_stack: Vec<usize>,
 }
 
 impl<W: Weight> State<W> {
@@ -360,6 +392,20 @@ impl<W: Weight> State<W> {
             tight: Vec::new(),
             bestedgeto: vec![NONE; 2 * n],
             bestedgeto_touched: Vec::new(),
+            root: vec![NONE; 2 * n],
+            dead: vec![false; n],
+            dead_leaves: Vec::new(),
+            dead_tops: Vec::new(),
+            recheck: Vec::new(),
+            delta_sum: W::ZERO,
+            free_heap: BinaryHeap::new(),
+            ss_heap: BinaryHeap::new(),
+            t_heap: BinaryHeap::new(),
+            dirty_free: Vec::new(),
+            dirty_ss: Vec::new(),
+            dirty_mark: vec![0; 2 * n],
+            stamp: vec![W::ZERO; 2 * n],
+            fix_stack: Vec::new(),
         };
         s.build_adjacency();
         s
@@ -398,7 +444,54 @@ impl<W: Weight> State<W> {
     #[inline]
     fn slack(&self, k: usize) -> W {
         let w = self.weight[k];
-        self.dualvar[self.endpoint[2 * k]] + self.dualvar[self.endpoint[2 * k + 1]] - w - w
+        self.dual(self.endpoint[2 * k]) + self.dual(self.endpoint[2 * k + 1]) - w - w
+    }
+
+    /// The current dual of vertex v (see `stamp`).
+    #[inline]
+    fn dual(&self, v: usize) -> W {
+        let d = self.dualvar[v];
+        if self.delta_sum == W::ZERO {
+            // Before the first dual step (and in the jump start) every dual is exact.
+            return d;
+        }
+        match self.label[self.inblossom[v]] {
+            1 => d - (self.delta_sum - self.stamp[v]),
+            2 => d + (self.delta_sum - self.stamp[v]),
+            _ => d,
+        }
+    }
+
+    /// The current z of blossom b (only a top-level blossom's z moves).
+    fn zval(&self, b: usize) -> W {
+        let z = self.dualvar[b];
+        if self.blossomparent[b] != NONE {
+            return z;
+        }
+        match self.label[b] {
+            1 => z + (self.delta_sum - self.stamp[b]),
+            2 => z - (self.delta_sum - self.stamp[b]),
+            _ => z,
+        }
+    }
+
+    /// Makes the top-level blossom (or vertex) b and all its vertices exact at the current Δ.
+    fn fix_top(&mut self, b: usize) {
+        if b >= self.n {
+            self.dualvar[b] = self.zval(b);
+            self.stamp[b] = self.delta_sum;
+            let mut stack = std::mem::take(&mut self.fix_stack);
+            stack.clear();
+            self.leaves(b, &mut stack);
+            for &v in &stack {
+                self.dualvar[v] = self.dual(v);
+                self.stamp[v] = self.delta_sum;
+            }
+            self.fix_stack = stack;
+        } else {
+            self.dualvar[b] = self.dual(b);
+            self.stamp[b] = self.delta_sum;
+        }
     }
 
     #[inline]
@@ -822,17 +915,25 @@ impl<W: Weight> State<W> {
         v
     }
 
-    fn assign_label(&mut self, w0: usize, t0: u8, p0: usize) {
+    /// Labels w's top blossom `t` (1 = S, 2 = T) through endpoint p in the tree of `root`,
+    /// and a T blossom's mate S; S vertices go to the scan queue.
+    fn assign_label(&mut self, w0: usize, t0: u8, p0: usize, root: usize) {
         let (mut w, mut t, mut p) = (w0, t0, p0);
         loop {
             let b = self.inblossom[w];
             debug_assert!(self.label[w] == 0 && self.label[b] == 0);
+            self.fix_top(b);
             self.label[w] = t;
             self.label[b] = t;
+            self.root[b] = root;
             self.labelend[w] = p;
             self.labelend[b] = p;
             self.bestedge[w] = NONE;
             self.bestedge[b] = NONE;
+            if t == 2 && b >= self.n {
+                let key = self.zval(b) + self.delta_sum;
+                self.t_heap.push(Reverse((key, b)));
+            }
             if t == 1 {
                 let mut q = std::mem::take(&mut self.queue);
                 self.leaves(b, &mut q);
@@ -880,9 +981,19 @@ impl<W: Weight> State<W> {
     }
 
     fn add_blossom(&mut self, base: usize, k: usize) {
+        let bb = self.inblossom[base];
+        // The sub-blossoms stop being top-level (their z freezes) and their vertices change
+        // label: make them exact first, walking the same two paths as below.
+        for start in [self.endpoint[2 * k], self.endpoint[2 * k + 1]] {
+            let mut bx = self.inblossom[start];
+            while bx != bb {
+                self.fix_top(bx);
+                bx = self.inblossom[self.endpoint[self.labelend[bx]]];
+            }
+        }
+        self.fix_top(bb);
         let mut v = self.endpoint[2 * k];
         let mut w = self.endpoint[2 * k + 1];
-        let bb = self.inblossom[base];
         let mut bv = self.inblossom[v];
         let mut bw = self.inblossom[w];
         let Some(b) = self.unusedblossoms.pop() else {
@@ -913,7 +1024,9 @@ impl<W: Weight> State<W> {
         }
         self.label[b] = 1;
         self.labelend[b] = self.labelend[bb];
+        self.root[b] = self.root[bb];
         self.dualvar[b] = W::ZERO;
+        self.stamp[b] = self.delta_sum;
         self.blossomchilds[b] = path.clone();
         self.blossomendps[b] = endps;
         for v in self.leaves_of(b) {
@@ -972,13 +1085,18 @@ impl<W: Weight> State<W> {
             }
         }
         self.blossombestedges[b] = Some(list);
-        self.bestedge[b] = best;
+        self.set_s_best(b, best);
     }
 
     fn expand_blossom(&mut self, b: usize, endstage: bool) {
+        if self.blossomparent[b] == NONE {
+            self.fix_top(b);
+        }
         let childs = self.blossomchilds[b].clone();
         for &s in &childs {
             self.blossomparent[s] = NONE;
+            // Its z was frozen while nested: exact now, it moves from here on.
+            self.stamp[s] = self.delta_sum;
             if s < self.n {
                 self.inblossom[s] = s;
             } else if endstage && self.dualvar[s] == W::ZERO {
@@ -992,6 +1110,7 @@ impl<W: Weight> State<W> {
         if !endstage && self.label[b] == 2 {
             // The expanded T-blossom: relabel the part of its cycle on the even path from the
             // entry child to the base, and unlabel the rest (they may be relabelled later).
+            let root = self.root[b];
             let len = childs.len() as isize;
             let entrychild = self.inblossom[self.endpoint[self.labelend[b] ^ 1]];
             let mut j = childs.iter().position(|&c| c == entrychild).unwrap_or(0) as isize;
@@ -1009,7 +1128,7 @@ impl<W: Weight> State<W> {
                 let e = self.blossomendps[b][at(j - endptrick as isize)];
                 let r = self.endpoint[e ^ endptrick ^ 1];
                 self.label[r] = 0;
-                self.assign_label(q, 2, p);
+                self.assign_label(q, 2, p, root);
                 self.allowedge[e / 2] = true;
                 j += jstep;
                 p = self.blossomendps[b][at(j - endptrick as isize)] ^ endptrick;
@@ -1020,6 +1139,11 @@ impl<W: Weight> State<W> {
             let q = self.endpoint[p ^ 1];
             self.label[q] = 2;
             self.label[bv] = 2;
+            self.root[bv] = root;
+            if bv >= self.n {
+                let key = self.zval(bv) + self.delta_sum;
+                self.t_heap.push(Reverse((key, bv)));
+            }
             self.labelend[q] = p;
             self.labelend[bv] = p;
             self.bestedge[bv] = NONE;
@@ -1043,9 +1167,23 @@ impl<W: Weight> State<W> {
                     let mb = self.mate[self.blossombase[bv]];
                     self.label[self.endpoint[mb]] = 0;
                     let le = self.labelend[v];
-                    self.assign_label(v, 2, le);
+                    // The S end of that edge may be in another tree than b's.
+                    let r = self.root[self.inblossom[self.endpoint[le]]];
+                    self.assign_label(v, 2, le, r);
                 }
                 j += jstep;
+            }
+            // Children left unlabelled are free again for the dual step: their vertices'
+            // least-slack edges (kept while inside the T blossom) go back into the heap.
+            for &c in &childs {
+                if self.label[c] == 0 {
+                    for v in self.leaves_of(c) {
+                        let k = self.bestedge[v];
+                        if k != NONE {
+                            self.set_free_best(v, k);
+                        }
+                    }
+                }
             }
         }
         self.label[b] = 0;
@@ -1132,179 +1270,488 @@ impl<W: Weight> State<W> {
         }
     }
 
+    /// Examines edge-end p (endpoint[p] = w) from the S vertex v, as the scan of v does: a
+    /// tight edge labels w's blossom T, makes a blossom inside one tree, or augments between
+    /// two trees (returns true); a loose one updates the least-slack caches.
+    fn scan_edge(&mut self, v: usize, p: usize) -> bool {
+        let k = p / 2;
+        let w = self.endpoint[p];
+        let bv = self.inblossom[v];
+        let bw = self.inblossom[w];
+        if bv == bw {
+            return false;
+        }
+        let mut kslack = W::ZERO;
+        if !self.allowedge[k] {
+            kslack = self.slack(k);
+            if kslack <= W::ZERO {
+                self.allowedge[k] = true;
+            }
+        }
+        if self.allowedge[k] {
+            if self.label[bw] == 0 {
+                let r = self.root[bv];
+                self.assign_label(w, 2, p ^ 1, r);
+            } else if self.label[bw] == 1 {
+                if self.root[bv] != self.root[bw] {
+                    self.augment_and_kill(k);
+                    return true;
+                }
+                let base = self.scan_blossom(v, w);
+                debug_assert!(base != NONE, "S–S edge inside one tree without a base");
+                self.add_blossom(base, k);
+            } else if self.label[w] == 0 {
+                // w is inside a T blossom and reachable: remembered for its expansion.
+                self.label[w] = 2;
+                self.labelend[w] = p ^ 1;
+            }
+        } else if self.label[bw] == 1 {
+            if self.bestedge[bv] == NONE || kslack < self.slack(self.bestedge[bv]) {
+                self.set_s_best(bv, k);
+            }
+        } else if self.label[w] == 0
+            && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
+        {
+            self.set_free_best(w, k);
+        }
+        false
+    }
+
+    /// Sets the least-slack S edge of the vertex v (used while v's blossom is unlabelled).
+    fn set_free_best(&mut self, v: usize, k: usize) {
+        self.bestedge[v] = k;
+        if k != NONE && self.dirty_mark[v] & 1 == 0 {
+            self.dirty_mark[v] |= 1;
+            self.dirty_free.push(v);
+        }
+    }
+
+    /// Sets the least-slack edge from the S blossom b to another S blossom.
+    fn set_s_best(&mut self, b: usize, k: usize) {
+        self.bestedge[b] = k;
+        if k != NONE && self.dirty_mark[b] & 2 == 0 {
+            self.dirty_mark[b] |= 2;
+            self.dirty_ss.push(b);
+        }
+    }
+
+    /// Gives every least-slack edge changed since the last dual step its heap entry (Δ has
+    /// not moved since the change, so the key is the one it would have had then). Entries
+    /// that no longer apply are dropped when they reach the top.
+    fn flush_dirty(&mut self) {
+        let mut list = std::mem::take(&mut self.dirty_free);
+        for &v in &list {
+            self.dirty_mark[v] &= !1;
+            let k = self.bestedge[v];
+            if k != NONE {
+                let key = self.slack(k) + self.delta_sum;
+                self.free_heap.push(Reverse((key, v)));
+            }
+        }
+        list.clear();
+        self.dirty_free = list;
+        let mut list = std::mem::take(&mut self.dirty_ss);
+        for &b in &list {
+            self.dirty_mark[b] &= !2;
+            let k = self.bestedge[b];
+            if k != NONE {
+                let key = self.slack(k) + self.delta_sum + self.delta_sum;
+                self.ss_heap.push(Reverse((key, b)));
+            }
+        }
+        list.clear();
+        self.dirty_ss = list;
+    }
+
+    /// The least slack of an edge from an S blossom to an unlabelled vertex (its top entry of
+    /// `free_heap` checked, stale entries dropped or re-keyed).
+    fn free_top(&mut self) -> Option<(W, usize)> {
+        while let Some(&Reverse((key, v))) = self.free_heap.peek() {
+            let k = self.bestedge[v];
+            if self.label[self.inblossom[v]] != 0 || k == NONE {
+                self.free_heap.pop();
+                continue;
+            }
+            if !self.free_best_valid(v, k) {
+                self.free_heap.pop();
+                self.recompute_free_best(v);
+                self.flush_dirty();
+                continue;
+            }
+            let d = self.slack(k);
+            if key != d + self.delta_sum {
+                self.free_heap.pop();
+                self.free_heap.push(Reverse((d + self.delta_sum, v)));
+                continue;
+            }
+            return Some((d, v));
+        }
+        None
+    }
+
+    /// Half the least slack of an edge between two S blossoms, from `ss_heap`.
+    fn ss_top(&mut self) -> Option<(W, usize)> {
+        while let Some(&Reverse((key, b))) = self.ss_heap.peek() {
+            let k = self.bestedge[b];
+            if self.blossomparent[b] != NONE
+                || self.label[b] != 1
+                || (b >= self.n && self.blossombase[b] == NONE)
+                || k == NONE
+            {
+                self.ss_heap.pop();
+                continue;
+            }
+            if !self.s_best_valid(b, k) {
+                self.ss_heap.pop();
+                self.recompute_s_best(b);
+                self.flush_dirty();
+                continue;
+            }
+            let ks = self.slack(k);
+            let now = ks + self.delta_sum + self.delta_sum;
+            if key != now {
+                self.ss_heap.pop();
+                self.ss_heap.push(Reverse((now, b)));
+                continue;
+            }
+            debug_assert!(ks.to_i128() % 2 == 0, "S–S slack must be even");
+            return Some((ks.half(), b));
+        }
+        None
+    }
+
+    /// The least dual z of a top-level T blossom, from `t_heap`.
+    fn t_top(&mut self) -> Option<(W, usize)> {
+        while let Some(&Reverse((key, b))) = self.t_heap.peek() {
+            if self.blossombase[b] == NONE || self.blossomparent[b] != NONE || self.label[b] != 2 {
+                self.t_heap.pop();
+                continue;
+            }
+            let z = self.zval(b);
+            if key != z + self.delta_sum {
+                self.t_heap.pop();
+                self.t_heap.push(Reverse((z + self.delta_sum, b)));
+                continue;
+            }
+            return Some((z, b));
+        }
+        None
+    }
+
+    /// Augments along the tight S–S edge k between two trees, then dissolves only those two
+    /// trees: every other tree keeps its labels, queue entries and least-slack caches (the
+    /// networkx-style loop regrew every tree from scratch after each augmentation, O(m) each).
+    fn augment_and_kill(&mut self, k: usize) {
+        let n = self.n;
+        let ra = self.root[self.inblossom[self.endpoint[2 * k]]];
+        let rb = self.root[self.inblossom[self.endpoint[2 * k + 1]]];
+        debug_assert!(ra != rb);
+        self.augment_matching(k);
+        self.stages += 1;
+        let mut tops = std::mem::take(&mut self.dead_tops);
+        let mut leaves = std::mem::take(&mut self.dead_leaves);
+        tops.clear();
+        leaves.clear();
+        for b in 0..2 * n {
+            if self.blossomparent[b] == NONE
+                && self.label[b] != 0
+                && (b < n || self.blossombase[b] != NONE)
+                && (self.root[b] == ra || self.root[b] == rb)
+            {
+                tops.push(b);
+            }
+        }
+        for &b in &tops {
+            self.fix_top(b);
+            self.leaves(b, &mut leaves);
+        }
+        for &v in &leaves {
+            self.dead[v] = true;
+        }
+        // As at the end of a networkx stage, but for the consumed trees only: their S
+        // blossoms with a zero dual are dissolved.
+        for &b in &tops {
+            if b >= n && self.label[b] == 1 && self.dualvar[b] == W::ZERO {
+                self.expand_blossom(b, true);
+            }
+        }
+        // Unlabel everything in the dead trees, nested blossoms included: a blossom that is
+        // later expanded as T must not see labels of the tree it was formed in.
+        tops.clear();
+        for &v in &leaves {
+            tops.push(self.inblossom[v]);
+        }
+        tops.sort_unstable();
+        tops.dedup();
+        let mut stack = Vec::new();
+        for &t in &tops {
+            stack.push(t);
+            while let Some(x) = stack.pop() {
+                self.label[x] = 0;
+                self.labelend[x] = NONE;
+                self.bestedge[x] = NONE;
+                if x >= n {
+                    self.blossombestedges[x] = None;
+                    stack.extend_from_slice(&self.blossomchilds[x]);
+                }
+            }
+        }
+        // Their vertices are now matched and unlabelled: every edge from a live S vertex to
+        // them is examined again (a tight one labels them T, a loose one is their least-slack
+        // S edge), and the caches of other vertices that pointed into them are rebuilt.
+        let mut recheck = std::mem::take(&mut self.recheck);
+        recheck.clear();
+        for &x in &leaves {
+            for i in self.neighbours(x) {
+                self.allowedge[self.nb[i] / 2] = false;
+            }
+        }
+        for &x in &leaves {
+            for i in self.neighbours(x) {
+                let p = self.nb[i];
+                let u = self.endpoint[p];
+                if self.dead[u] {
+                    continue;
+                }
+                let bu = self.inblossom[u];
+                if self.label[bu] == 1 {
+                    // A live S blossom whose least-slack S–S edge led here needs a new one.
+                    if self.bestedge[bu] == p / 2 {
+                        recheck.push(bu);
+                    }
+                    // x's blossom may meanwhile be S (queued: it scans this edge itself).
+                    if self.label[self.inblossom[x]] != 1 {
+                        let aug = self.scan_edge(u, p ^ 1);
+                        debug_assert!(!aug, "an S–non-S edge cannot augment");
+                    }
+                } else if self.bestedge[u] == p / 2
+                    || (self.label[u] == 2
+                        && self.labelend[u] != NONE
+                        && self.endpoint[self.labelend[u]] == x)
+                {
+                    recheck.push(u);
+                }
+            }
+        }
+        recheck.sort_unstable();
+        recheck.dedup();
+        for &u in &recheck {
+            if u >= n || self.inblossom[u] == u {
+                // A top blossom (or a vertex on its own) that was S when queued here.
+                if self.blossomparent[u] == NONE && self.label[u] == 1 && self.bestedge[u] != NONE {
+                    if self.s_best_valid(u, self.bestedge[u]) {
+                        // Its heap entry may have gone with a dual step's tight edges.
+                        let k = self.bestedge[u];
+                        self.set_s_best(u, k);
+                    } else {
+                        self.recompute_s_best(u);
+                    }
+                }
+                if u >= n || self.label[u] == 1 {
+                    continue;
+                }
+            }
+            let bu = self.inblossom[u];
+            if self.label[bu] == 1 {
+                continue;
+            }
+            if self.label[u] == 2
+                && self.labelend[u] != NONE
+                && self.dead[self.endpoint[self.labelend[u]]]
+            {
+                self.label[u] = 0;
+                self.labelend[u] = NONE;
+            }
+            self.bestedge[u] = NONE;
+            for i in self.neighbours(u) {
+                let p = self.nb[i];
+                let w = self.endpoint[p];
+                let bw = self.inblossom[w];
+                if bw != bu && self.label[bw] == 1 {
+                    let aug = self.scan_edge(w, p ^ 1);
+                    debug_assert!(!aug, "an S–non-S edge cannot augment");
+                }
+            }
+        }
+        for &v in &leaves {
+            self.dead[v] = false;
+        }
+        self.recheck = recheck;
+        self.dead_tops = tops;
+        self.dead_leaves = leaves;
+    }
+
+    /// True when the cached least-slack edge k of the unlabelled vertex v still leads to an S
+    /// blossom (its far end's tree may have been consumed since).
+    fn free_best_valid(&self, v: usize, k: usize) -> bool {
+        let (i, j) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+        let far = if i == v { j } else { i };
+        self.label[self.inblossom[far]] == 1
+    }
+
+    /// True when the cached least-slack edge k of the S blossom b still leads to another S
+    /// blossom.
+    fn s_best_valid(&self, b: usize, k: usize) -> bool {
+        let (i, j) = (self.endpoint[2 * k], self.endpoint[2 * k + 1]);
+        let far = if self.inblossom[i] == b { j } else { i };
+        let bf = self.inblossom[far];
+        bf != b && self.label[bf] == 1
+    }
+
+    /// Rebuilds an unlabelled vertex's least-slack edge to any S blossom.
+    fn recompute_free_best(&mut self, v: usize) {
+        let mut best = NONE;
+        let mut bs = W::ZERO;
+        for i in self.neighbours(v) {
+            let p = self.nb[i];
+            if self.label[self.inblossom[self.endpoint[p]]] == 1 {
+                let s = self.slack(p / 2);
+                if best == NONE || s < bs {
+                    best = p / 2;
+                    bs = s;
+                }
+            }
+        }
+        self.set_free_best(v, best);
+    }
+
+    /// Rebuilds an S blossom's least-slack edge to other S blossoms from all its vertices'
+    /// edges (its per-neighbour list is dropped: a merge then rebuilds it the same way).
+    fn recompute_s_best(&mut self, b: usize) {
+        let mut best = NONE;
+        let mut bs = W::ZERO;
+        for v in self.leaves_of(b) {
+            for i in self.neighbours(v) {
+                let p = self.nb[i];
+                let bw = self.inblossom[self.endpoint[p]];
+                if bw != b && self.label[bw] == 1 {
+                    let s = self.slack(p / 2);
+                    if best == NONE || s < bs {
+                        best = p / 2;
+                        bs = s;
+                    }
+                }
+            }
+        }
+        if b >= self.n {
+            self.blossombestedges[b] = None;
+        }
+        self.set_s_best(b, best);
+    }
+
     fn run(&mut self) {
         let n = self.n;
+        // Entry: no labels (a warm start may have left a matching, duals and blossoms).
+        self.label.fill(0);
+        self.labelend.fill(NONE);
+        self.bestedge.fill(NONE);
+        for b in n..2 * n {
+            self.blossombestedges[b] = None;
+        }
+        self.allowedge.fill(false);
+        self.queue.clear();
+        self.delta_sum = W::ZERO;
+        self.stamp.fill(W::ZERO);
+        self.free_heap.clear();
+        self.ss_heap.clear();
+        self.t_heap.clear();
+        self.dirty_free.clear();
+        self.dirty_ss.clear();
+        self.dirty_mark.fill(0);
+        for v in 0..n {
+            if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
+                self.assign_label(v, 1, NONE, v);
+            }
+        }
         loop {
-            if self.mate.iter().all(|&m| m != NONE) {
-                return;
-            }
-            self.stages += 1;
-            self.label.fill(0);
-            self.bestedge.fill(NONE);
-            for b in n..2 * n {
-                self.blossombestedges[b] = None;
-            }
-            self.allowedge.fill(false);
-            self.queue.clear();
-            for v in 0..n {
-                if self.mate[v] == NONE && self.label[self.inblossom[v]] == 0 {
-                    self.assign_label(v, 1, NONE);
+            while let Some(v) = self.queue.pop() {
+                // Stale entries: the vertex's tree was consumed since it was queued.
+                if self.label[self.inblossom[v]] != 1 {
+                    continue;
                 }
-            }
-            let mut augmented = false;
-            loop {
-                while !augmented {
-                    let Some(v) = self.queue.pop() else { break };
-                    for i in self.neighbours(v) {
-                        let p = self.nb[i];
-                        let k = p / 2;
-                        let w = self.endpoint[p];
-                        if self.inblossom[v] == self.inblossom[w] {
-                            continue;
-                        }
-                        let mut kslack = W::ZERO;
-                        if !self.allowedge[k] {
-                            kslack = self.slack(k);
-                            if kslack <= W::ZERO {
-                                self.allowedge[k] = true;
-                            }
-                        }
-                        let bw = self.inblossom[w];
-                        if self.allowedge[k] {
-                            if self.label[bw] == 0 {
-                                self.assign_label(w, 2, p ^ 1);
-                            } else if self.label[bw] == 1 {
-                                let base = self.scan_blossom(v, w);
-                                if base != NONE {
-                                    self.add_blossom(base, k);
-                                } else {
-                                    self.augment_matching(k);
-                                    augmented = true;
-                                    break;
-                                }
-                            } else if self.label[w] == 0 {
-                                self.label[w] = 2;
-                                self.labelend[w] = p ^ 1;
-                            }
-                        } else if self.label[bw] == 1 {
-                            let b = self.inblossom[v];
-                            if self.bestedge[b] == NONE || kslack < self.slack(self.bestedge[b]) {
-                                self.bestedge[b] = k;
-                            }
-                        } else if self.label[w] == 0
-                            && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
-                        {
-                            self.bestedge[w] = k;
-                        }
+                for i in self.neighbours(v) {
+                    if self.scan_edge(v, self.nb[i]) {
+                        break;
                     }
                 }
-                if augmented {
-                    break;
+            }
+            // Dual adjustment: the largest step that keeps every edge feasible. Every edge
+            // that the step makes tight is collected, not only the first: most steps of a
+            // large field are zero steps between equal slacks.
+            let mut deltatype = 0u8;
+            let mut delta = W::ZERO;
+            let mut deltablossom = NONE;
+            let mut tight = std::mem::take(&mut self.tight);
+            tight.clear();
+            self.flush_dirty();
+            let d2 = self.free_top().map(|t| t.0);
+            let d3 = self.ss_top().map(|t| t.0);
+            let d23 = match (d2, d3) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match (self.t_top(), d23) {
+                // On a tie the edges win, as in the scans this replaces.
+                (Some((z, b)), d) if d.is_none_or(|d| z < d) => {
+                    delta = z;
+                    deltatype = 4;
+                    deltablossom = b;
                 }
-                // Dual adjustment: the largest step that keeps every edge feasible. Every
-                // edge that the step makes tight is collected, not only the first: most steps
-                // of a large field are zero steps between equal slacks, and taking them one
-                // O(n) scan at a time made the stages quadratic.
-                let mut deltatype = 0u8;
-                let mut delta = W::ZERO;
-                let mut deltablossom = NONE;
-                let mut tight = std::mem::take(&mut self.tight);
-                tight.clear();
-                for v in 0..n {
-                    if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
-                        let d = self.slack(self.bestedge[v]);
-                        if deltatype == 0 || d < delta {
-                            delta = d;
-                            deltatype = 2;
-                            tight.clear();
-                        }
-                        if d == delta {
-                            tight.push(self.bestedge[v]);
-                        }
-                    }
-                }
-                for b in 0..2 * n {
-                    if self.blossomparent[b] == NONE
-                        && self.label[b] == 1
-                        && self.bestedge[b] != NONE
+                (_, Some(d)) => {
+                    delta = d;
+                    deltatype = 2;
+                    // Every edge this step makes tight, not only the first: most steps of a
+                    // large field are zero steps between equal slacks.
+                    while let Some((d, v)) = self.free_top()
+                        && d == delta
                     {
-                        let ks = self.slack(self.bestedge[b]);
-                        debug_assert!(ks.to_i128() % 2 == 0, "S–S slack must be even");
-                        let d = ks.half();
-                        if deltatype == 0 || d < delta {
-                            delta = d;
-                            deltatype = 3;
-                            tight.clear();
-                        }
-                        if d == delta {
-                            tight.push(self.bestedge[b]);
-                        }
+                        self.free_heap.pop();
+                        tight.push(self.bestedge[v]);
                     }
-                }
-                for b in n..2 * n {
-                    if self.blossombase[b] != NONE
-                        && self.blossomparent[b] == NONE
-                        && self.label[b] == 2
-                        && (deltatype == 0 || self.dualvar[b] < delta)
+                    while let Some((d, b)) = self.ss_top()
+                        && d == delta
                     {
-                        delta = self.dualvar[b];
-                        deltatype = 4;
-                        deltablossom = b;
+                        self.ss_heap.pop();
+                        tight.push(self.bestedge[b]);
                     }
                 }
-                if deltatype == 0 {
-                    // No augmenting path and no dual move: maximum cardinality reached.
-                    self.tight = tight;
-                    break;
-                }
-                if delta != W::ZERO {
-                    for v in 0..n {
-                        match self.label[self.inblossom[v]] {
-                            1 => self.dualvar[v] -= delta,
-                            2 => self.dualvar[v] += delta,
-                            _ => {}
-                        }
-                    }
-                    for b in n..2 * n {
-                        if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
-                            match self.label[b] {
-                                1 => self.dualvar[b] += delta,
-                                2 => self.dualvar[b] -= delta,
-                                _ => {}
-                            }
-                        }
-                    }
-                }
-                if deltatype == 4 {
-                    self.expand_blossom(deltablossom, false);
-                } else {
-                    // S–free edges (type 2) and S–S edges (type 3) now tight: scan each from
-                    // its S end.
-                    for &k in &tight {
-                        self.allowedge[k] = true;
-                        let i = self.endpoint[2 * k];
-                        let s_end = if self.label[self.inblossom[i]] == 1 {
-                            i
-                        } else {
-                            self.endpoint[2 * k + 1]
-                        };
-                        self.queue.push(s_end);
-                    }
-                }
+                _ => {}
+            }
+            if deltatype == 0 {
+                // No augmenting path and no dual move: maximum cardinality reached (or every
+                // vertex is matched: no tree is left).
                 self.tight = tight;
-            }
-            if !augmented {
+                // Leave every dual exact for `finish` and the callers.
+                for b in 0..2 * n {
+                    if self.blossomparent[b] == NONE && (b < n || self.blossombase[b] != NONE) {
+                        self.fix_top(b);
+                    }
+                }
+                // Δ back to 0: the state kept for a warm start (`max_weight_matching_warm`)
+                // reads duals with labels set as scratch, which must not shift them.
+                self.delta_sum = W::ZERO;
+                self.stamp.fill(W::ZERO);
                 return;
             }
-            for b in n..2 * n {
-                if self.blossomparent[b] == NONE
-                    && self.blossombase[b] != NONE
-                    && self.label[b] == 1
-                    && self.dualvar[b] == W::ZERO
-                {
-                    self.expand_blossom(b, true);
+            // Every labelled dual moves by δ through Δ (see `stamp`).
+            self.delta_sum += delta;
+            if deltatype == 4 {
+                self.expand_blossom(deltablossom, false);
+            } else {
+                // S–free edges (type 2) and S–S edges (type 3) now tight: scan each from its
+                // S end.
+                for &k in &tight {
+                    self.allowedge[k] = true;
+                    let i = self.endpoint[2 * k];
+                    let s_end = if self.label[self.inblossom[i]] == 1 {
+                        i
+                    } else {
+                        self.endpoint[2 * k + 1]
+                    };
+                    self.queue.push(s_end);
                 }
             }
+            self.tight = tight;
         }
     }
 
