@@ -1,25 +1,77 @@
 //! One round of a McMahon tournament under the `opengotha` preset proper (OpenGotha 3.51's
-//! own weight, every criterion: `pairing::opengotha`), at 100 and 1,000 players (10,000 with
-//! `GOSWISS_BENCH_10K=1`): ranks 30k–9d, 60 clubs, 8 countries, McMahon defaults, three
-//! rounds already played, round 4 paired (split & slip seeding). The exact optimum every time.
+//! own weight, every criterion: `pairing::opengotha`), at 100, 1,000 and 10,000 players
+//! (`GOSWISS_BENCH_QUICK=1` leaves 10,000 out): ranks 30k–9d, 60 clubs, 8 countries, McMahon
+//! defaults, three rounds already played, round 4 paired (split & slip seeding). The exact
+//! optimum every time: before timing, each size's answer is proved optimal over the complete
+//! graph by its certificate (`check_certificate`, O(n²)), and at 1,000 it is compared with the
+//! complete graph solved densely.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use goswiss::pairing::SolveOptions;
-use goswiss::pairing::fixtures;
-use goswiss::pairing::opengotha::{self as og, Params, System};
+use goswiss::pairing::opengotha::{self as og, Params, RoundCosts, System};
+use goswiss::pairing::{
+    PairCosts, SolveOptions, check_certificate, fixtures, min_cost_perfect_matching,
+};
+
+/// The dense oracle on the same costs: `integer-blossom` on the complete graph (costs shifted
+/// to positive i64 weights; an even field, so no bye tier), its total cost.
+fn integer_blossom_cost(c: &RoundCosts) -> i128 {
+    let n = c.len();
+    let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+    for u in 0..n {
+        for v in u + 1..n {
+            let w = c.cost(u, v).expect("no forbidden pairs");
+            lo = lo.min(w);
+            hi = hi.max(w);
+        }
+    }
+    let big = i64::try_from((n as i128 / 2 + 1) * (hi - lo + 1) + 1).expect("fits i64");
+    let mut weight = vec![0i64; n * n];
+    for u in 0..n {
+        for v in u + 1..n {
+            weight[u * n + v] = big - (c.cost(u, v).unwrap() - lo) as i64;
+        }
+    }
+    let mate = integer_blossom::max_weight_matching(&weight, n);
+    (0..n)
+        .filter_map(|u| mate[u].filter(|&v| u < v).map(|v| c.cost(u, v).unwrap()))
+        .sum()
+}
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("opengotha_round");
     g.sample_size(10);
-    let sizes: &[usize] = if std::env::var_os("GOSWISS_BENCH_10K").is_some() {
-        &[100, 1000, 10_000]
-    } else {
+    let sizes: &[usize] = if std::env::var_os("GOSWISS_BENCH_QUICK").is_some() {
         &[100, 1000]
+    } else {
+        &[100, 1000, 10_000]
     };
     for &n in sizes {
         let h = fixtures::opengotha_history(n, 3, 7);
         let params = Params::defaults(System::McMahon, 5);
         let all: Vec<usize> = (0..n).collect();
+        {
+            let state = og::RoundState::new(&params, &h, 3);
+            let costs = RoundCosts::new(&state, &all);
+            let m = min_cost_perfect_matching(&costs, SolveOptions::default()).expect("round");
+            assert_eq!(check_certificate(&costs, &m), Ok(()), "{n} players");
+            if n == 1000 {
+                let dense = SolveOptions {
+                    dense: true,
+                    ..SolveOptions::default()
+                };
+                let d = min_cost_perfect_matching(&costs, dense).expect("dense");
+                assert_eq!(m.cost, d.cost, "sparse vs dense at {n}");
+                assert_eq!(
+                    m.cost,
+                    integer_blossom_cost(&costs),
+                    "integer-blossom at {n}"
+                );
+                // The dense oracle's time on the same costs, in the same run.
+                g.bench_with_input(BenchmarkId::new("dense_integer_blossom", n), &n, |b, _| {
+                    b.iter(|| std::hint::black_box(integer_blossom_cost(&costs)))
+                });
+            }
+        }
         g.bench_with_input(BenchmarkId::new("exact", n), &n, |b, _| {
             b.iter(|| {
                 // The round state (scores, groups, DU/DD, colour balances) is part of pairing a
