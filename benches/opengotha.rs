@@ -6,36 +6,11 @@
 //! graph by its certificate (`check_certificate`, O(n²)), and at 1,000 it is compared with the
 //! complete graph solved densely.
 
+#[path = "../tests/oracle/mod.rs"]
+mod oracle;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use goswiss::pairing::opengotha::{self as og, Params, RoundCosts, System};
-use goswiss::pairing::{
-    PairCosts, SolveOptions, check_certificate, fixtures, min_cost_perfect_matching,
-};
-
-/// The dense oracle on the same costs: `integer-blossom` on the complete graph (costs shifted
-/// to positive i64 weights; an even field, so no bye tier), its total cost.
-fn integer_blossom_cost(c: &RoundCosts) -> i128 {
-    let n = c.len();
-    let (mut lo, mut hi) = (i128::MAX, i128::MIN);
-    for u in 0..n {
-        for v in u + 1..n {
-            let w = c.cost(u, v).expect("no forbidden pairs");
-            lo = lo.min(w);
-            hi = hi.max(w);
-        }
-    }
-    let big = i64::try_from((n as i128 / 2 + 1) * (hi - lo + 1) + 1).expect("fits i64");
-    let mut weight = vec![0i64; n * n];
-    for u in 0..n {
-        for v in u + 1..n {
-            weight[u * n + v] = big - (c.cost(u, v).unwrap() - lo) as i64;
-        }
-    }
-    let mate = integer_blossom::max_weight_matching(&weight, n);
-    (0..n)
-        .filter_map(|u| mate[u].filter(|&v| u < v).map(|v| c.cost(u, v).unwrap()))
-        .sum()
-}
+use goswiss::pairing::{SolveOptions, check_certificate, fixtures, min_cost_perfect_matching};
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("opengotha_round");
@@ -63,12 +38,12 @@ fn bench(c: &mut Criterion) {
                 assert_eq!(m.cost, d.cost, "sparse vs dense at {n}");
                 assert_eq!(
                     m.cost,
-                    integer_blossom_cost(&costs),
+                    oracle::integer_blossom_min_cost(&costs),
                     "integer-blossom at {n}"
                 );
                 // The dense oracle's time on the same costs, in the same run.
                 g.bench_with_input(BenchmarkId::new("dense_integer_blossom", n), &n, |b, _| {
-                    b.iter(|| std::hint::black_box(integer_blossom_cost(&costs)))
+                    b.iter(|| std::hint::black_box(oracle::integer_blossom_min_cost(&costs)))
                 });
             }
         }

@@ -2,6 +2,7 @@
 //! bounds, monotone score bounds) must reach the dense optimum of the same costs, for every
 //! preset and for caller weights, including negative ones that disable the cuts.
 
+mod oracle;
 use goswiss::pairing::model::{Field, Model, Player, Term, pair_round};
 use goswiss::pairing::opengotha as og;
 use goswiss::pairing::{PairCosts, SolveOptions, brute_force, min_cost_perfect_matching};
@@ -312,33 +313,6 @@ fn og_history(rng: &mut ChaCha8Rng, n: usize, rounds: usize) -> og::History {
     }
 }
 
-/// The exact optimum of a cost oracle through integer-blossom (complete graph).
-fn dense_any<C: PairCosts<W = i128>>(c: &C) -> i128 {
-    let n = c.len();
-    let (mut lo, mut hi) = (i128::MAX, i128::MIN);
-    for u in 0..n {
-        for v in u + 1..n {
-            let x = c.cost(u, v).expect("complete");
-            lo = lo.min(x);
-            hi = hi.max(x);
-        }
-    }
-    let big = (n as i128 / 2 + 1) * (hi - lo + 1) + 1;
-    let mut w = vec![0i128; n * n];
-    for u in 0..n {
-        for v in u + 1..n {
-            w[u * n + v] = big - (c.cost(u, v).unwrap() - lo);
-        }
-    }
-    let mate = integer_blossom::max_weight_matching(&w, n);
-    (0..n)
-        .filter_map(|u| {
-            let v = mate[u].expect("perfect");
-            (u < v).then(|| c.cost(u, v).unwrap())
-        })
-        .sum()
-}
-
 /// The `opengotha` preset's costs (OpenGotha's weights, the bye as a tier) through the exact
 /// solver equal brute force and integer-blossom, on random McMahon and Swiss histories with
 /// odd and even fields; the bye goes to the player OpenGotha would choose.
@@ -376,7 +350,11 @@ fn opengotha_costs_reach_the_oracles_and_the_bye_is_opengothas() {
                 let (bf, _) = brute_force(&costs).expect("brute force");
                 assert_eq!(got.cost, bf, "n {n} {system:?}");
             }
-            assert_eq!(got.cost, dense_any(&costs), "n {n} {system:?}");
+            assert_eq!(
+                got.cost,
+                oracle::integer_blossom_min_cost(&costs),
+                "n {n} {system:?}"
+            );
             let r = og::pair(&state, &present, SolveOptions::default()).expect("pairing");
             assert_eq!(r.boards.len(), present.len() / 2);
             if present.len() % 2 == 1 {

@@ -5,6 +5,7 @@
 //! and as the independent `integer-blossom` crate, with a valid optimality certificate; and
 //! every bound must really be a lower bound of the cost.
 
+mod oracle;
 use goswiss::pairing::min_cost_perfect_matching;
 use goswiss::pairing::opengotha::{self as og, DuddMode, Params, RoundCosts, SeedSystem, System};
 use goswiss::pairing::{PairCosts, SolveOptions, check_certificate, fixtures};
@@ -53,39 +54,6 @@ fn params(rng: &mut ChaCha8Rng, rounds: usize) -> Params {
     p
 }
 
-/// Independent oracle: the minimum total cost by `integer-blossom` on the complete graph
-/// (costs shifted to positive i64 weights; the bye tier makes OpenGotha costs too large for
-/// i64, so only fields without a bye are given to it).
-fn integer_blossom_cost(c: &RoundCosts) -> i128 {
-    let n = c.len();
-    let mut lo = i128::MAX;
-    let mut hi = i128::MIN;
-    for u in 0..n {
-        for v in u + 1..n {
-            let w = c.cost(u, v).expect("no forbidden pairs here");
-            lo = lo.min(w);
-            hi = hi.max(w);
-        }
-    }
-    let big = (n as i128 / 2 + 1) * (hi - lo + 1) + 1;
-    let big = i64::try_from(big).expect("fits i64");
-    let mut weight = vec![0i64; n * n];
-    for u in 0..n {
-        for v in u + 1..n {
-            weight[u * n + v] = big - (c.cost(u, v).unwrap() - lo) as i64;
-        }
-    }
-    let mate = integer_blossom::max_weight_matching(&weight, n);
-    let mut total = 0;
-    for (u, m) in mate.iter().enumerate() {
-        let v = m.expect("perfect");
-        if u < v {
-            total += c.cost(u, v).unwrap();
-        }
-    }
-    total
-}
-
 #[test]
 fn sparse_solve_equals_the_complete_graph_on_random_tournaments() {
     let mut rng = ChaCha8Rng::seed_from_u64(20_261_122);
@@ -110,12 +78,9 @@ fn sparse_solve_equals_the_complete_graph_on_random_tournaments() {
         )
         .expect(&what);
         assert_eq!(sparse.cost, dense.cost, "{what}: sparse vs dense");
-        if costs.bye.is_none() && n <= 120 {
-            assert_eq!(
-                sparse.cost,
-                integer_blossom_cost(&costs),
-                "{what}: integer-blossom"
-            );
+        if n <= 120 {
+            let oracle = oracle::integer_blossom_min_cost(&costs);
+            assert_eq!(sparse.cost, oracle, "{what}: integer-blossom");
         }
         // The pairing itself (boards, total weight) is the solve's matching.
         let pairing = og::pair(&state, &all, SolveOptions::default()).expect(&what);
