@@ -67,7 +67,9 @@ weight_impl!(i64, i128);
 
 const NONE: usize = usize::MAX;
 
-/// A maximum-cardinality, maximum-weight matching with its optimal dual solution.
+/// A maximum-cardinality matching with its dual solution: when it is perfect, it is a
+/// maximum-weight perfect matching and the duals prove it. (When it is not, only its
+/// cardinality is maximum: the jump start leaves free vertices with unequal duals.)
 ///
 /// Duals are in the solver's internal units: for an edge (u, v) of weight w the reduced
 /// cost is `dual[u] + dual[v] − 4w + 2·Σ z(B)` over the blossoms B containing both ends,
@@ -198,8 +200,9 @@ impl<W: Weight> Solved<W> {
     }
 }
 
-/// Solves maximum-weight maximum-cardinality matching on `n` vertices and the given edges
-/// (u, v, w), u ≠ v, no duplicates. The caller checks `is_perfect`.
+/// A maximum-cardinality matching on `n` vertices and the given edges (u, v, w), u ≠ v, no
+/// duplicates; of maximum weight among perfect matchings when it is perfect, which the caller
+/// checks with `is_perfect` (see [`Solved`]).
 pub fn max_weight_matching<W: Weight>(n: usize, edges: &[(u32, u32, W)]) -> Solved<W> {
     let mut s = State::new(n, edges);
     s.jump_start();
