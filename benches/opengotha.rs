@@ -15,12 +15,7 @@ use goswiss::pairing::{SolveOptions, check_certificate, fixtures, min_cost_perfe
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("opengotha_round");
     g.sample_size(10);
-    let sizes: &[usize] = if std::env::var_os("GOSWISS_BENCH_QUICK").is_some() {
-        &[100, 1000]
-    } else {
-        &[100, 1000, 10_000]
-    };
-    for &n in sizes {
+    for &n in fixtures::bench_sizes() {
         let h = fixtures::opengotha_history(n, 3, 7);
         let params = Params::defaults(System::McMahon, 5);
         let all: Vec<usize> = (0..n).collect();

@@ -5,7 +5,7 @@
 //! king-of-the-hill matchmaker at 256 players.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use goswiss::pairing::fixtures::mcmahon_field;
+use goswiss::pairing::fixtures::{self, mcmahon_field};
 use goswiss::pairing::model::{Field, Model, pair_round};
 use goswiss::pairing::{
     KothInput, KothPlayer, PairCosts, SolveOptions, check_certificate, min_cost_perfect_matching,
@@ -36,14 +36,7 @@ fn bench(c: &mut Criterion) {
     let model = Model::preset("opengotha_terms").expect("preset");
     let mut g = c.benchmark_group("mcmahon_round");
     g.sample_size(10);
-    // 10,000 players: well under a second per round, but the optimality check before the
-    // timing takes a few seconds; GOSWISS_BENCH_QUICK=1 leaves it out.
-    let sizes: &[usize] = if std::env::var_os("GOSWISS_BENCH_QUICK").is_some() {
-        &[100, 1000]
-    } else {
-        &[100, 1000, 10_000]
-    };
-    for &n in sizes {
+    for &n in fixtures::bench_sizes() {
         let players = mcmahon_field(n, 3, n as u64);
         let field = Field::new(&model, &players, &[], &[]).expect("field");
         let exact = pair_round(&field, SolveOptions::default()).expect("round");

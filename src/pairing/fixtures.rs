@@ -8,6 +8,17 @@ use super::model::Player;
 use super::opengotha::{History, OgGame, OgPlayer, Outcome};
 use super::solve::DenseCosts;
 
+/// The field sizes of the pairing benchmarks: 100, 1,000 and 10,000 players;
+/// `GOSWISS_BENCH_QUICK=1` leaves 10,000 out (its optimality check before the timing takes
+/// seconds).
+pub fn bench_sizes() -> &'static [usize] {
+    if std::env::var_os("GOSWISS_BENCH_QUICK").is_some() {
+        &[100, 1000]
+    } else {
+        &[100, 1000, 10_000]
+    }
+}
+
 /// A McMahon field after `rounds` rounds. The history is made cheaply (each round pairs
 /// neighbours in score order, with a random offset inside the score group so that pairs are
 /// not only 1–2, 3–4; the stronger player wins more often), so that the setup does not depend
