@@ -496,14 +496,17 @@ fn scan_rows<W: Send>(
         }
     };
     let mut parts = std::thread::scope(|s| {
-        let other = s.spawn(work);
+        // No second thread to be had (a loaded host): this one does every chunk.
+        let other = std::thread::Builder::new().spawn_scoped(s, work).ok();
         let mut mine = work();
-        // A panic in the other thread is a bug in a cost oracle: pass it on.
-        mine.extend(
-            other
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        );
+        if let Some(other) = other {
+            // A panic in the other thread is a bug in a cost oracle: pass it on.
+            mine.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
         mine
     });
     parts.sort_unstable_by_key(|&(k, _)| k);
