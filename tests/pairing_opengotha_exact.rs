@@ -12,6 +12,12 @@ use goswiss::pairing::{PairCosts, SolveOptions, check_certificate, fixtures};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// The complete graph solved at once: the reference for the sparse path.
+const DENSE: SolveOptions = SolveOptions {
+    neighbours: 12,
+    dense: true,
+};
+
 /// Random parameters around each system's defaults.
 fn params(rng: &mut ChaCha8Rng, rounds: usize) -> Params {
     let system = [
@@ -69,14 +75,7 @@ fn sparse_solve_equals_the_complete_graph_on_random_tournaments() {
         let what = format!("case {case}: n {n}, round {played}, {:?}", p.system);
         let sparse = min_cost_perfect_matching(&costs, SolveOptions::default()).expect(&what);
         assert_eq!(check_certificate(&costs, &sparse), Ok(()), "{what}");
-        let dense = min_cost_perfect_matching(
-            &costs,
-            SolveOptions {
-                dense: true,
-                ..SolveOptions::default()
-            },
-        )
-        .expect(&what);
+        let dense = min_cost_perfect_matching(&costs, DENSE).expect(&what);
         assert_eq!(sparse.cost, dense.cost, "{what}: sparse vs dense");
         if n <= 120 {
             let oracle = oracle::integer_blossom_min_cost(&costs);
@@ -84,15 +83,7 @@ fn sparse_solve_equals_the_complete_graph_on_random_tournaments() {
         }
         // The pairing itself (boards, total weight) is the solve's matching.
         let pairing = og::pair(&state, &all, SolveOptions::default()).expect(&what);
-        let dense_pairing = og::pair(
-            &state,
-            &all,
-            SolveOptions {
-                dense: true,
-                ..SolveOptions::default()
-            },
-        )
-        .expect(&what);
+        let dense_pairing = og::pair(&state, &all, DENSE).expect(&what);
         assert_eq!(pairing.total_weight, dense_pairing.total_weight, "{what}");
         assert_eq!(
             pairing.bye, dense_pairing.bye,

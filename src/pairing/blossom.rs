@@ -130,41 +130,9 @@ impl<W: Weight> Solved<W> {
     /// Reduced cost (internal units) of a possible edge (u, v) of weight `w` against the
     /// final duals. Negative means the edge would improve the matching.
     pub fn reduced(&self, u: usize, v: usize, w: W) -> W {
-        let mut s = self.dual[u] + self.dual[v] - W::from_i64(4) * w;
-        // Blossoms containing both ends: the common ancestors in the blossom forest. Walk up
-        // from the deeper side until the two chains meet, then sum z above the meeting point.
-        let depth = |mut b: usize| {
-            let mut d = 0usize;
-            while self.parent[b] != NONE {
-                b = self.parent[b];
-                d += 1;
-            }
-            d
-        };
-        let (mut a, mut b) = (u, v);
-        let (mut da, mut db) = (depth(a), depth(b));
-        while da > db {
-            a = self.parent[a];
-            da -= 1;
-        }
-        while db > da {
-            b = self.parent[b];
-            db -= 1;
-        }
-        while a != b && a != NONE && b != NONE {
-            a = self.parent[a];
-            b = self.parent[b];
-        }
-        if a == b && a != NONE && a != u && a != v {
-            let mut zsum = W::ZERO;
-            let mut x = a;
-            while x != NONE {
-                zsum += self.z[x];
-                x = self.parent[x];
-            }
-            s += zsum + zsum;
-        }
-        s
+        let s = self.dual[u] + self.dual[v] - W::from_i64(4) * w;
+        let z = common_blossom_z(&self.parent, &self.z, u, v);
+        s + z + z
     }
 
     /// Outermost blossom containing v (v itself when it is in none).
@@ -198,6 +166,41 @@ impl<W: Weight> Solved<W> {
         }
         out
     }
+}
+
+/// Σ z over the blossoms containing both vertices u ≠ v, in a blossom forest given by
+/// `parent` (NONE at a root) with the blossom duals in `z`: walk up from the deeper side until
+/// the two chains meet, then sum z from the meeting point up.
+fn common_blossom_z<W: Weight>(parent: &[usize], z: &[W], u: usize, v: usize) -> W {
+    let depth = |mut b: usize| {
+        let mut d = 0usize;
+        while parent[b] != NONE {
+            b = parent[b];
+            d += 1;
+        }
+        d
+    };
+    let (mut a, mut b) = (u, v);
+    let (mut da, mut db) = (depth(a), depth(b));
+    while da > db {
+        a = parent[a];
+        da -= 1;
+    }
+    while db > da {
+        b = parent[b];
+        db -= 1;
+    }
+    // Same depth: the chains meet at the lowest common blossom, or both end at NONE.
+    while a != b {
+        a = parent[a];
+        b = parent[b];
+    }
+    let mut sum = W::ZERO;
+    while a != NONE {
+        sum += z[a];
+        a = parent[a];
+    }
+    sum
 }
 
 /// A maximum-cardinality matching on `n` vertices and the given edges (u, v, w), u ≠ v, no
@@ -752,34 +755,8 @@ impl<W: Weight> State<W> {
         if self.inblossom[u] != self.inblossom[v] {
             return s;
         }
-        let depth = |mut b: usize| {
-            let mut d = 0usize;
-            while self.blossomparent[b] != NONE {
-                b = self.blossomparent[b];
-                d += 1;
-            }
-            d
-        };
-        let (mut a, mut b) = (u, v);
-        let (mut da, mut db) = (depth(a), depth(b));
-        while da > db {
-            a = self.blossomparent[a];
-            da -= 1;
-        }
-        while db > da {
-            b = self.blossomparent[b];
-            db -= 1;
-        }
-        while a != b {
-            a = self.blossomparent[a];
-            b = self.blossomparent[b];
-        }
-        let mut zsum = W::ZERO;
-        while a != NONE {
-            zsum += self.dualvar[a];
-            a = self.blossomparent[a];
-        }
-        s + zsum + zsum
+        let z = common_blossom_z(&self.blossomparent, &self.dualvar, u, v);
+        s + z + z
     }
 
     /// Leaves x free and the base of every blossom around it; its partner (or the partner of
