@@ -8,12 +8,12 @@ use std::hint::black_box;
 
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/aga/upstream/opengotha-tdlista-anonymised-sample.txt"
+    "/tests/data/aga/upstream/opengotha-tdlista-anonymised-sample.txt"
 );
 const LINES: usize = 22_000;
 
 fn generate() -> String {
-    let sample = std::fs::read_to_string(SAMPLE).expect("the TDListA sample is in shared/data");
+    let sample = std::fs::read_to_string(SAMPLE).expect("the TDListA sample is in tests/data/aga/upstream");
     let rows: Vec<&str> = sample.lines().collect();
     let mut out = String::with_capacity(LINES * 70);
     for i in 0..LINES {

@@ -2,7 +2,7 @@
 //! moves/s) and scoring a 19×19 final position with dead stones (≤ 10 µs).
 //!
 //! Run: `nice -n 10 cargo bench --bench score`. The game is generated (seeded, legal under
-//! Japanese rules); the scoring position is GNU Go's score1.sgf read from ../shared/data at
+//! Japanese rules); the scoring position is GNU Go's score1.sgf read from tests/data at
 //! run time with its GNU Go 3.8 dead stones.
 
 use std::hint::black_box;
@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 
 const SCORING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/sgf/runningskull__gnugo/regression/games/scoring/"
+    "/tests/data/sgf/runningskull__gnugo/regression/games/scoring/"
 );
 
 /// A legal 250-move game (random moves, skipping illegal tries and own eyes).

@@ -2,7 +2,7 @@
 //! concatenating the loadable golden files many times (spec/sgf.md §12: ≥ 200 MB/s parse),
 //! and the `sgf-parse` crate on the same UTF-8 games in the same run, for the ratio.
 //!
-//! Run: `nice -n 10 cargo bench --bench sgf`. The corpus is read from ../shared/data/sgf at
+//! Run: `nice -n 10 cargo bench --bench sgf`. The corpus is read from tests/data/sgf at
 //! run time (never copied into the repository).
 //!
 //! The machine is shared, so every benchmark runs twice: group `sgf` measures wall-clock
@@ -19,7 +19,7 @@ use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use goswiss::sgf::{LoadOptions, parse_collection};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/sgf");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sgf");
 /// Target corpus size: large enough that the game data does not sit in L2.
 const TARGET_BYTES: usize = 16 << 20;
 

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 const ORACLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/aga/oracle/agatourn"
+    "/tests/data/aga/oracle/agatourn"
 );
-const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/aga/upstream");
+const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/aga/upstream");
 
 fn load(case: &str) -> Tournament {
     let dir = Path::new(ORACLE).join(case);

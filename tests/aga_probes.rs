@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 const ORACLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/aga/oracle/agatourn"
+    "/tests/data/aga/oracle/agatourn"
 );
-const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/aga/upstream");
+const UPSTREAM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/aga/upstream");
 
 fn texts(w: &[goswiss::aga::Warning]) -> Vec<Value> {
     w.iter()

@@ -5,7 +5,7 @@ use goswiss::rpc::Params;
 use goswiss::rpc::methods::aga::{parse_tdlist_method, tournament_method};
 use serde_json::json;
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/aga");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/aga");
 
 #[test]
 fn parse_tdlist_handles_a_full_size_list() {

@@ -9,7 +9,7 @@ use goswiss::sgf::Game;
 
 const DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/sgf/runningskull__gnugo/regression/games/"
+    "/tests/data/sgf/runningskull__gnugo/regression/games/"
 );
 
 fn tsv(name: &str) -> Vec<Vec<String>> {

@@ -11,7 +11,7 @@ use goswiss::go::{
 use goswiss::sgf::{Colour, Game};
 use serde_json::Value;
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/sgf/");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sgf/");
 
 fn load(rel: &str) -> Game {
     Game::from_bytes(&std::fs::read(format!("{DATA}{rel}")).unwrap()).unwrap()

@@ -1,4 +1,4 @@
-//! Golden tests: every SGF file in ../shared/data/sgf/ against the sgfmill 1.1.1 oracle JSON
+//! Golden tests: every SGF file in tests/data/sgf/ against the sgfmill 1.1.1 oracle JSON
 //! beside it (`_oracle/<path>.json`), as described in spec/sgf.md §2.
 //!
 //! The JSON is rebuilt from goswiss's public API and compared key by key. Error objects whose
@@ -13,7 +13,7 @@ use goswiss::sgf::{
 };
 use serde_json::{Value as J, json};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/sgf");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sgf");
 
 fn sgf_files() -> Vec<PathBuf> {
     let mut out = Vec::new();

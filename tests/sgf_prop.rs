@@ -263,7 +263,7 @@ proptest! {
 /// Every golden file: the serialised output (wrapped and not) re-parses to the same output.
 #[test]
 fn golden_files_serialise_to_a_fixed_point() {
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/sgf");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sgf");
     let mut stack = vec![std::path::PathBuf::from(data)];
     let mut checked = 0;
     while let Some(dir) = stack.pop() {
