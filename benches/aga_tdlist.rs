@@ -13,7 +13,8 @@ const SAMPLE: &str = concat!(
 const LINES: usize = 22_000;
 
 fn generate() -> String {
-    let sample = std::fs::read_to_string(SAMPLE).expect("the TDListA sample is in tests/data/aga/upstream");
+    let sample =
+        std::fs::read_to_string(SAMPLE).expect("the TDListA sample is in tests/data/aga/upstream");
     let rows: Vec<&str> = sample.lines().collect();
     let mut out = String::with_capacity(LINES * 70);
     for i in 0..LINES {

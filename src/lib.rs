@@ -10,11 +10,11 @@
 pub mod aga;
 pub mod config;
 pub mod go;
+pub mod matchmaker;
 pub mod pairing;
 pub mod rpc;
 pub mod server;
 pub mod sgf;
 pub mod store;
-pub mod tournament;
 
 pub use server::serve;

@@ -29,6 +29,7 @@ use tower::layer::util::Identity;
 use crate::config::Config;
 use crate::rpc::registry::Registry;
 use crate::rpc::{Ctx, RpcError, xmlrpc};
+use crate::store::Store;
 use crate::store::sqlite::SqliteStore;
 
 type JsonService = TowerService<Identity, Identity>;
@@ -222,9 +223,14 @@ pub async fn serve(
     let store = SqliteStore::open(&config.db)
         .await
         .with_context(|| format!("opening database {}", config.db))?;
-    let registry = Registry::open(Box::new(store))
+    let store: Arc<dyn Store> = Arc::new(store);
+    let logs = store
+        .load_all()
         .await
         .with_context(|| format!("loading tournaments from {}", config.db))?;
+    let registry = Registry::open(Arc::clone(&store), &logs)
+        .with_context(|| format!("loading tournaments from {}", config.db))?;
+    drop(logs);
     tracing::info!(tournaments = registry.len(), db = %config.db, "store opened");
     let max_body = config.max_body_bytes as usize;
     let max_connections = config.max_connections;

@@ -29,8 +29,8 @@ pub type BoxFuture = Pin<Box<dyn Future<Output = RpcResult> + Send + 'static>>;
 /// Shared state every handler can reach.
 pub struct Ctx {
     pub config: Config,
-    /// Tournaments: the cache of folded states in front of the durable store.
-    pub registry: Registry,
+    /// `matchmaker.*` tournaments: the cache of folded states in front of the durable store.
+    pub registry: Registry<crate::matchmaker::Tournament>,
 }
 
 /// How a method runs.

@@ -1,15 +1,18 @@
 //! Durable store: each tournament is an append-only event log (DESIGN §3).
 //!
 //! The RPC layer only sees the [`Store`] trait, so a PostgreSQL implementation can sit beside
-//! the SQLite one without touching handlers. An implementation must not return from `create` or
-//! `append` before the events are durable: the caller acknowledges a client's call only then.
+//! the SQLite one without touching handlers. An implementation must not return from `create`,
+//! `append` or `delete` before the change is durable: the caller acknowledges a client's call
+//! only then.
+//!
+//! The store knows nothing of the engines: a log is a [`LogKind`] (which engine folds it) and
+//! a list of [`RawEvent`]s, each an event's kind tag and its JSON body, serialized by the
+//! caller on its own worker (so the JSON work never runs on a store's single writer).
 
 pub mod sqlite;
 
 use std::future::Future;
 use std::pin::Pin;
-
-use crate::tournament::Event;
 
 pub type TournamentId = i64;
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -26,6 +29,8 @@ pub enum StoreError {
         seq: u64,
         message: String,
     },
+    #[error("no tournament {0} in the store")]
+    NotFound(TournamentId),
     #[error("the store is closed")]
     Closed,
     /// The store's writer stopped unexpectedly: no write can be recorded until a restart.
@@ -33,24 +38,65 @@ pub enum StoreError {
     WriterDied(String),
 }
 
-/// A tournament's full log, as loaded at start-up.
+/// Which engine a tournament's log belongs to. Ids are one space across kinds: a client's
+/// tournament id names one log whatever its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogKind {
+    /// `matchmaker.*`: the rswiss-compatible engine (`crate::matchmaker`).
+    Matchmaker,
+    /// `tournament.*`: the full tournament manager (`crate::tournament`).
+    Tournament,
+}
+
+impl LogKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogKind::Matchmaker => "matchmaker",
+            LogKind::Tournament => "tournament",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LogKind> {
+        match s {
+            "matchmaker" => Some(LogKind::Matchmaker),
+            "tournament" => Some(LogKind::Tournament),
+            _ => None,
+        }
+    }
+}
+
+/// One event as stored: the engine's name for its variant (for people reading the database)
+/// and its serialized body (what the engine reads back).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawEvent {
+    pub kind: &'static str,
+    pub body: String,
+}
+
+/// A tournament's full log, as loaded.
+#[derive(Debug)]
 pub struct StoredTournament {
     pub id: TournamentId,
-    pub events: Vec<Event>,
+    pub kind: LogKind,
+    /// Event bodies in sequence order, from seq 0.
+    pub events: Vec<String>,
 }
 
 pub trait Store: Send + Sync {
     /// Every tournament with its events in order.
     fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>>;
     /// Allocates a new tournament id and stores its first events (seq 0..), atomically.
-    fn create(&self, events: Vec<Event>) -> StoreFuture<'_, TournamentId>;
+    fn create(&self, kind: LogKind, events: Vec<RawEvent>) -> StoreFuture<'_, TournamentId>;
     /// Appends events at `first_seq`, `first_seq + 1`, ... in one transaction. Fails with
     /// [`StoreError::Conflict`] if any of those sequence numbers is taken.
-    ///
-    /// The events are borrowed only for the call itself (an implementation encodes them before
-    /// it returns the future): the caller applies the very same events to its cached state
-    /// once the future says they are durable, without a copy.
-    fn append(&self, id: TournamentId, first_seq: u64, events: &[Event]) -> StoreFuture<'_, ()>;
+    fn append(
+        &self,
+        id: TournamentId,
+        first_seq: u64,
+        events: Vec<RawEvent>,
+    ) -> StoreFuture<'_, ()>;
+    /// Removes a tournament and its whole log; its id is never given out again.
+    fn delete(&self, id: TournamentId) -> StoreFuture<'_, ()>;
     /// Flushes and closes; later calls fail with [`StoreError::Closed`].
     fn close(&self) -> StoreFuture<'_, ()>;
     /// Whether writes can still be recorded (for `/health`); cheap, no I/O.

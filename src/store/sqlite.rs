@@ -31,8 +31,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tokio::sync::oneshot;
 
-use super::{Store, StoreError, StoreFuture, StoredTournament, TournamentId};
-use crate::tournament::Event;
+use super::{LogKind, RawEvent, Store, StoreError, StoreFuture, StoredTournament, TournamentId};
 
 /// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
 const MAX_BATCH: usize = 512;
@@ -42,17 +41,11 @@ const MAX_BATCH: usize = 512;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0001_events.sql"),
     include_str!("../../migrations/sqlite/0002_append_log.sql"),
+    include_str!("../../migrations/sqlite/0003_log_kind.sql"),
 ];
 
 const INSERT_EVENT: &str =
     "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?1, ?2, ?3, ?4, ?5)";
-
-/// One event as stored: serialized by the caller, so the JSON work runs on the request's own
-/// worker rather than on the single writer thread every commit waits for.
-struct Row {
-    kind: &'static str,
-    body: String,
-}
 
 /// A reply that cannot be lost: dropped unanswered (the writer died mid-batch, or the store
 /// closed with the job still queued) it answers with an error, so no caller waits forever.
@@ -94,13 +87,18 @@ fn died() -> StoreError {
 
 enum Job {
     Create {
-        rows: Vec<Row>,
+        kind: LogKind,
+        rows: Vec<RawEvent>,
         reply: Reply<TournamentId>,
     },
     Append {
         id: TournamentId,
         first_seq: u64,
-        rows: Vec<Row>,
+        rows: Vec<RawEvent>,
+        reply: Reply<()>,
+    },
+    Delete {
+        id: TournamentId,
         reply: Reply<()>,
     },
     LoadAll {
@@ -134,27 +132,6 @@ fn now_millis() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
-}
-
-fn kind(e: &Event) -> &'static str {
-    match e {
-        Event::Created { .. } => "created",
-        Event::RoundPaired { .. } => "round_paired",
-        Event::CheckedOut { .. } => "checked_out",
-        Event::Committed { .. } => "committed",
-    }
-}
-
-fn rows(events: &[Event]) -> Result<Vec<Row>, StoreError> {
-    events
-        .iter()
-        .map(|e| {
-            Ok(Row {
-                kind: kind(e),
-                body: serde_json::to_string(e).map_err(|e| StoreError::Database(e.to_string()))?,
-            })
-        })
-        .collect()
 }
 
 /// Extra settings for tests that need a failing database: SQL run on the connection right
@@ -254,23 +231,21 @@ impl Store for SqliteStore {
         self.send(|reply| Job::LoadAll { reply })
     }
 
-    fn create(&self, events: Vec<Event>) -> StoreFuture<'_, TournamentId> {
-        match rows(&events) {
-            Ok(rows) => self.send(|reply| Job::Create { rows, reply }),
-            Err(e) => Box::pin(async move { Err(e) }),
-        }
+    fn create(&self, kind: LogKind, rows: Vec<RawEvent>) -> StoreFuture<'_, TournamentId> {
+        self.send(|reply| Job::Create { kind, rows, reply })
     }
 
-    fn append(&self, id: TournamentId, first_seq: u64, events: &[Event]) -> StoreFuture<'_, ()> {
-        match rows(events) {
-            Ok(rows) => self.send(|reply| Job::Append {
-                id,
-                first_seq,
-                rows,
-                reply,
-            }),
-            Err(e) => Box::pin(async move { Err(e) }),
-        }
+    fn append(&self, id: TournamentId, first_seq: u64, rows: Vec<RawEvent>) -> StoreFuture<'_, ()> {
+        self.send(|reply| Job::Append {
+            id,
+            first_seq,
+            rows,
+            reply,
+        })
+    }
+
+    fn delete(&self, id: TournamentId) -> StoreFuture<'_, ()> {
+        self.send(|reply| Job::Delete { id, reply })
     }
 
     fn close(&self) -> StoreFuture<'_, ()> {
@@ -405,7 +380,7 @@ fn insert_rows(
     conn: &Connection,
     id: TournamentId,
     first_seq: u64,
-    rows: &[Row],
+    rows: &[RawEvent],
     at: i64,
 ) -> Result<(), JobError> {
     let mut stmt = conn.prepare_cached(INSERT_EVENT).map_err(batch)?;
@@ -417,12 +392,17 @@ fn insert_rows(
     Ok(())
 }
 
-fn create(conn: &Connection, rows: &[Row], at: i64) -> Result<TournamentId, JobError> {
+fn create(
+    conn: &Connection,
+    kind: LogKind,
+    rows: &[RawEvent],
+    at: i64,
+) -> Result<TournamentId, JobError> {
     let id: TournamentId = conn
         .prepare_cached(
-            "INSERT INTO tournaments (created_at, next_seq) VALUES (?1, ?2) RETURNING id",
+            "INSERT INTO tournaments (created_at, next_seq, kind) VALUES (?1, ?2, ?3) RETURNING id",
         )
-        .and_then(|mut s| s.query_row(params![at, rows.len() as i64], |r| r.get(0)))
+        .and_then(|mut s| s.query_row(params![at, rows.len() as i64, kind.as_str()], |r| r.get(0)))
         .map_err(batch)?;
     insert_rows(conn, id, 0, rows, at)?;
     Ok(id)
@@ -432,7 +412,7 @@ fn append(
     conn: &Connection,
     id: TournamentId,
     first_seq: u64,
-    rows: &[Row],
+    rows: &[RawEvent],
     at: i64,
 ) -> Result<(), JobError> {
     let next = first_seq + rows.len() as u64;
@@ -456,10 +436,25 @@ fn append(
     insert_rows(conn, id, first_seq, rows, at)
 }
 
+fn delete(conn: &Connection, id: TournamentId) -> Result<(), JobError> {
+    conn.prepare_cached("DELETE FROM events WHERE tournament_id = ?1")
+        .and_then(|mut s| s.execute([id]))
+        .map_err(batch)?;
+    let gone = conn
+        .prepare_cached("DELETE FROM tournaments WHERE id = ?1")
+        .and_then(|mut s| s.execute([id]))
+        .map_err(batch)?;
+    if gone == 0 {
+        // Nothing was deleted above either (no tournament, no events): the job failed alone.
+        return Err(JobError::Alone(StoreError::NotFound(id)));
+    }
+    Ok(())
+}
+
 /// A job that went through and waits for the commit to be answered.
 enum Done {
     Created(Reply<TournamentId>, TournamentId),
-    Appended(Reply<()>),
+    Written(Reply<()>),
 }
 
 fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
@@ -480,7 +475,7 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
     if failure.is_none() {
         for job in jobs.by_ref() {
             let outcome = match job {
-                Job::Create { rows, reply } => match create(conn, &rows, at) {
+                Job::Create { kind, rows, reply } => match create(conn, kind, &rows, at) {
                     Ok(id) => Ok(Done::Created(reply, id)),
                     Err(e) => Err((e, Failed::Create(reply))),
                 },
@@ -490,8 +485,12 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
                     rows,
                     reply,
                 } => match append(conn, id, first_seq, &rows, at) {
-                    Ok(()) => Ok(Done::Appended(reply)),
-                    Err(e) => Err((e, Failed::Append(reply))),
+                    Ok(()) => Ok(Done::Written(reply)),
+                    Err(e) => Err((e, Failed::Unit(reply))),
+                },
+                Job::Delete { id, reply } => match delete(conn, id) {
+                    Ok(()) => Ok(Done::Written(reply)),
+                    Err(e) => Err((e, Failed::Unit(reply))),
                 },
                 // Only writes reach here (see writer_loop).
                 other => {
@@ -518,7 +517,7 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
             for d in done {
                 match d {
                     Done::Created(reply, id) => reply.send(Ok(id)),
-                    Done::Appended(reply) => reply.send(Ok(())),
+                    Done::Written(reply) => reply.send(Ok(())),
                 }
             }
         }
@@ -534,13 +533,15 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
             for d in done {
                 match d {
                     Done::Created(reply, _) => reply.send(Err(fail())),
-                    Done::Appended(reply) => reply.send(Err(fail())),
+                    Done::Written(reply) => reply.send(Err(fail())),
                 }
             }
             for job in jobs {
                 match job {
                     Job::Create { reply, .. } => reply.send(Err(fail())),
-                    Job::Append { reply, .. } => reply.send(Err(fail())),
+                    Job::Append { reply, .. } | Job::Delete { reply, .. } => {
+                        reply.send(Err(fail()))
+                    }
                     other => drop(other),
                 }
             }
@@ -551,20 +552,20 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
 /// The reply of a job that failed, whatever its type.
 enum Failed {
     Create(Reply<TournamentId>),
-    Append(Reply<()>),
+    Unit(Reply<()>),
 }
 
 impl Failed {
     fn send(self, e: StoreError) {
         match self {
             Failed::Create(r) => r.send(Err(e)),
-            Failed::Append(r) => r.send(Err(e)),
+            Failed::Unit(r) => r.send(Err(e)),
         }
     }
 }
 
 fn load_all(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
-    let mut logs: HashMap<TournamentId, Vec<Event>> = HashMap::new();
+    let mut logs: HashMap<TournamentId, Vec<String>> = HashMap::new();
     // The append order: each tournament's events come in seq order, no sort or index needed.
     let mut stmt = conn
         .prepare("SELECT tournament_id, seq, body FROM events ORDER BY id")
@@ -582,22 +583,20 @@ fn load_all(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
                 message: format!("expected seq {}", events.len()),
             });
         }
-        let event: Event = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
-            id,
-            seq: seq as u64,
-            message: e.to_string(),
-        })?;
-        events.push(event);
+        events.push(body);
     }
     // Every head must agree with its log: a head past the log's end means lost events.
     let mut heads = conn
-        .prepare("SELECT id, next_seq FROM tournaments")
+        .prepare("SELECT id, next_seq, kind FROM tournaments ORDER BY id")
         .map_err(db)?;
     let mut rows = heads.query([]).map_err(db)?;
+    let mut out = Vec::with_capacity(logs.len());
     while let Some(row) = rows.next().map_err(db)? {
         let id: TournamentId = row.get(0).map_err(db)?;
         let next: i64 = row.get(1).map_err(db)?;
-        let stored = logs.get(&id).map_or(0, Vec::len) as i64;
+        let kind: String = row.get(2).map_err(db)?;
+        let events = logs.remove(&id).unwrap_or_default();
+        let stored = events.len() as i64;
         if next != stored {
             return Err(StoreError::Corrupt {
                 id,
@@ -605,47 +604,61 @@ fn load_all(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
                 message: format!("the head says {next} events, the log has {stored}"),
             });
         }
+        let kind = LogKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+            id,
+            seq: 0,
+            message: format!("unknown log kind {kind:?}"),
+        })?;
+        out.push(StoredTournament { id, kind, events });
     }
-    let mut out: Vec<StoredTournament> = logs
-        .into_iter()
-        .map(|(id, events)| StoredTournament { id, events })
-        .collect();
-    out.sort_unstable_by_key(|t| t.id);
+    if let Some(id) = logs.keys().min() {
+        return Err(StoreError::Corrupt {
+            id: *id,
+            seq: 0,
+            message: "events of a tournament the store does not list".into(),
+        });
+    }
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::PairingMode;
 
-    fn created() -> Event {
-        Event::Created {
-            players: vec![1, 2],
-            additional_rounds: 0,
-            allow_repeat: false,
-            pairing: PairingMode::default(),
-            seed: 1,
+    // The store does not read bodies: any text stands for an event.
+    fn created() -> RawEvent {
+        RawEvent {
+            kind: "created",
+            body: "{\"created\":1}".into(),
         }
     }
 
-    fn out(p1: i64) -> Event {
-        Event::CheckedOut { p1, p2: 2 }
+    fn out(p1: i64) -> RawEvent {
+        RawEvent {
+            kind: "checked_out",
+            body: format!("{{\"out\":{p1}}}"),
+        }
     }
+
+    fn bodies(events: &[RawEvent]) -> Vec<String> {
+        events.iter().map(|e| e.body.clone()).collect()
+    }
+
+    const MM: LogKind = LogKind::Matchmaker;
 
     #[tokio::test]
     async fn a_conflict_in_a_group_commit_fails_only_its_own_job() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
-        let id = store.create(vec![created()]).await.unwrap();
+        let id = store.create(MM, vec![created()]).await.unwrap();
         // Queued together, so the writer takes them as one batch: b's duplicate seq fails b
         // alone, and so does d, whose first seq e took in the same batch: none of d's two
         // events may be stored.
-        let a = store.append(id, 1, &[out(1)]);
-        let b = store.append(id, 1, &[out(7)]);
-        let c = store.append(id, 2, &[out(3), out(4)]);
-        let e = store.append(id, 4, &[out(8)]);
-        let d = store.append(id, 4, &[out(5), out(6)]);
+        let a = store.append(id, 1, vec![out(1)]);
+        let b = store.append(id, 1, vec![out(7)]);
+        let c = store.append(id, 2, vec![out(3), out(4)]);
+        let e = store.append(id, 4, vec![out(8)]);
+        let d = store.append(id, 4, vec![out(5), out(6)]);
         let (a, b, c, d, e) = tokio::join!(a, b, c, d, e);
         assert!(a.is_ok(), "{a:?}");
         assert!(
@@ -659,20 +672,20 @@ mod tests {
         );
         assert!(e.is_ok(), "{e:?}");
         // A gap is refused too, and leaves nothing behind.
-        match store.append(id, 7, &[out(9)]).await {
+        match store.append(id, 7, vec![out(9)]).await {
             Err(StoreError::Database(m)) => assert!(m.contains("gap"), "{m}"),
             other => panic!("{other:?}"),
         }
         // An unknown tournament is a clear error, not a conflict.
-        match store.append(9_999, 0, &[out(9)]).await {
+        match store.append(9_999, 0, vec![out(9)]).await {
             Err(StoreError::Database(m)) => assert!(m.contains("no tournament 9999"), "{m}"),
             other => panic!("{other:?}"),
         }
-        store.append(id, 5, &[out(9)]).await.unwrap();
+        store.append(id, 5, vec![out(9)]).await.unwrap();
         // Many appends at once: all acknowledged, all stored in order.
-        let other = store.create(vec![created()]).await.unwrap();
+        let other = store.create(MM, vec![created()]).await.unwrap();
         let many: Vec<_> = (1..=50)
-            .map(|s| store.append(other, s, &[out(s as i64)]))
+            .map(|s| store.append(other, s, vec![out(s as i64)]))
             .collect();
         for r in futures::future::join_all(many).await {
             r.unwrap();
@@ -681,13 +694,13 @@ mod tests {
         assert_eq!(all.len(), 2);
         assert_eq!(
             all[0].events,
-            vec![created(), out(1), out(3), out(4), out(8), out(9)]
+            bodies(&[created(), out(1), out(3), out(4), out(8), out(9)])
         );
         assert_eq!(all[1].events.len(), 51);
-        assert_eq!(all[1].events[50], out(50));
+        assert_eq!(all[1].events[50], out(50).body);
         store.close().await.unwrap();
         assert!(matches!(
-            store.append(id, 9, &[out(1)]).await,
+            store.append(id, 9, vec![out(1)]).await,
             Err(StoreError::Closed)
         ));
     }
@@ -696,10 +709,10 @@ mod tests {
     async fn a_failed_conflict_in_a_batch_of_creates_keeps_the_creates() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
-        let first = store.create(vec![created()]).await.unwrap();
-        let a = store.create(vec![created(), out(1)]);
-        let b = store.append(first, 0, &[out(2)]);
-        let c = store.create(vec![created()]);
+        let first = store.create(MM, vec![created()]).await.unwrap();
+        let a = store.create(MM, vec![created(), out(1)]);
+        let b = store.append(first, 0, vec![out(2)]);
+        let c = store.create(MM, vec![created()]);
         let (a, b, c) = tokio::join!(a, b, c);
         let (a, c) = (a.unwrap(), c.unwrap());
         assert!(
@@ -710,7 +723,7 @@ mod tests {
         let all = store.load_all().await.unwrap();
         let ids: Vec<_> = all.iter().map(|t| t.id).collect();
         assert_eq!(ids, vec![first, a, c]);
-        assert_eq!(all[1].events, vec![created(), out(1)]);
+        assert_eq!(all[1].events, bodies(&[created(), out(1)]));
     }
 
     #[tokio::test]
@@ -718,14 +731,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
         let store = SqliteStore::open(&path).await.unwrap();
-        let id = store.create(vec![created()]).await.unwrap();
-        store.append(id, 1, &[out(1), out(3)]).await.unwrap();
+        let id = store.create(MM, vec![created()]).await.unwrap();
+        store.append(id, 1, vec![out(1), out(3)]).await.unwrap();
         // Dropped without close: the writer still finishes and closes the connection.
         drop(store);
         let store = SqliteStore::open(&path).await.unwrap();
         let all = store.load_all().await.unwrap();
         assert_eq!(all.len(), 1);
-        assert_eq!(all[0].events, vec![created(), out(1), out(3)]);
+        assert_eq!(all[0].events, bodies(&[created(), out(1), out(3)]));
         store.close().await.unwrap();
     }
 
@@ -737,7 +750,6 @@ mod tests {
         let conn = Connection::open(&path).unwrap();
         conn.execute_batch(MIGRATIONS[0]).unwrap();
         conn.execute_batch("PRAGMA user_version = 1").unwrap();
-        let body = |e: &Event| serde_json::to_string(e).unwrap();
         conn.execute_batch("INSERT INTO tournaments (created_at) VALUES (0), (0)")
             .unwrap();
         for (t, seq, e) in [
@@ -749,7 +761,7 @@ mod tests {
         ] {
             conn.execute(
                 "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?1, ?2, ?3, ?4, 0)",
-                params![t, seq, kind(&e), body(&e)],
+                params![t, seq, e.kind, e.body],
             )
             .unwrap();
         }
@@ -758,15 +770,15 @@ mod tests {
         let all = store.load_all().await.unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!((all[0].id, all[1].id), (1, 2));
-        assert_eq!(all[0].events, vec![created(), out(1), out(3)]);
-        assert_eq!(all[1].events, vec![created(), out(5)]);
+        assert_eq!(all[0].events, bodies(&[created(), out(1), out(3)]));
+        assert_eq!(all[1].events, bodies(&[created(), out(5)]));
         // The heads were set from the old log: the next seq works, a taken one conflicts.
-        store.append(1, 3, &[out(4)]).await.unwrap();
+        store.append(1, 3, vec![out(4)]).await.unwrap();
         assert!(matches!(
-            store.append(2, 1, &[out(6)]).await,
+            store.append(2, 1, vec![out(6)]).await,
             Err(StoreError::Conflict { id: 2, seq: 1 })
         ));
-        let id = store.create(vec![created()]).await.unwrap();
+        let id = store.create(MM, vec![created()]).await.unwrap();
         assert_eq!(id, 3);
         store.close().await.unwrap();
         let conn = Connection::open(&path).unwrap();
@@ -781,8 +793,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
         let store = SqliteStore::open(&path).await.unwrap();
-        let id = store.create(vec![created()]).await.unwrap();
-        store.append(id, 1, &[out(1)]).await.unwrap();
+        let id = store.create(MM, vec![created()]).await.unwrap();
+        store.append(id, 1, vec![out(1)]).await.unwrap();
         store.close().await.unwrap();
         let conn = Connection::open(&path).unwrap();
         conn.execute("UPDATE tournaments SET next_seq = 5", [])
@@ -793,6 +805,31 @@ mod tests {
             Err(StoreError::Corrupt { seq: 2, .. }) => {}
             other => panic!("{:?}", other.map(|v| v.len())),
         }
+    }
+
+    #[tokio::test]
+    async fn kinds_are_kept_and_a_deleted_tournament_is_gone_for_good() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store = SqliteStore::open(&path).await.unwrap();
+        let a = store.create(MM, vec![created()]).await.unwrap();
+        let b = store
+            .create(LogKind::Tournament, vec![created(), out(1)])
+            .await
+            .unwrap();
+        let c = store.create(MM, vec![created()]).await.unwrap();
+        store.delete(a).await.unwrap();
+        assert!(matches!(store.delete(a).await, Err(StoreError::NotFound(id)) if id == a));
+        assert!(store.append(a, 1, vec![out(1)]).await.is_err());
+        store.close().await.unwrap();
+        let store = SqliteStore::open(&path).await.unwrap();
+        let all = store.load_all().await.unwrap();
+        let got: Vec<_> = all.iter().map(|t| (t.id, t.kind, t.events.len())).collect();
+        assert_eq!(got, vec![(b, LogKind::Tournament, 2), (c, MM, 1)]);
+        // A deleted id is never handed out again.
+        let d = store.create(MM, vec![created()]).await.unwrap();
+        assert!(d > c, "{d} {c}");
+        store.close().await.unwrap();
     }
 
     #[tokio::test]
@@ -816,17 +853,17 @@ mod tests {
     async fn a_dead_writer_fails_calls_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
-        let id = store.create(vec![created()]).await.unwrap();
+        let id = store.create(MM, vec![created()]).await.unwrap();
         // Queued behind the crash: answered by the dying thread, not left hanging.
         store.crash_writer();
-        let queued = store.append(id, 1, &[out(1)]);
+        let queued = store.append(id, 1, vec![out(1)]);
         let r = tokio::time::timeout(Duration::from_secs(10), queued)
             .await
             .expect("no hang");
         assert!(matches!(r, Err(StoreError::WriterDied(_))), "{r:?}");
         // Calls made after the death fail too, at once.
         for _ in 0..3 {
-            let later = store.append(id, 1, &[out(1)]);
+            let later = store.append(id, 1, vec![out(1)]);
             let later = tokio::time::timeout(Duration::from_secs(10), later)
                 .await
                 .expect("no hang");
@@ -835,7 +872,7 @@ mod tests {
         // Once the thread has recorded it, the reason is the panic's own message.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         loop {
-            match store.append(id, 1, &[out(1)]).await {
+            match store.append(id, 1, vec![out(1)]).await {
                 Err(StoreError::WriterDied(m)) if m.contains("crash requested") => break,
                 Err(StoreError::WriterDied(_)) if std::time::Instant::now() < deadline => {
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -854,7 +891,7 @@ mod tests {
             after_open_sql: Some("PRAGMA max_page_count = 4".into()),
         };
         let store = SqliteStore::open_with(&path, small).await.unwrap();
-        let id = store.create(vec![created()]).await;
+        let id = store.create(MM, vec![created()]).await;
         let id = match id {
             Ok(id) => id,
             Err(e) => {
@@ -862,14 +899,13 @@ mod tests {
                 return;
             }
         };
-        let big = Event::RoundPaired {
-            round: 1,
-            matches: Vec::new(),
-            bye: None,
+        let big = RawEvent {
+            kind: "round_paired",
+            body: "x".repeat(300),
         };
         let mut last = Ok(());
         for seq in (1..4_000u64).step_by(2) {
-            last = store.append(id, seq, &[big.clone(), big.clone()]).await;
+            last = store.append(id, seq, vec![big.clone(), big.clone()]).await;
             if last.is_err() {
                 break;
             }
@@ -879,7 +915,7 @@ mod tests {
             other => panic!("expected a full database, got {other:?}"),
         }
         // The store still answers (and still refuses) rather than hanging.
-        let again = store.append(id, 1_000_000, &[out(1)]).await;
+        let again = store.append(id, 1_000_000, vec![out(1)]).await;
         assert!(matches!(again, Err(StoreError::Database(_))), "{again:?}");
         store.close().await.unwrap();
     }
@@ -889,7 +925,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
         let store = SqliteStore::open(&path).await.unwrap();
-        let id = store.create(vec![created()]).await.unwrap();
+        let id = store.create(MM, vec![created()]).await.unwrap();
         store.close().await.unwrap();
         let ro = OpenOptions {
             after_open_sql: Some("PRAGMA query_only = ON".into()),
@@ -897,7 +933,7 @@ mod tests {
         let store = SqliteStore::open_with(&path, ro).await.unwrap();
         // Reads still work; writes fail with SQLite's own reason.
         assert_eq!(store.load_all().await.unwrap().len(), 1);
-        match store.append(id, 1, &[out(1)]).await {
+        match store.append(id, 1, vec![out(1)]).await {
             Err(StoreError::Database(m)) => assert!(m.contains("readonly"), "{m}"),
             other => panic!("{other:?}"),
         }

@@ -8,10 +8,47 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::rpc::registry::RegistryError;
+use crate::matchmaker::{EngineError, Event, PairingMode, PlayerId, Row, Tournament};
+use crate::rpc::registry::{Engine, RegistryError};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
-use crate::store::TournamentId;
-use crate::tournament::{EngineError, PairingMode, PlayerId, Row, Tournament};
+use crate::store::{LogKind, TournamentId};
+
+/// Tournaments up to this size run their commands inline: pairing them takes well under a
+/// millisecond, less than a trip to the blocking pool.
+const INLINE_PLAYERS: usize = 512;
+
+impl Engine for Tournament {
+    type Event = Event;
+    type Error = EngineError;
+    const KIND: LogKind = LogKind::Matchmaker;
+
+    fn replay(events: &[Event]) -> Result<Self, EngineError> {
+        Tournament::replay(events)
+    }
+
+    fn apply(&mut self, event: &Event) -> Result<(), EngineError> {
+        Tournament::apply(self, event)
+    }
+
+    fn event_kind(event: &Event) -> &'static str {
+        match event {
+            Event::Created { .. } => "created",
+            Event::RoundPaired { .. } => "round_paired",
+            Event::CheckedOut { .. } => "checked_out",
+            Event::Committed { .. } => "committed",
+        }
+    }
+
+    fn heavy(&self) -> bool {
+        self.players().len() > INLINE_PLAYERS
+    }
+
+    fn internal(message: String) -> EngineError {
+        EngineError::Corrupt(message)
+    }
+}
+
+type MmError = RegistryError<EngineError>;
 
 /// Largest field accepted: bounds the work one round's pairing can cost.
 pub const MAX_PLAYERS: usize = 100_000;
@@ -29,7 +66,7 @@ fn fault2(message: impl Into<String>) -> RpcError {
     RpcError::new(2, message)
 }
 
-fn registry_error(e: RegistryError) -> RpcError {
+fn registry_error(e: MmError) -> RpcError {
     match e {
         RegistryError::NotFound(id) => fault2(format!("no tournament {id}")),
         RegistryError::Engine(EngineError::Corrupt(m)) => {
@@ -212,8 +249,12 @@ async fn create_tournament(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     // 53 bits, so the recorded seed reads back exactly in JSON clients too.
     let seed = seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let created = Tournament::create(players, additional, allow_repeat, pairing, seed)
-        .map_err(|e| registry_error(e.into()))?;
-    let id = ctx.registry.create(created).await.map_err(registry_error)?;
+        .map_err(|e| registry_error(RegistryError::Engine(e)))?;
+    let id = ctx
+        .registry
+        .create(vec![created])
+        .await
+        .map_err(registry_error)?;
     Ok(json!(id))
 }
 
@@ -221,7 +262,7 @@ async fn checkout_match(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tournament_id(&p)?;
     let pair = ctx
         .registry
-        .mutate(id, |t| t.checkout())
+        .mutate(id, |t, _| t.checkout())
         .await
         .map_err(registry_error)?;
     Ok(pair_value(pair))
@@ -259,7 +300,7 @@ async fn commit_match(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         ))
     })?;
     ctx.registry
-        .mutate(id, move |t| Ok((t.commit(pair, result)?, ())))
+        .mutate(id, move |t, _| Ok((t.commit(pair, result)?, ())))
         .await
         .map_err(|e| match e {
             RegistryError::Engine(EngineError::UnknownPlayer(player)) => {
@@ -272,7 +313,10 @@ async fn commit_match(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 async fn read<R>(ctx: &Ctx, p: &Params, f: impl FnOnce(&Tournament) -> R) -> Result<R, RpcError> {
     let id = tournament_id(p)?;
-    ctx.registry.read(id, f).await.map_err(registry_error)
+    ctx.registry
+        .read(id, |t, _| f(t))
+        .await
+        .map_err(registry_error)
 }
 
 async fn has_ended(ctx: Arc<Ctx>, p: Params) -> RpcResult {
@@ -305,7 +349,7 @@ async fn table_by_score(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn winner(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let (player, criterion) = read(&ctx, &p, |t| t.winner())
         .await?
-        .map_err(|e| registry_error(e.into()))?;
+        .map_err(|e| registry_error(RegistryError::Engine(e)))?;
     Ok(json!([player, criterion.name()]))
 }
 
