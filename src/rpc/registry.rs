@@ -13,7 +13,7 @@ use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, broadcast};
 
 use crate::store::{LogKind, RawEvent, Store, StoreError, StoredTournament, TournamentId};
 
@@ -46,6 +46,50 @@ pub enum RegistryError<E: std::error::Error> {
     Store(#[from] StoreError),
 }
 
+/// A change to one tournament, as published to [`Registry::subscribe`]rs once it is durable and
+/// applied. Whoever wrote it (this daemon, or another one on a shared database whose writes
+/// this daemon picked up), subscribers see the same stream, in each tournament's log order.
+#[derive(Debug)]
+pub enum Change<Ev> {
+    Created {
+        id: TournamentId,
+        events: Arc<Vec<Ev>>,
+    },
+    /// `events` were appended at `first_seq`, `first_seq + 1`, ...
+    Appended {
+        id: TournamentId,
+        first_seq: u64,
+        events: Arc<Vec<Ev>>,
+    },
+    Deleted {
+        id: TournamentId,
+    },
+}
+
+impl<Ev> Clone for Change<Ev> {
+    fn clone(&self) -> Self {
+        match self {
+            Change::Created { id, events } => Change::Created {
+                id: *id,
+                events: Arc::clone(events),
+            },
+            Change::Appended {
+                id,
+                first_seq,
+                events,
+            } => Change::Appended {
+                id: *id,
+                first_seq: *first_seq,
+                events: Arc::clone(events),
+            },
+            Change::Deleted { id } => Change::Deleted { id: *id },
+        }
+    }
+}
+
+/// Changes a slow subscriber may fall behind by before it is told it lagged.
+const CHANGES_BUFFER: usize = 4096;
+
 struct Slot<E> {
     state: E,
     /// Number of events stored so far: the sequence number of the next one.
@@ -55,6 +99,7 @@ struct Slot<E> {
 pub struct Registry<E: Engine> {
     store: Arc<dyn Store>,
     tournaments: RwLock<HashMap<TournamentId, Arc<Mutex<Slot<E>>>>>,
+    changes: broadcast::Sender<Change<E::Event>>,
 }
 
 fn encode<E: Engine>(events: &[E::Event]) -> Result<Vec<RawEvent>, StoreError> {
@@ -101,7 +146,21 @@ impl<E: Engine> Registry<E> {
         Ok(Registry {
             store,
             tournaments: RwLock::new(map),
+            changes: broadcast::channel(CHANGES_BUFFER).0,
         })
+    }
+
+    /// Every change from now on, as it becomes durable (live notifications are built on this).
+    pub fn subscribe(&self) -> broadcast::Receiver<Change<E::Event>> {
+        self.changes.subscribe()
+    }
+
+    /// Publishes a change; with no subscriber (the common case) this costs nothing.
+    fn publish(&self, change: impl FnOnce() -> Change<E::Event>) {
+        if self.changes.receiver_count() > 0 {
+            // An error only means every subscriber left meanwhile.
+            let _ = self.changes.send(change());
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -143,6 +202,11 @@ impl<E: Engine> Registry<E> {
             state,
             seq: events.len() as u64,
         }));
+        // Published before the tournament can be found, so no change to it can come first.
+        self.publish(|| Change::Created {
+            id,
+            events: Arc::new(events),
+        });
         self.tournaments
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -193,10 +257,17 @@ impl<E: Engine> Registry<E> {
             // The engine produced these events from this very state, so applying them cannot
             // fail short of a bug; the sequence number still advances so the log and the
             // cache never disagree on where the next event goes.
+            let first_seq = guard.seq;
             guard.seq += events.len() as u64;
             for e in &events {
                 guard.state.apply(e).map_err(RegistryError::Engine)?;
             }
+            // Published under the tournament's lock, so subscribers see its log in order.
+            self.publish(|| Change::Appended {
+                id,
+                first_seq,
+                events: Arc::new(events),
+            });
         }
         Ok(answer)
     }
@@ -211,6 +282,7 @@ impl<E: Engine> Registry<E> {
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
+        self.publish(|| Change::Deleted { id });
         Ok(())
     }
 
