@@ -16,5 +16,6 @@ pub mod rpc;
 pub mod server;
 pub mod sgf;
 pub mod store;
+pub mod tournament;
 
 pub use server::serve;

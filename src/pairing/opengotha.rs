@@ -37,7 +37,7 @@ pub enum System {
 }
 
 /// Placement criteria (OpenGotha's names in `name()` / `parse`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Crit {
     Nul,
     Cat,

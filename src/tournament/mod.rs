@@ -1,0 +1,9 @@
+//! The tournament manager behind `tournament.*`: a real Go tournament run by the daemon —
+//! registered players, McMahon/Swiss/SwissCat/Cup rounds paired with OpenGotha's weight,
+//! results with game records, standings with every Go tie-breaker, imports and exports.
+//!
+//! Pure and event-sourced like the matchmaker: commands compute events, the caller makes them
+//! durable and then applies them, and every past state can be rebuilt from the log.
+//! [`model`] is the tournament as data, shared by the engine, standings and formats.
+
+pub mod model;
