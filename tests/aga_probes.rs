@@ -1,6 +1,9 @@
 //! Golden tests against AGATourn 1.035: the 206 probes (values and warnings), the 145,161-row
 //! handicap sweep, and the 526-row TDListA sample.
 
+#[path = "common/files.rs"]
+mod files;
+
 use std::io::{BufRead, BufReader};
 
 use goswiss::aga::diag::LineCtx;
@@ -92,8 +95,8 @@ fn run(t: &mut Tournament, line_no: usize, q: &[String]) -> (Vec<Value>, Vec<Val
 
 #[test]
 fn probes_match_agatourn() {
-    let queries = std::fs::read_to_string(format!("{ORACLE}/probe_queries.tsv")).unwrap();
-    let answers = std::fs::read_to_string(format!("{ORACLE}/probe_answers.jsonl")).unwrap();
+    let queries = files::read_to_string(format!("{ORACLE}/probe_queries.tsv"));
+    let answers = files::read_to_string(format!("{ORACLE}/probe_answers.jsonl"));
     let mut t = Tournament::new();
     let mut n = 0;
     let mut failures = Vec::new();
@@ -123,7 +126,10 @@ fn probes_match_agatourn() {
 
 #[test]
 fn handicap_sweep_matches_row_for_row() {
-    let f = std::fs::File::open(format!("{ORACLE}/handicap_sweep_aga.tsv.gz")).unwrap();
+    let f = {
+        let p = format!("{ORACLE}/handicap_sweep_aga.tsv.gz");
+        std::fs::File::open(&p).unwrap_or_else(|e| panic!("test data {p}: {e}"))
+    };
     let r = BufReader::new(flate2::read::GzDecoder::new(f));
     let mut t = Tournament::new();
     let mut rows = 0;
@@ -163,11 +169,10 @@ fn handicap_options_keep_agatourn_default() {
 
 #[test]
 fn tdlista_sample_parses_as_agatourn() {
-    let sample = std::fs::read_to_string(format!(
+    let sample = files::read_to_string(format!(
         "{UPSTREAM}/opengotha-tdlista-anonymised-sample.txt"
-    ))
-    .unwrap();
-    let golden = std::fs::read_to_string(format!("{ORACLE}/tdlista_sample_parse.jsonl")).unwrap();
+    ));
+    let golden = files::read_to_string(format!("{ORACLE}/tdlista_sample_parse.jsonl"));
     let golden: Vec<Value> = golden
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

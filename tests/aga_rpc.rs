@@ -1,6 +1,9 @@
 //! The `aga.*` handlers called directly (the wire-level tests come with the server): a full-size
 //! TDListA through `aga.parse_tdlist`, and the oracle directory through `aga.tournament`.
 
+#[path = "common/files.rs"]
+mod files;
+
 use goswiss::rpc::Params;
 use goswiss::rpc::methods::aga::{parse_tdlist_method, tournament_method};
 use serde_json::json;
@@ -9,10 +12,9 @@ const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/aga");
 
 #[test]
 fn parse_tdlist_handles_a_full_size_list() {
-    let sample = std::fs::read_to_string(format!(
+    let sample = files::read_to_string(format!(
         "{DATA}/upstream/opengotha-tdlista-anonymised-sample.txt"
-    ))
-    .unwrap();
+    ));
     let rows: Vec<&str> = sample.split_inclusive('\n').collect();
     let text: String = (0..22_410).map(|i| rows[i % rows.len()]).collect();
     let r = parse_tdlist_method(&Params::positional(vec![json!(text)])).unwrap();
@@ -35,7 +37,7 @@ fn parse_tdlist_handles_a_full_size_list() {
 #[test]
 fn tournament_method_matches_the_oracle_dump() {
     let dir = format!("{DATA}/oracle/agatourn/synthetic8");
-    let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).unwrap();
+    let read = |f: &str| files::read_to_string(format!("{dir}/{f}"));
     let rounds = json!([read("1.tde"), read("2.tde"), read("3.tde")]);
     let p = Params::positional(vec![
         json!(read("register.tde")),

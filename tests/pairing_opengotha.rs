@@ -3,6 +3,9 @@
 //! dumped round must be equal, and the exact optimum of those weights must weigh as much as
 //! the pairing OpenGotha actually made for that round.
 
+#[path = "common/files.rs"]
+mod files;
+
 use std::collections::HashMap;
 
 use goswiss::pairing::SolveOptions;
@@ -67,7 +70,7 @@ fn dudd(s: &str) -> DuddMode {
 }
 
 fn read_xml(file: &str) -> Tournament {
-    let text = std::fs::read_to_string(path(file)).expect("xml");
+    let text = files::read_to_string(path(file));
     let mut reader = Reader::from_str(&text);
     let mut players = vec![];
     let mut games_raw = vec![];
@@ -224,7 +227,7 @@ struct DumpRow {
 }
 
 fn read_dump(file: &str) -> (usize, Vec<String>, Vec<DumpRow>) {
-    let text = std::fs::read_to_string(path(file)).expect("dump");
+    let text = files::read_to_string(path(file));
     let mut lines = text.lines();
     let round: usize = lines
         .next()

@@ -3,6 +3,9 @@
 //! (see the README there). goswiss's `pair_window` and `pairing.pair` with `options.window`
 //! must return the same pairs, and the exact mode must never be worse.
 
+#[path = "common/files.rs"]
+mod files;
+
 use goswiss::pairing::SolveOptions;
 use goswiss::pairing::model::{Field, Model, Player, Term, pair_round, pair_window};
 use goswiss::rpc::Params;
@@ -23,7 +26,7 @@ fn cases() -> Vec<Case> {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/pairbest/cases.json"
     );
-    let text = std::fs::read_to_string(path).expect("golden cases");
+    let text = files::read_to_string(path);
     let doc: Value = serde_json::from_str(&text).expect("golden JSON");
     doc["cases"]
         .as_array()
