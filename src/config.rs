@@ -23,6 +23,7 @@ pub struct Config {
     /// Log filter: a level (error, warn, info, debug, trace) or a tracing directive list.
     pub log_level: String,
     /// One JSON object per log line instead of human-readable text.
+    #[serde(deserialize_with = "flag")]
     pub json_logs: bool,
     /// Largest request body accepted, in bytes, on both protocols.
     pub max_body_bytes: u32,
@@ -62,17 +63,136 @@ pub struct Overrides {
     pub json_logs: Option<bool>,
 }
 
+/// Every setting's name, as in the file and (upper-cased, `GOSWISS_`-prefixed) in the
+/// environment, with one line for `--help`.
+pub const SETTINGS: &[(&str, &str)] = &[
+    ("listen", "address to listen on (127.0.0.1:9090)"),
+    ("db", "SQLite database file (goswiss.db)"),
+    (
+        "log_level",
+        "log level or tracing filter (info); RUST_LOG, when set, replaces it",
+    ),
+    (
+        "json_logs",
+        "one JSON object per log line: true/false, 1/0, yes/no, on/off",
+    ),
+    ("max_body_bytes", "largest request body in bytes (4194304)"),
+    ("max_connections", "most open connections (10000)"),
+    (
+        "header_timeout_secs",
+        "seconds a connection may take to send a request head (30)",
+    ),
+];
+
+/// `GOSWISS_*` variables that are read but are not settings: the config file's path, and the
+/// switches CI sets to make tests of optional tools mandatory.
+pub const OTHER_VARIABLES: &[(&str, &str)] = &[
+    (
+        "GOSWISS_CONFIG",
+        "config file (config/goswiss.toml when it exists)",
+    ),
+    (
+        "GOSWISS_REQUIRE_RUBY",
+        "tests: fail instead of skipping when ruby is missing",
+    ),
+    (
+        "GOSWISS_REQUIRE_NETWORKX",
+        "tests: fail instead of skipping when networkx is missing",
+    ),
+];
+
+/// The environment's part of `--help`: every variable goswiss reads.
+pub fn environment_help() -> String {
+    let mut out = String::from(
+        "Environment (each setting also in the config file; flags beat the environment, which \
+         beats the file):\n",
+    );
+    for (key, help) in SETTINGS {
+        out.push_str(&format!("  GOSWISS_{:<22} {help}\n", key.to_uppercase()));
+    }
+    for (name, help) in OTHER_VARIABLES {
+        out.push_str(&format!("  {name:<30} {help}\n"));
+    }
+    out.push_str(
+        "  RUST_LOG                       log filter: beats log_level, loses to --log-level\n",
+    );
+    out
+}
+
+/// `GOSWISS_*` variables in `vars` that goswiss does not know, each with the closest known
+/// name when one is near: a misspelt setting would otherwise be ignored without a word.
+pub fn unknown_variables(vars: impl IntoIterator<Item = String>) -> Vec<(String, Option<String>)> {
+    let known: Vec<String> = SETTINGS
+        .iter()
+        .map(|(k, _)| format!("GOSWISS_{}", k.to_uppercase()))
+        .chain(OTHER_VARIABLES.iter().map(|(n, _)| n.to_string()))
+        .collect();
+    let mut unknown: Vec<(String, Option<String>)> = vars
+        .into_iter()
+        .filter(|v| v.starts_with("GOSWISS_") && !known.contains(v))
+        .map(|v| {
+            let near = known
+                .iter()
+                .map(|k| (edit_distance(&v, k), k))
+                .filter(|(d, _)| *d <= 3)
+                .min()
+                .map(|(_, k)| k.clone());
+            (v, near)
+        })
+        .collect();
+    unknown.sort();
+    unknown
+}
+
+/// Levenshtein distance over bytes (variable names are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// A boolean setting as people write it in an environment variable or a file: true/false,
+/// 1/0, yes/no, on/off (any case). figment reads `GOSWISS_JSON_LOGS=1` as the number 1, which
+/// plain `bool` refuses.
+fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Bool(bool),
+        Int(i64),
+        Text(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::Bool(b) => Ok(b),
+        Raw::Int(1) => Ok(true),
+        Raw::Int(0) => Ok(false),
+        Raw::Text(t) => match t.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(true),
+            "false" | "0" | "no" | "off" | "" => Ok(false),
+            _ => Err(serde::de::Error::custom(format!(
+                "expected true/false, 1/0, yes/no or on/off, not {t:?}"
+            ))),
+        },
+        Raw::Int(n) => Err(serde::de::Error::custom(format!(
+            "expected true/false, 1/0, yes/no or on/off, not {n}"
+        ))),
+    }
+}
+
 impl Config {
     /// Every setting's name, as in the file and (upper-cased, prefixed) in the environment.
-    pub const KEYS: [&'static str; 7] = [
-        "listen",
-        "db",
-        "log_level",
-        "json_logs",
-        "max_body_bytes",
-        "max_connections",
-        "header_timeout_secs",
-    ];
+    pub fn keys() -> Vec<&'static str> {
+        SETTINGS.iter().map(|(k, _)| *k).collect()
+    }
 
     /// Loads the layers. `path` is the `--config` file (an error if missing); without it the
     /// default path is read when it exists.
@@ -89,7 +209,7 @@ impl Config {
         figment
             // Only the settings' own names: other GOSWISS_* variables (GOSWISS_CONFIG, test
             // switches) are not settings and must not fail the load.
-            .merge(Env::prefixed("GOSWISS_").only(&Config::KEYS))
+            .merge(Env::prefixed("GOSWISS_").only(&Config::keys()))
             .merge(Serialized::defaults(overrides))
             .extract()
             .map_err(Box::new)
@@ -142,10 +262,69 @@ mod tests {
     }
 
     #[test]
+    // figment::Jail's closure type is fixed by figment.
+    #[allow(clippy::result_large_err)]
+    fn boolean_settings_take_the_usual_spellings() {
+        for (value, want) in [
+            ("1", true),
+            ("0", false),
+            ("true", true),
+            ("YES", true),
+            ("off", false),
+        ] {
+            figment::Jail::expect_with(|jail| {
+                jail.set_env("GOSWISS_JSON_LOGS", value);
+                let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
+                assert_eq!(c.json_logs, want, "GOSWISS_JSON_LOGS={value}");
+                Ok(())
+            });
+        }
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("GOSWISS_JSON_LOGS", "2");
+            let e = Config::load(None, &Overrides::default()).unwrap_err();
+            assert!(e.to_string().contains("expected true/false"), "{e}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn misspelt_variables_are_found_with_a_suggestion() {
+        let vars = [
+            "GOSWISS_DB",
+            "GOSWISS_LISTN",
+            "GOSWISS_CONFIG",
+            "GOSWISS_ZZZZZZZZZZZZ",
+            "PATH",
+        ]
+        .map(String::from);
+        assert_eq!(
+            unknown_variables(vars),
+            vec![
+                (
+                    "GOSWISS_LISTN".to_string(),
+                    Some("GOSWISS_LISTEN".to_string())
+                ),
+                ("GOSWISS_ZZZZZZZZZZZZ".to_string(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn settings_table_names_every_key() {
+        let help = environment_help();
+        for k in Config::keys() {
+            assert!(
+                help.contains(&format!("GOSWISS_{}", k.to_uppercase())),
+                "{k}"
+            );
+        }
+    }
+
+    #[test]
     fn keys_name_every_setting() {
         let v = serde_json::to_value(Config::default()).unwrap();
         let mut names: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-        let mut keys = Config::KEYS.to_vec();
+        let mut keys = Config::keys();
         names.sort();
         keys.sort();
         assert_eq!(names, keys);

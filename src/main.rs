@@ -4,8 +4,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use clap::{Args, Parser, Subcommand};
-use goswiss::config::{Config, EXAMPLE, Overrides};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use goswiss::config::{Config, EXAMPLE, Overrides, environment_help, unknown_variables};
 use tracing_subscriber::EnvFilter;
 
 #[derive(Parser)]
@@ -65,10 +65,19 @@ impl Flags {
     }
 }
 
-fn init_tracing(config: &Config) {
-    let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(&config.log_level))
-        .unwrap_or_else(|_| EnvFilter::new("info"));
+/// The log filter: `--log-level` first, then `RUST_LOG`, then `log_level` from the environment
+/// (`GOSWISS_LOG_LEVEL`), the file or the default. RUST_LOG sits below the flag but above the
+/// other layers because it is what operators of tracing-based daemons reach for first.
+fn log_filter(flag: Option<&str>, config: &Config) -> anyhow::Result<EnvFilter> {
+    let (source, filter) = match (flag, std::env::var("RUST_LOG")) {
+        (Some(f), _) => ("--log-level", f.to_string()),
+        (None, Ok(env)) if !env.trim().is_empty() => ("RUST_LOG", env),
+        _ => ("log_level", config.log_level.clone()),
+    };
+    EnvFilter::try_new(&filter).map_err(|e| anyhow::anyhow!("{source} {filter:?}: {e}"))
+}
+
+fn init_tracing(filter: EnvFilter, config: &Config) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
@@ -78,6 +87,19 @@ fn init_tracing(config: &Config) {
     } else {
         builder.init();
     }
+}
+
+/// Misspelt `GOSWISS_*` variables would otherwise be ignored in silence.
+fn unknown_variable_warnings() -> Vec<String> {
+    unknown_variables(std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()))
+        .into_iter()
+        .map(|(name, near)| match near {
+            Some(near) => {
+                format!("unknown environment variable {name} ignored (did you mean {near}?)")
+            }
+            None => format!("unknown environment variable {name} ignored"),
+        })
+        .collect()
 }
 
 async fn shutdown_signal() {
@@ -101,10 +123,31 @@ async fn shutdown_signal() {
     }
 }
 
-fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+fn main() -> std::process::ExitCode {
+    // The error and its causes on one line, without anyhow's backtrace (RUST_BACKTRACE is
+    // often set on developer machines): these are operator errors, not bugs.
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("goswiss: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let env_help = environment_help();
+    let matches = Cli::command()
+        .after_help(env_help.clone())
+        .mut_subcommand("serve", |c| c.after_help(env_help.clone()))
+        .mut_subcommand("print-config", |c| c.after_help(env_help.clone()))
+        .get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli.command {
         Command::PrintConfig { flags, example } => {
+            for warning in unknown_variable_warnings() {
+                eprintln!("warning: {warning}");
+            }
             if example {
                 print!("{EXAMPLE}");
             } else {
@@ -114,7 +157,10 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Serve(flags) => {
             let config = flags.load()?;
-            init_tracing(&config);
+            init_tracing(log_filter(flags.log_level.as_deref(), &config)?, &config);
+            for warning in unknown_variable_warnings() {
+                tracing::warn!("{warning}");
+            }
             let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::bind(&config.listen)
