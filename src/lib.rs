@@ -2,8 +2,8 @@
 //! (wire-compatible with the Ruby rswiss server) and JSON-RPC 2.0 on one port, a pure
 //! tournament engine, and a durable event-log store.
 //!
-//! Layering (see ../shared/DESIGN.md): `server → rpc → {tournament, pairing, aga, sgf, go,
-//! store}`. The domain modules do no I/O and never import `rpc`, `server` or `store`.
+//! Layering (docs/architecture.md): `server → rpc → {matchmaker, tournament, pairing, aga, sgf,
+//! go, store}`. The domain modules do no I/O and never import `rpc`, `server` or `store`.
 
 #![forbid(unsafe_code)]
 

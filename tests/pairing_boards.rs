@@ -1,5 +1,5 @@
 //! `pairing.pair` decides colours, handicap and komi after matching for the Pair::Best-style
-//! presets (spec/pairing.md §7.1, §7.3): AGATourn's handicap on the (collapsed) ratings with the
+//! presets (docs/pairing.md, "Boards"): AGATourn's handicap on the (collapsed) ratings with the
 //! stronger player White, or even games with seeded-hash colours.
 
 use goswiss::aga::handicap::{Convention, HandicapOptions, decide};

@@ -1,7 +1,7 @@
 //! Structured diagnostics. Where AGATourn prints a `carp` message (and often sets its sticky error
 //! flag), goswiss returns the same decision plus one of these: where (file, line), how bad, a
 //! stable code, a clear message, and the exact carp text as `legacy_text` so compat callers and
-//! the golden tests can compare it byte for byte (spec §1, §2).
+//! the golden tests can compare it byte for byte (docs/aga.md).
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Handicap and komi (spec §12). `agatourn_table` is AGATourn's `Handicap` arithmetic in IEEE
+//! Handicap and komi (docs/aga.md). `agatourn_table` is AGATourn's `Handicap` arithmetic in IEEE
 //! doubles, which the 145,161-row sweep pins; `Convention` adds the other tables of the same
 //! family as named options, and `cap` limits the stones (AGATourn has no cap: 33 stones happen).
 

@@ -1,4 +1,4 @@
-//! Line parsers for `register.tde` and the round files `N.tde` (spec §7.1, §9.1), giving exactly
+//! Line parsers for `register.tde` and the round files `N.tde` (docs/aga.md), giving exactly
 //! AGATourn 1.035's `ParseRegisterLine` / `ParseRoundLine` answers. Their Perl regexes are
 //! reproduced with the `regex` crate, whose leftmost-first semantics match Perl's for these
 //! backreference-free patterns; Perl's `\s`, `\d`, `\w` and `.` are spelled out as ASCII classes

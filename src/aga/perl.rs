@@ -1,7 +1,7 @@
 //! Perl value semantics that the compat mode must reproduce: how Perl turns a string into a
 //! number, truncates with `int()`, and prints a number (`%.15g`, no trailing `.0`). AGATourn keeps
 //! ratings as the text it read and only converts for arithmetic, so these three operations decide
-//! every printed value (spec §17).
+//! every printed value (docs/aga.md).
 
 /// Perl's whitespace class `\s` on ASCII (space, \t, \n, \v, \f, \r).
 pub fn is_space(c: char) -> bool {

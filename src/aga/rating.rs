@@ -1,4 +1,4 @@
-//! Player IDs, ranks and ratings (spec §3–§5): AGATourn's `NormalizeID`, `RankToRating`, the
+//! Player IDs, ranks and ratings (docs/aga.md): AGATourn's `NormalizeID`, `RankToRating`, the
 //! `Rating()` converter, `CollapseRating` / `ExpandRating` and the two sigma formulas, each with
 //! the exact text AGATourn returns, plus the normalisation used by `strict` mode.
 
@@ -28,7 +28,7 @@ fn is_decimal(s: &str) -> bool {
     }
 }
 
-/// `NormalizeID` (compat, §3.1): upper-case, then drop the zeros that directly follow the
+/// `NormalizeID` (compat): upper-case, then drop the zeros that directly follow the
 /// leading letters when a digit 1–9 comes next.
 pub fn normalize_id(id: &str) -> String {
     let up = id.to_ascii_uppercase();
@@ -43,7 +43,7 @@ pub fn normalize_id(id: &str) -> String {
     }
 }
 
-/// `strict` normalisation (§3.2): the compat rule, plus the default country `USA` for purely
+/// `strict` normalisation: the compat rule, plus the default country `USA` for purely
 /// numeric IDs, and surrounding whitespace removed; the same in every file.
 pub fn normalize_id_strict(id: &str) -> String {
     let id = id.trim_matches(is_space);
@@ -71,7 +71,7 @@ pub fn split_id(id: &str) -> (String, String) {
     }
 }
 
-/// `RankToRating` (§4.1): always returns text.
+/// `RankToRating`: always returns text.
 pub fn rank_to_rating(rank: Option<&str>) -> String {
     let Some(r) = rank else {
         return NOTARANK.to_string();
@@ -109,7 +109,7 @@ fn rank_parts(s: &str) -> Option<(&str, bool)> {
     }
 }
 
-/// The converter half of `Rating()` (§4.2) for an argument that is not a registered ID.
+/// The converter half of `Rating()` for an argument that is not a registered ID.
 pub fn rating_of_text(arg: &str) -> (Option<String>, Vec<Warning>) {
     let b = arg.as_bytes();
     // ^(-?\d+\.\d)
@@ -176,7 +176,7 @@ pub fn collapse_value(r: f64) -> f64 {
     }
 }
 
-/// `CollapseRating` (§4.3): the numeric value to compute with, its Perl text, and the warning
+/// `CollapseRating`: the numeric value to compute with, its Perl text, and the warning
 /// for a rating in the (−1, 1) hole. An undefined input stays undefined.
 pub fn collapse(rating: Option<&str>) -> (Option<f64>, Option<String>, Option<Warning>) {
     let r = rating.map(numify).unwrap_or(0.0);
@@ -194,13 +194,13 @@ pub fn collapse(rating: Option<&str>) -> (Option<f64>, Option<String>, Option<Wa
     (rating.map(|_| r), rating.map(str::to_string), Some(w))
 }
 
-/// `ExpandRating` (§4.3).
+/// `ExpandRating`.
 pub fn expand(collapsed: &str) -> String {
     let c = numify(collapsed);
     fmt_num(if c >= 0.0 { c + 1.0 } else { c - 1.0 })
 }
 
-/// `Sigma` (§5) for a player registered with `rank` (text such as `4d`) or `rating` text.
+/// `Sigma` for a player registered with `rank` (text such as `4d`) or `rating` text.
 pub fn sigma(rank: Option<&str>, rating: Option<&str>) -> Option<f64> {
     if let Some(rank) = rank {
         let (digits, kyu) = rank_parts(perl_body(rank)).unwrap_or(("0", false));

@@ -1,4 +1,4 @@
-//! Reports to the AGA (spec §14): the legacy GoPair `send2aga` file (byte-exact) and the modern
+//! Reports to the AGA (docs/aga.md): the legacy GoPair `send2aga` file (byte-exact) and the modern
 //! results report the AGA's loader accepts, checked first against what that loader refuses
 //! (`?` results, temporary IDs, komi and handicap out of range, too many rounds, bad ranks).
 
@@ -67,7 +67,7 @@ fn has_errors_finding() -> Finding {
     )
 }
 
-/// GoPair `send2aga` → the text of `send2aga.tde` (§14.1). Refuses while the error flag is set.
+/// GoPair `send2aga` → the text of `send2aga.tde`. Refuses while the error flag is set.
 pub fn send2aga(t: &mut Tournament) -> Result<Report, Refusal> {
     if t.error() {
         return Err(Refusal {
@@ -222,7 +222,7 @@ fn report_rank(rank: Option<&str>, rating: &str) -> Result<(String, bool), Strin
     }
 }
 
-/// The modern results report (§14.2a, §14.4): `TOURNEY`, `start=`, `finish=`, optional
+/// The modern results report: `TOURNEY`, `start=`, `finish=`, optional
 /// `location=`, `rules=`, `PLAYERS`, `GAMES`. Everything the AGA loader would refuse is an error
 /// finding and the report is refused.
 pub fn results_report(t: &Tournament, opts: &ReportOptions) -> Result<Report, Refusal> {
@@ -428,7 +428,7 @@ pub fn results_report(t: &Tournament, opts: &ReportOptions) -> Result<Report, Re
     })
 }
 
-/// The Raku `Games-Go-AGA-Objects` `send-to-aga` text (§14.2c), the modern layout of the
+/// The Raku `Games-Go-AGA-Objects` `send-to-aga` text, the modern layout of the
 /// DataObjects family: `TOURNEY`, right-aligned `start=` / `finish=` / `rules=` (from the `DATE`
 /// and `RULES` directives, both required), `PLAYERS` with right-aligned IDs and names and the
 /// rating in `%5.1f`, `GAMES` with right-aligned IDs, the winner upper-cased and komi as given.

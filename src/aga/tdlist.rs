@@ -1,4 +1,4 @@
-//! AGA membership lists (spec §13): AGATourn's `ParseTdListLine` for the tab-delimited TDListA/B
+//! AGA membership lists (docs/aga.md): AGATourn's `ParseTdListLine` for the tab-delimited TDListA/B
 //! (exactly 9 fields, nothing trimmed) and the older space-delimited layouts (fixed columns, then
 //! a free-form fallback). The tab path borrows from the input and allocates nothing, so a whole
 //! 22,000-line list parses in a few milliseconds.

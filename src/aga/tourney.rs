@@ -1,4 +1,4 @@
-//! The tournament object of AGATourn 1.035 in compat mode (spec §6–§12): registered players,
+//! The tournament object of AGATourn 1.035 in compat mode (docs/aga.md): registered players,
 //! directives, round results, counters, bands and handicaps, with AGATourn's sticky error flag
 //! and every carp as a structured [`Warning`] in an append-only log. Loading is pure: the caller
 //! hands over the text of `register.tde` and of the round files.
@@ -64,7 +64,7 @@ pub struct Bands {
     pub bot: Vec<f64>,
 }
 
-/// Which behaviour to follow (spec §1).
+/// Which behaviour to follow (docs/aga.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -428,7 +428,7 @@ impl Tournament {
         &self.register_text
     }
 
-    /// `Rating(id)`: a registered ID's stored text, else the converter of §4.2.
+    /// `Rating(id)`: a registered ID's stored text, else the converter of `Rating()`.
     pub fn rating(&mut self, id: &str) -> Option<String> {
         if let Some(p) = self.players.get(id) {
             return Some(p.rating.clone());
@@ -614,7 +614,7 @@ impl Tournament {
         self.bands.as_ref()
     }
 
-    /// The canonical dump of `dump.json` (spec §2.1): every scalar a Perl string.
+    /// The canonical dump of `dump.json` (docs/aga.md): every scalar a Perl string.
     pub fn dump(&mut self) -> Value {
         self.dump_with(true)
     }

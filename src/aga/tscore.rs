@@ -1,4 +1,4 @@
-//! GoPair 1.001 `tscore` (spec §15): wins, SOS, SODS and head-to-head (or McMahon MBnd, SOM,
+//! GoPair 1.001 `tscore` (docs/aga.md): wins, SOS, SODS and head-to-head (or McMahon MBnd, SOM,
 //! SODM) per band, as the byte-exact `scores.txt` / `summary.txt` texts and as structured
 //! standings. Where Perl iterates a hash (band membership order, which only matters for exact
 //! ties in place and rating) this uses ID order.

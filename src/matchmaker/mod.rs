@@ -113,7 +113,7 @@ pub struct Tournament {
 }
 
 /// ceil(log2 n) for n ≥ 1: the bit length of n - 1. rswiss's float formula agrees for every
-/// n ≤ 10^6 (spec §2.1); the exact form is used so no float rounding can differ.
+/// n ≤ 10^6 (docs/rswiss.md); the exact form is used so no float rounding can differ.
 pub fn base_rounds(n: usize) -> u32 {
     if n <= 1 {
         0

@@ -3,7 +3,7 @@
 //! `optimal` mode (the default) pairs each round as one exact min-cost perfect matching
 //! (`crate::pairing::pair_king_of_the_hill`): king-of-the-hill by score, never dead-locked
 //! unless no legal round exists. `rswiss` mode reproduces what rswiss's greedy king-of-the-hill pairing effectively does
-//! (spec §2.3–2.6): adjacent pairing in score order skipping previous opponents, one retry with
+//! (docs/rswiss.md): adjacent pairing in score order skipping previous opponents, one retry with
 //! shuffled score brackets, then — if allowed — one repetition per pair, otherwise a fault.
 
 use std::collections::HashMap;
@@ -212,7 +212,7 @@ impl Tournament {
         let mut repeated = Vec::new();
         if pairs.len() < wanted {
             // rswiss's "backtrack" never pairs anyone, and of its hard rearrangements only the
-            // first can matter (spec §2.6): one more greedy pass with each equal-score bracket
+            // first can matter (docs/rswiss.md): one more greedy pass with each equal-score bracket
             // shuffled.
             let mut hard: Vec<usize> = (0..n).collect();
             by_score(&mut hard);

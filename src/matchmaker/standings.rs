@@ -1,4 +1,4 @@
-//! Standings: rswiss's six criteria, computed from the committed results (spec §2.8) with the
+//! Standings: rswiss's six criteria, computed from the committed results (docs/rswiss.md) with the
 //! one deliberate fix that the cumulative score runs in chronological order.
 
 use std::collections::BTreeSet;

@@ -6,8 +6,8 @@
 //! OpenGotha *maximises* a weight (1 = worst allowed pair). The solver minimises, so a pair's
 //! cost is `MAX_WEIGHT − weight`; every perfect matching has the same number of pairs, so the
 //! optimum is the same. The bye is a virtual vertex whose edge costs sit in a tier above every
-//! pair cost, so it goes to the player OpenGotha would choose before matching (§7.2 of the
-//! pairing spec): minimum of rank + 2·MMS + 1000 × byes already had, ties to the later player.
+//! pair cost, so it goes to the player OpenGotha would choose before matching: the
+//! minimum of rank + 2·MMS + 1000 × byes already had, ties to the later player.
 //!
 //! Rounds are 0-based inside this module (OpenGotha's internal numbering); `round` is the round
 //! being paired, and every score is read "after round − 1" (before it), as OpenGotha does.
@@ -195,7 +195,7 @@ pub struct Params {
 }
 
 impl Params {
-    /// OpenGotha's defaults for a system (spec/pairing.md §5.2).
+    /// OpenGotha 3.51's defaults for a system (its `TournamentParameterSet` presets).
     pub fn defaults(system: System, rounds: usize) -> Params {
         let mut p = Params {
             system,

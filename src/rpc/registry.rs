@@ -18,7 +18,7 @@ use tokio::sync::{Mutex, broadcast};
 use crate::store::{LogKind, RawEvent, Store, StoreError, StoredTournament, TournamentId};
 
 /// What the registry needs of an event-sourced engine. The engines themselves know nothing of
-/// the store (DESIGN §1): the RPC namespace that serves an engine implements this for it.
+/// the store (docs/architecture.md): the RPC namespace that serves an engine implements this for it.
 pub trait Engine: Sized + Send + Sync + 'static {
     type Event: Serialize + DeserializeOwned + Send + Sync + 'static;
     type Error: std::error::Error + Send + 'static;

@@ -1,4 +1,4 @@
-//! Durable store: each tournament is an append-only event log (DESIGN §3).
+//! Durable store: each tournament is an append-only event log (docs/architecture.md).
 //!
 //! The RPC layer only sees the [`Store`] trait, so a PostgreSQL implementation can sit beside
 //! the SQLite one without touching handlers. An implementation must not return from `create`,

@@ -1,5 +1,5 @@
-//! Colours, handicap and komi of each board, decided **after** matching (spec/pairing.md §7.1,
-//! §7.3) for the Pair::Best-style presets (`gopair`, `custom`): gopair's rules — AGATourn's
+//! Colours, handicap and komi of each board, decided **after** matching (docs/pairing.md,
+//! "Boards") for the Pair::Best-style presets (`gopair`, `custom`): gopair's rules — AGATourn's
 //! `Handicap` on the two ratings (AGA-collapsed when the model collapses them), the stronger
 //! player White — or, with `handicap: "none"`, even games whose colours come from a seeded
 //! hash of the two ids (gopair draws them at random; a hash makes a re-run give the same

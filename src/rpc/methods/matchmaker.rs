@@ -1,4 +1,4 @@
-//! `matchmaker.*`: the rswiss-compatible namespace (spec rswiss.md §1.3).
+//! `matchmaker.*`: the rswiss-compatible namespace (docs/rswiss.md).
 //!
 //! Names, parameter order, defaults, reply shapes and fault codes are rswiss's, so existing
 //! clients work unchanged. Where rswiss answered with a Ruby exception (fault 2 "Uncaught
@@ -362,7 +362,7 @@ macro_rules! async_handler {
     };
 }
 
-/// In rswiss's `system.listMethods` order (spec §1.2), without the unusable `table2array`.
+/// In rswiss's `system.listMethods` order (docs/rswiss.md), without the unusable `table2array`.
 pub static METHODS: &[Method] = &[
     Method {
         name: "matchmaker.repeated_matches",

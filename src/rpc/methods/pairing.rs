@@ -339,7 +339,7 @@ pub fn pair(p: &Params) -> RpcResult {
         out["bye"] = ids[*b].clone();
         out["bye_explanation"] = json!({"cost": amount(*cost), "terms": terms_json(terms)});
     }
-    // Colours and handicap are decided after matching (spec §7.3), from the ratings as the
+    // Colours and handicap are decided after matching (docs/pairing.md, "Boards"), from the ratings as the
     // model reads them (AGA-collapsed when it collapses them).
     let bo = boards::options(
         opts.handicap.as_deref(),
@@ -543,7 +543,7 @@ pub fn explain(p: &Params) -> RpcResult {
 // ---------------------------------------------------------------------------------------------
 // The `opengotha` preset: OpenGotha 3.51's own weight (src/pairing/opengotha.rs) over a
 // tournament history sent by the caller (ranks, clubs, countries, games with colours, handicap
-// and results, byes, absences). Its players and options have their own shapes (docs §4).
+// and results, byes, absences). Its players and options have their own shapes (docs/pairing.md §4).
 
 /// Whether the `model` parameter names the exact OpenGotha preset (a struct with weights or
 /// bye terms is refused: OpenGotha's parameters are options of this preset).
@@ -844,7 +844,7 @@ fn og_params(o: &OgOptionsIn, rounds: usize) -> Result<og::Params, RpcError> {
     if let Some(b) = o.compensate_dudd {
         p.compensate_dudd = b;
     }
-    // The later OpenGotha's two rules (docs §3): DU/DD for every group gap ("all"), the
+    // The later OpenGotha's two rules (docs/pairing.md §3): DU/DD for every group gap ("all"), the
     // geography thresholds.
     match &o.dudd_group_span {
         None => {}

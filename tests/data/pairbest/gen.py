@@ -22,7 +22,7 @@ for k in range(240):
             players[winner]["wins"] += 1
     weights = rng.choice([
         {"rating": 1, "played": 16, "wins": 1.5, "club": 2},   # gopair's handicap-mode terms
-        {"rating": 1, "played": 16, "wins": 0, "club": 0},     # spec §11.1 scenario A
+        {"rating": 1, "played": 16, "wins": 0, "club": 0},     # scenario A
         {"rating": 0.25, "played": 16, "wins": 3, "club": 2},
     ])
     case = {"players": players, "window": window, "weights": weights}
