@@ -34,6 +34,14 @@ pub struct Config {
     /// keep-alive one between requests — before it is closed (slow or idle clients cannot
     /// hold connections for ever).
     pub header_timeout_secs: u64,
+    /// Host names the daemon answers to (the `Host` header; DNS-rebinding protection). Empty:
+    /// loopback names only when listening on loopback, any name otherwise. `*`: any.
+    #[serde(deserialize_with = "list")]
+    pub allowed_hosts: Vec<String>,
+    /// Web origins (`https://host[:port]`) besides the daemon's own whose pages may call it
+    /// (they also get CORS headers). Empty: only the daemon's own pages. `*`: any.
+    #[serde(deserialize_with = "list")]
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -46,6 +54,8 @@ impl Default for Config {
             max_body_bytes: 4 * 1024 * 1024,
             max_connections: 10_000,
             header_timeout_secs: 30,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -81,6 +91,14 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "header_timeout_secs",
         "seconds a connection may take to send a request head (30)",
+    ),
+    (
+        "allowed_hosts",
+        "Host names answered, comma-separated (loopback names when on loopback; * any)",
+    ),
+    (
+        "allowed_origins",
+        "web origins allowed to call, comma-separated (only the daemon's own; * any)",
     ),
 ];
 
@@ -188,6 +206,25 @@ fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     }
 }
 
+/// A list setting: a TOML array, or one string of comma-separated items (the form an
+/// environment variable takes).
+fn list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        List(Vec<String>),
+        Text(String),
+    }
+    Ok(match Raw::deserialize(d)? {
+        Raw::List(v) => v,
+        Raw::Text(t) => t
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    })
+}
+
 impl Config {
     /// Every setting's name, as in the file and (upper-cased, prefixed) in the environment.
     pub fn keys() -> Vec<&'static str> {
@@ -283,6 +320,21 @@ mod tests {
             jail.set_env("GOSWISS_JSON_LOGS", "2");
             let e = Config::load(None, &Overrides::default()).unwrap_err();
             assert!(e.to_string().contains("expected true/false"), "{e}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    // figment::Jail's closure type is fixed by figment.
+    #[allow(clippy::result_large_err)]
+    fn lists_take_arrays_or_comma_separated_text() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("GOSWISS_ALLOWED_HOSTS", "go.example, localhost");
+            jail.create_file("c.toml", "allowed_origins = [\"https://a.example\"]\n")?;
+            let c = Config::load(Some(Path::new("c.toml")), &Overrides::default())
+                .map_err(|e| e.to_string())?;
+            assert_eq!(c.allowed_hosts, ["go.example", "localhost"]);
+            assert_eq!(c.allowed_origins, ["https://a.example"]);
             Ok(())
         });
     }

@@ -32,6 +32,8 @@ use crate::rpc::{Ctx, RpcError, xmlrpc};
 use crate::store::Store;
 use crate::store::sqlite::SqliteStore;
 
+mod guard;
+
 type JsonService = TowerService<Identity, Identity>;
 
 #[derive(Clone)]
@@ -232,6 +234,12 @@ pub async fn serve(
         .with_context(|| format!("loading tournaments from {}", config.db))?;
     drop(logs);
     tracing::info!(tournaments = registry.len(), db = %config.db, "store opened");
+    let listening_on = listener.local_addr()?.ip();
+    let guard = Arc::new(guard::Guard::new(
+        &config.allowed_hosts,
+        &config.allowed_origins,
+        listening_on,
+    ));
     let max_body = config.max_body_bytes as usize;
     let max_connections = config.max_connections;
     let header_timeout_secs = config.header_timeout_secs;
@@ -263,7 +271,8 @@ pub async fn serve(
         .route("/xmlrpc", any(xml_path))
         .route("/jsonrpc", any(json_path))
         .fallback(fallback)
-        .with_state(app);
+        .with_state(app)
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
 
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "listening");

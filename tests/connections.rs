@@ -15,7 +15,7 @@ const ECHO: &str = r#"{"jsonrpc":"2.0","id":1,"method":"system.echo","params":[[
 
 fn echo_request(close: bool) -> Vec<u8> {
     format!(
-        "POST /jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+        "POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\n{}\r\n{ECHO}",
         ECHO.len(),
         if close { "Connection: close\r\n" } else { "" }
@@ -51,7 +51,7 @@ async fn silent_slow_and_idle_connections_are_closed() {
     let mut silent = TcpStream::connect(server.addr).await.unwrap();
     // Sends half a request head and stalls (slowloris).
     let mut slow = TcpStream::connect(server.addr).await.unwrap();
-    slow.write_all(b"POST /RPC2 HTTP/1.1\r\nHost: x\r\n")
+    slow.write_all(b"POST /RPC2 HTTP/1.1\r\nHost: localhost\r\n")
         .await
         .unwrap();
     // A keep-alive client that makes one call and then idles.

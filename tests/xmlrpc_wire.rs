@@ -543,7 +543,7 @@ async fn bad_input_gets_clear_faults_and_the_daemon_keeps_serving() {
     );
     let chunked = |body: &str| {
         let mut req = String::from(
-            "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+            "POST /RPC2 HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
         );
         for piece in body.as_bytes().chunks(1000) {
             req.push_str(&format!(

@@ -14,6 +14,25 @@ pub mod codes {
     pub const INTERNAL_ERROR: i32 = -32603;
 }
 
+/// Longest error message sent: messages quote client input (names, values, parser context),
+/// and a reply must not grow with whatever a client sent.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+
+/// Longest piece of client text (a method or parameter name) quoted in a message.
+pub const MAX_QUOTED_BYTES: usize = 100;
+
+/// `text` cut to at most `max` bytes on a character boundary, marked with "…" when cut.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len()).into()
+}
+
 /// An error answer to an RPC call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RpcError {
@@ -23,10 +42,11 @@ pub struct RpcError {
 
 impl RpcError {
     pub fn new(code: i32, message: impl Into<String>) -> Self {
-        RpcError {
-            code,
-            message: message.into(),
+        let mut message = message.into();
+        if message.len() > MAX_MESSAGE_BYTES {
+            message = clip(&message, MAX_MESSAGE_BYTES).into_owned();
         }
+        RpcError { code, message }
     }
 
     pub fn parse_error(message: impl fmt::Display) -> Self {
@@ -38,7 +58,10 @@ impl RpcError {
     }
 
     pub fn method_not_found(name: &str) -> Self {
-        Self::new(codes::METHOD_NOT_FOUND, format!("method not found: {name}"))
+        Self::new(
+            codes::METHOD_NOT_FOUND,
+            format!("method not found: {}", clip(name, MAX_QUOTED_BYTES)),
+        )
     }
 
     /// Bad parameters for a method outside `matchmaker.*` (which keeps rswiss's codes).
@@ -60,3 +83,19 @@ impl fmt::Display for RpcError {
 }
 
 impl std::error::Error for RpcError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_text_is_clipped() {
+        let name = "é".repeat(10_000);
+        let e = RpcError::method_not_found(&name);
+        assert!(e.message.len() < 200, "{}", e.message);
+        assert!(e.message.ends_with("… (20000 bytes)"));
+        let e = RpcError::invalid_params("x".repeat(1 << 20));
+        assert!(e.message.len() <= MAX_MESSAGE_BYTES + 32);
+        assert_eq!(clip("short", 100), "short");
+    }
+}

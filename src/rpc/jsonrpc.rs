@@ -29,8 +29,9 @@ pub fn params_for(method: &Method, raw: Option<&str>) -> Result<Params, RpcError
                 method.params.iter().map(|p| named.remove(p.name)).collect();
             if let Some(unknown) = named.keys().next() {
                 return Err(RpcError::invalid_params(format!(
-                    "{} has no parameter {unknown:?} (parameters: {})",
+                    "{} has no parameter {:?} (parameters: {})",
                     method.name,
+                    super::error::clip(unknown, super::error::MAX_QUOTED_BYTES),
                     method
                         .params
                         .iter()

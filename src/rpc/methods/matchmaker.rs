@@ -57,7 +57,10 @@ pub const MAX_PLAYERS: usize = 100_000;
 pub fn missing_or_wrong_params(name: &str) -> RpcError {
     RpcError::new(
         1,
-        format!("Method {name} missing or wrong number of parameters!"),
+        format!(
+            "Method {} missing or wrong number of parameters!",
+            crate::rpc::error::clip(name, crate::rpc::error::MAX_QUOTED_BYTES)
+        ),
     )
 }
 
