@@ -34,6 +34,18 @@ pub struct Config {
     /// keep-alive one between requests — before it is closed (slow or idle clients cannot
     /// hold connections for ever).
     pub header_timeout_secs: u64,
+    /// Seconds a request body may take to arrive once its head is complete (slow-body
+    /// clients are answered 408 and closed).
+    pub body_timeout_secs: u64,
+    /// Seconds a client may go without reading any of a reply (or a WebSocket message) before
+    /// its connection is closed.
+    pub write_timeout_secs: u64,
+    /// Most open HTTP connections from one client address; 0: no limit beyond
+    /// `max_connections`.
+    pub max_connections_per_ip: u32,
+    /// Seconds between WebSocket pings; a session that answers none for two intervals is
+    /// closed. 0: no pings.
+    pub ws_ping_secs: u64,
     /// Host names the daemon answers to (the `Host` header; DNS-rebinding protection). Empty:
     /// loopback names only when listening on loopback, any name otherwise. `*`: any.
     #[serde(deserialize_with = "list")]
@@ -54,6 +66,10 @@ impl Default for Config {
             max_body_bytes: 4 * 1024 * 1024,
             max_connections: 10_000,
             header_timeout_secs: 30,
+            body_timeout_secs: 30,
+            write_timeout_secs: 30,
+            max_connections_per_ip: 1024,
+            ws_ping_secs: 30,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
         }
@@ -91,6 +107,22 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "header_timeout_secs",
         "seconds a connection may take to send a request head (30)",
+    ),
+    (
+        "body_timeout_secs",
+        "seconds a request body may take after its head (30)",
+    ),
+    (
+        "write_timeout_secs",
+        "seconds a client may read nothing of a reply (30)",
+    ),
+    (
+        "max_connections_per_ip",
+        "most connections from one address (1024; 0 no limit)",
+    ),
+    (
+        "ws_ping_secs",
+        "seconds between WebSocket pings (30; 0 off)",
     ),
     (
         "allowed_hosts",

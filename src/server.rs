@@ -3,7 +3,9 @@
 //! `/health` and `/metrics`. [`serve`] takes a bound listener and a shutdown future so tests
 //! can run the real server on 127.0.0.1:0.
 
+use std::collections::HashMap;
 use std::future::Future;
+use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -19,7 +21,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use jsonrpsee::server::{ServerConfig, TowerService, stop_channel};
+use jsonrpsee::server::{PingConfig, ServerConfig, TowerService, stop_channel};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
@@ -32,6 +34,7 @@ use crate::rpc::{Ctx, RpcError, xmlrpc};
 use crate::store::Store;
 use crate::store::sqlite::SqliteStore;
 
+mod deadline;
 mod guard;
 
 type JsonService = TowerService<Identity, Identity>;
@@ -111,6 +114,12 @@ async fn read_body(body: Body, max: usize, headers: &HeaderMap) -> Result<Bytes,
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
             Err(xml_response(xmlrpc::fault_reply(&too_big(max)).body))
         }
+        Err(e) if deadline::is_body_timeout(&*e) => Err((
+            StatusCode::REQUEST_TIMEOUT,
+            [(header::CONNECTION, "close")],
+            format!("{e}\n"),
+        )
+            .into_response()),
         Err(e) => Err((
             StatusCode::BAD_REQUEST,
             format!("could not read the request body: {e}\n"),
@@ -241,19 +250,42 @@ pub async fn serve(
         listening_on,
     ));
     let max_body = config.max_body_bytes as usize;
-    let max_connections = config.max_connections;
-    let header_timeout_secs = config.header_timeout_secs;
+    let file_limit = deadline::open_file_limit();
+    let max_connections = deadline::clamp_connections(config.max_connections, file_limit);
+    if max_connections < config.max_connections {
+        tracing::warn!(
+            configured = config.max_connections,
+            effective = max_connections,
+            open_file_limit = file_limit,
+            "max_connections lowered to fit the open-file limit (raise ulimit -n to allow more)"
+        );
+    }
+    let limits = ConnLimits {
+        max_connections: max_connections as usize,
+        per_ip: config.max_connections_per_ip as usize,
+        header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
+        write_timeout: Duration::from_secs(config.write_timeout_secs.max(1)),
+    };
+    let body_timeout = Duration::from_secs(config.body_timeout_secs.max(1));
+    let ws_ping = (config.ws_ping_secs > 0).then(|| {
+        let every = Duration::from_secs(config.ws_ping_secs);
+        PingConfig::new()
+            .ping_interval(every)
+            .inactive_limit(every * 2)
+            .max_failures(1)
+    });
     let ctx = Arc::new(Ctx { config, registry });
 
     let (stop_handle, server_handle) = stop_channel();
+    let mut json_config = ServerConfig::builder()
+        .max_request_body_size(max_body as u32)
+        .max_response_body_size(u32::MAX)
+        .max_connections(max_connections);
+    if let Some(ping) = ws_ping {
+        json_config = json_config.enable_ws_ping(ping);
+    }
     let json = jsonrpsee::server::Server::builder()
-        .set_config(
-            ServerConfig::builder()
-                .max_request_body_size(max_body as u32)
-                .max_response_body_size(u32::MAX)
-                .max_connections(max_connections)
-                .build(),
-        )
+        .set_config(json_config.build())
         .to_service_builder()
         .build(crate::rpc::jsonrpc::module(Arc::clone(&ctx)), stop_handle);
 
@@ -272,14 +304,14 @@ pub async fn serve(
         .route("/jsonrpc", any(json_path))
         .fallback(fallback)
         .with_state(app)
+        .layer(axum::middleware::from_fn_with_state(
+            body_timeout,
+            with_body_deadline,
+        ))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check));
 
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "listening");
-    let limits = ConnLimits {
-        max_connections: max_connections as usize,
-        header_timeout: Duration::from_secs(header_timeout_secs.max(1)),
-    };
     accept_loop(listener, router, limits, shutdown).await;
     // The HTTP connections have finished (or were given up on); WebSocket sessions are
     // upgraded connections that the loop does not track: jsonrpsee closes them.
@@ -293,7 +325,58 @@ pub async fn serve(
 /// complete request head (new, or idle between keep-alive requests) before it is closed.
 struct ConnLimits {
     max_connections: usize,
+    /// Open connections per client address; 0: unlimited.
+    per_ip: usize,
     header_timeout: Duration,
+    write_timeout: Duration,
+}
+
+/// Starts the body's clock when its head is complete (see [`deadline::body_deadline`]).
+async fn with_body_deadline(
+    State(limit): State<Duration>,
+    req: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    next.run(req.map(|b| deadline::body_deadline(b, limit)))
+        .await
+}
+
+/// Open connections per client address, for `max_connections_per_ip`.
+#[derive(Default)]
+struct PerIp(std::sync::Mutex<HashMap<IpAddr, usize>>);
+
+impl PerIp {
+    /// Counts a new connection from `ip` unless it already has `cap`; the slot is given back
+    /// when the returned guard drops.
+    fn admit(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<IpSlot> {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let n = map.entry(ip).or_insert(0);
+        if cap > 0 && *n >= cap {
+            return None;
+        }
+        *n += 1;
+        Some(IpSlot {
+            owner: Arc::clone(self),
+            ip,
+        })
+    }
+}
+
+struct IpSlot {
+    owner: Arc<PerIp>,
+    ip: IpAddr,
+}
+
+impl Drop for IpSlot {
+    fn drop(&mut self) {
+        let mut map = self.owner.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = map.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// How long shutdown waits for in-flight requests before closing their connections anyway.
@@ -322,6 +405,7 @@ async fn accept_loop(
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
+    let per_ip = Arc::new(PerIp::default());
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -331,10 +415,19 @@ async fn accept_loop(
                 Err(_) => break, // never closed; defensive
             },
         };
-        let tcp = tokio::select! {
+        let (tcp, slot) = tokio::select! {
             () = &mut shutdown => break,
             r = listener.accept() => match r {
-                Ok((tcp, _peer)) => tcp,
+                Ok((tcp, peer)) => match per_ip.admit(peer.ip(), limits.per_ip) {
+                    Some(slot) => (tcp, slot),
+                    None => {
+                        // Closed at once: the client sees a reset, not a wait.
+                        tracing::debug!(%peer, "connection refused: max_connections_per_ip");
+                        metrics::counter!("goswiss_connections_refused_total", "reason" => "per_ip")
+                            .increment(1);
+                        continue;
+                    }
+                },
                 Err(e) => {
                     // EMFILE and friends: back off instead of spinning on the error.
                     tracing::warn!(error = %e, "accept failed");
@@ -346,7 +439,10 @@ async fn accept_loop(
         // Replies go out as soon as they are written: no Nagle delay on keep-alive connections.
         let _ = tcp.set_nodelay(true);
         let conn = http
-            .serve_connection(TokioIo::new(tcp), service.clone())
+            .serve_connection(
+                TokioIo::new(deadline::WriteDeadline::new(tcp, limits.write_timeout)),
+                service.clone(),
+            )
             .with_upgrades();
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {
@@ -365,6 +461,7 @@ async fn accept_loop(
             // An upgraded (WebSocket) connection ends here too: jsonrpsee owns the session
             // from now on and counts it against its own max_connections.
             drop(permit);
+            drop(slot);
         });
     }
     tracing::info!("shutting down");
