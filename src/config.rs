@@ -149,6 +149,10 @@ pub const OTHER_VARIABLES: &[(&str, &str)] = &[
         "GOSWISS_REQUIRE_NETWORKX",
         "tests: fail instead of skipping when networkx is missing",
     ),
+    (
+        "GOSWISS_REQUIRE_MOUNT",
+        "tests: fail instead of skipping when a tmpfs cannot be mounted",
+    ),
 ];
 
 /// The environment's part of `--help`: every variable goswiss reads.

@@ -42,6 +42,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0001_events.sql"),
     include_str!("../../migrations/sqlite/0002_append_log.sql"),
     include_str!("../../migrations/sqlite/0003_log_kind.sql"),
+    include_str!("../../migrations/sqlite/0004_health_probe.sql"),
 ];
 
 const INSERT_EVENT: &str =
@@ -107,6 +108,8 @@ enum Job {
     Close {
         reply: Reply<()>,
     },
+    /// While writes are failing: try a small real write, to see whether they work again.
+    Probe,
     /// Makes the writer panic: how the tests reach the writer-death path.
     #[cfg(test)]
     Crash,
@@ -116,7 +119,24 @@ enum Job {
 struct Shared {
     /// Why the writer stopped, once it has died.
     death: OnceLock<String>,
+    /// Why the last group commit failed (disk full, I/O error, read-only file), until a commit
+    /// or a probe succeeds again: while set, the store is unhealthy.
+    failing: std::sync::Mutex<Option<String>>,
+    /// When the last probe was asked for, so health checks do not queue one per call.
+    last_probe: std::sync::Mutex<Option<std::time::Instant>>,
 }
+
+impl Shared {
+    fn set_failing(&self, why: Option<String>) {
+        *self.failing.lock().unwrap_or_else(|p| p.into_inner()) = why;
+    }
+}
+
+/// How often a health check may ask the writer to probe a failing database.
+const PROBE_EVERY: Duration = Duration::from_millis(500);
+
+/// Bytes a probe writes: enough to need fresh pages, as a real commit would.
+const PROBE_BYTES: i64 = 64 * 1024;
 
 pub struct SqliteStore {
     jobs: mpsc::Sender<Job>,
@@ -157,6 +177,8 @@ impl SqliteStore {
         let (jobs, rx) = mpsc::channel();
         let shared = Arc::new(Shared {
             death: OnceLock::new(),
+            failing: std::sync::Mutex::new(None),
+            last_probe: std::sync::Mutex::new(None),
         });
         let (opened_tx, opened) = oneshot::channel();
         let thread_shared = Arc::clone(&shared);
@@ -221,10 +243,32 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     fn health(&self) -> Result<(), StoreError> {
-        match self.shared.death.get() {
-            Some(why) => Err(StoreError::WriterDied(why.clone())),
-            None => Ok(()),
+        if let Some(why) = self.shared.death.get() {
+            return Err(StoreError::WriterDied(why.clone()));
         }
+        let failing = self
+            .shared
+            .failing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let Some(why) = failing else {
+            return Ok(());
+        };
+        // Writes may work again (space came back) with nobody writing to find out, e.g. when
+        // a load balancer stopped sending traffic because of this very answer: probe.
+        let mut last = self
+            .shared
+            .last_probe
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if last.is_none_or(|t| t.elapsed() >= PROBE_EVERY) {
+            *last = Some(std::time::Instant::now());
+            let _ = self.jobs.send(Job::Probe);
+        }
+        Err(StoreError::Database(format!(
+            "writes are failing, nothing can be recorded: {why}"
+        )))
     }
 
     fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>> {
@@ -308,7 +352,7 @@ fn migrate(conn: &Connection) -> Result<(), StoreError> {
 
 /// The writer thread's loop, until the store is closed, every handle is dropped, or a panic.
 fn run_writer(conn: Connection, rx: mpsc::Receiver<Job>, shared: &Shared) {
-    let outcome = catch_unwind(AssertUnwindSafe(|| writer_loop(conn, &rx)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| writer_loop(conn, &rx, shared)));
     if let Err(panic) = outcome {
         let message = panic
             .downcast_ref::<&str>()
@@ -325,7 +369,7 @@ fn run_writer(conn: Connection, rx: mpsc::Receiver<Job>, shared: &Shared) {
     }
 }
 
-fn writer_loop(conn: Connection, rx: &mpsc::Receiver<Job>) {
+fn writer_loop(conn: Connection, rx: &mpsc::Receiver<Job>, shared: &Shared) {
     // Every statement the hot path runs, kept prepared.
     conn.set_prepared_statement_cache_capacity(16);
     while let Ok(first) = rx.recv() {
@@ -341,22 +385,26 @@ fn writer_loop(conn: Connection, rx: &mpsc::Receiver<Job>) {
         for job in batch {
             match job {
                 Job::LoadAll { reply } => {
-                    write_batch(&conn, std::mem::take(&mut writes));
+                    write_batch(&conn, std::mem::take(&mut writes), shared);
                     reply.send(load_all(&conn));
                 }
                 Job::Close { reply } => {
-                    write_batch(&conn, std::mem::take(&mut writes));
+                    write_batch(&conn, std::mem::take(&mut writes), shared);
                     // Jobs queued behind the close are dropped with the receiver when this
                     // thread returns: their callers get StoreError::Closed.
                     reply.send(conn.close().map_err(|(_, e)| db(e)));
                     return;
+                }
+                Job::Probe => {
+                    write_batch(&conn, std::mem::take(&mut writes), shared);
+                    probe(&conn, shared);
                 }
                 #[cfg(test)]
                 Job::Crash => panic!("writer crash requested by a test"),
                 write => writes.push(write),
             }
         }
-        write_batch(&conn, writes);
+        write_batch(&conn, writes, shared);
     }
     // Every SqliteStore handle was dropped: the connection closes as the thread ends.
 }
@@ -464,7 +512,30 @@ fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
 /// Commits a batch of write jobs in one transaction and answers each job after the commit.
 /// A job that fails alone (a conflict) is answered with its error and leaves the others
 /// untouched; a failure of the transaction itself fails every job of the batch with it.
-fn write_batch(conn: &Connection, batch: Vec<Job>) {
+/// One small real commit, to learn whether writes work again.
+fn probe(conn: &Connection, shared: &Shared) {
+    let result = conn.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
+        conn.execute(
+            "INSERT OR REPLACE INTO health_probe (id, at, pad) VALUES (1, ?1, zeroblob(?2))",
+            params![now_millis(), PROBE_BYTES],
+        )?;
+        conn.execute_batch("COMMIT")
+    });
+    match result {
+        Ok(()) => {
+            tracing::info!("writes work again");
+            shared.set_failing(None);
+        }
+        Err(e) => {
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            shared.set_failing(Some(e.to_string()));
+        }
+    }
+}
+
+fn write_batch(conn: &Connection, batch: Vec<Job>, shared: &Shared) {
     if batch.is_empty() {
         return;
     }
@@ -514,6 +585,7 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
     }
     match failure {
         None => {
+            shared.set_failing(None);
             for d in done {
                 match d {
                     Done::Created(reply, id) => reply.send(Ok(id)),
@@ -529,6 +601,7 @@ fn write_batch(conn: &Connection, batch: Vec<Job>) {
             }
             tracing::error!(error = %e, "a group commit failed; none of its calls were recorded");
             let message = e.to_string();
+            shared.set_failing(Some(message.clone()));
             let fail = || StoreError::Database(message.clone());
             for d in done {
                 match d {
