@@ -180,9 +180,8 @@ pub fn lookup(name: &str) -> Option<&'static Method> {
     INDEX.get(name).copied()
 }
 
-/// Calls a method with positional parameters: arity check, then the handler. Protocol adapters
-/// go through here so both wires behave the same.
-pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> RpcResult {
+/// The arity check every call goes through.
+fn check_arity(method: &Method, params: &Params) -> Result<(), RpcError> {
     let given = params.len();
     if given < method.required_params()
         || given > method.params.len()
@@ -190,6 +189,29 @@ pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Rp
     {
         return Err(method.arity_error(given));
     }
+    Ok(())
+}
+
+/// Runs an inline (`Handler::Sync`) method on the calling thread, which must be allowed to
+/// block (a blocking-pool thread): for batches such as `system.multicall`'s.
+pub fn call_inline(ctx: &Ctx, method: &'static Method, params: &Params) -> RpcResult {
+    check_arity(method, params)?;
+    let Handler::Sync(f) = method.handler else {
+        return Err(RpcError::internal(format!(
+            "{} is not an inline method",
+            method.name
+        )));
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, params))).unwrap_or_else(|_| {
+        tracing::error!(method = method.name, "handler panicked");
+        Err(RpcError::internal("internal error"))
+    })
+}
+
+/// Calls a method with positional parameters: arity check, then the handler. Protocol adapters
+/// go through here so both wires behave the same.
+pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> RpcResult {
+    check_arity(method, &params)?;
     match method.handler {
         // A panic is a bug, but it must cost the caller one error, not the connection.
         Handler::Sync(f) => {

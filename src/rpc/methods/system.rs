@@ -53,6 +53,10 @@ fn fault_struct(e: &RpcError) -> Value {
 
 /// Runs each call in order; a success is wrapped in a one-element array, a failure becomes a
 /// fault struct (the de-facto multicall convention Python and Ruby clients expect).
+///
+/// The calls' CPU work never runs on an async worker: each run of consecutive inline (`Sync`)
+/// calls goes to the blocking pool as one job, so a multicall of a thousand cheap-but-not-free
+/// calls (say `score.toggle_dead` on 52×52 boards) cannot stall `/health` or other clients.
 async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let calls: Vec<Value> = p.get(0, "calls")?;
     if calls.len() > MAX_MULTICALL {
@@ -62,17 +66,58 @@ async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         )));
     }
     let mut results = Vec::with_capacity(calls.len());
+    let mut inline: Vec<Result<(&'static Method, Params), RpcError>> = Vec::new();
     for call in calls {
-        let outcome = one_call(&ctx, call).await;
-        results.push(match outcome {
-            Ok(v) => Value::Array(vec![v]),
-            Err(e) => fault_struct(&e),
-        });
+        match resolve(call) {
+            Ok((method, params)) if !matches!(method.handler, Handler::Sync(_)) => {
+                run_inline_batch(&ctx, std::mem::take(&mut inline), &mut results).await;
+                results.push(wrap(rpc::call(&ctx, method, params).await));
+            }
+            entry => inline.push(entry),
+        }
     }
+    run_inline_batch(&ctx, inline, &mut results).await;
     Ok(Value::Array(results))
 }
 
-async fn one_call(ctx: &Arc<Ctx>, call: Value) -> RpcResult {
+fn wrap(outcome: RpcResult) -> Value {
+    match outcome {
+        Ok(v) => Value::Array(vec![v]),
+        Err(e) => fault_struct(&e),
+    }
+}
+
+/// Runs inline calls (and entries that failed to resolve, in their places) on the blocking pool.
+async fn run_inline_batch(
+    ctx: &Arc<Ctx>,
+    batch: Vec<Result<(&'static Method, Params), RpcError>>,
+    results: &mut Vec<Value>,
+) {
+    if batch.is_empty() {
+        return;
+    }
+    let n = batch.len();
+    let ctx = Arc::clone(ctx);
+    let job = tokio::task::spawn_blocking(move || {
+        batch
+            .into_iter()
+            .map(|entry| {
+                wrap(entry.and_then(|(method, params)| rpc::call_inline(&ctx, method, &params)))
+            })
+            .collect::<Vec<Value>>()
+    });
+    match job.await {
+        Ok(values) => results.extend(values),
+        Err(_) => {
+            tracing::error!("a multicall batch panicked");
+            let e = RpcError::internal("internal error");
+            results.extend((0..n).map(|_| fault_struct(&e)));
+        }
+    }
+}
+
+/// The method and parameters of one multicall entry.
+fn resolve(call: Value) -> Result<(&'static Method, Params), RpcError> {
     let Value::Object(mut call) = call else {
         return Err(RpcError::invalid_request(
             "each multicall entry must be a struct {methodName, params}",
@@ -101,7 +146,7 @@ async fn one_call(ctx: &Arc<Ctx>, call: Value) -> RpcResult {
         }
     };
     let method = rpc::lookup(&name).ok_or_else(|| rpc::unknown_method(&name))?;
-    rpc::call(ctx, method, Params::positional(params)).await
+    Ok((method, Params::positional(params)))
 }
 
 pub static METHODS: &[Method] = &[
