@@ -17,6 +17,7 @@ fn all_options() -> Vec<LoadOptions> {
             large_boards: true,
             rectangular_boards: true,
             keep_lowercase_idents: false,
+            allow_undefined_bytes: true,
             override_encoding: Some("Shift_JIS".into()),
         },
         LoadOptions {

@@ -46,7 +46,8 @@ struct Options {
     detect_encoding: bool,
     large_boards: bool,
     rectangular_boards: bool,
-    /// All six leniencies at once.
+    allow_undefined_bytes: bool,
+    /// All seven leniencies at once.
     lenient: bool,
 }
 
@@ -67,6 +68,7 @@ impl Options {
             rectangular_boards: self.rectangular_boards || self.lenient,
             sgfmill_empty_ident: false,
             keep_lowercase_idents: false,
+            allow_undefined_bytes: self.allow_undefined_bytes || self.lenient,
         }
     }
 
