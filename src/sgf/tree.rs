@@ -826,6 +826,45 @@ impl Game {
         Ok(())
     }
 
+    /// Sets raw values as a parser would store them, for building a tree from a
+    /// description of a parsed one (the `sgf.serialise` RPC): the identifier may be any run
+    /// of 1–64 ASCII letters (the parser keeps lower-case spellings), SZ may hold any
+    /// values (the board size was fixed when the game was made), and values must still be
+    /// well-formed raw values so the output re-parses.
+    pub fn set_raw_list_as_parsed<V: AsRef<[u8]>>(
+        &mut self,
+        node: NodeId,
+        ident: &str,
+        values: &[V],
+    ) -> Result<(), SgfError> {
+        let n = self.check(node)?;
+        if !(1..=64).contains(&ident.len()) || !ident.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(SgfError::value("ill-formed property identifier"));
+        }
+        if values.is_empty() {
+            return Err(SgfError::value("empty property list"));
+        }
+        if values
+            .iter()
+            .any(|v| !is_valid_value(v.as_ref(), self.multibyte))
+        {
+            return Err(SgfError::value("ill-formed raw property value"));
+        }
+        let values: Vec<&[u8]> = values.iter().map(AsRef::as_ref).collect();
+        self.put(self.id(n as u32), ident.as_bytes(), &values);
+        Ok(())
+    }
+
+    /// Reads raw values character-aware (a multibyte trail byte is never `\` or `]`), as
+    /// the `multibyte_aware` leniency does at load; for games built rather than loaded.
+    pub fn set_multibyte_aware(&mut self, aware: bool) {
+        self.multibyte = if aware {
+            self.charset.multibyte()
+        } else {
+            Multibyte::Safe
+        };
+    }
+
     pub fn set_raw(
         &mut self,
         node: NodeId,
@@ -1153,6 +1192,13 @@ impl Game {
     }
 
     // ------------------------------------------------------------------ serialising
+
+    /// The serialisation with the raw values as stored, in the charset they were read with
+    /// (no transcoding to the root `CA`): for callers that must write a game whose `CA`
+    /// does not read as a charset name, which sgfmill's `serialise` refuses.
+    pub fn serialise_raw(&self, wrap: Option<usize>) -> Vec<u8> {
+        super::serialise::serialise_arena(&self.arena, wrap)
+    }
 
     /// sgfmill's `serialise(wrap)`: byte-exact, in the charset of the root `CA`.
     pub fn serialise(&self, wrap: Option<usize>) -> Result<Vec<u8>, SgfError> {
