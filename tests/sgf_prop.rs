@@ -101,7 +101,7 @@ proptest! {
                 // override has already written its CA, so it changes nothing more).
                 let again = Game::from_bytes_with(&once, &opts);
                 if opts.sgfmill_empty_ident && again.is_err() {
-                    // sgfmill's empty identifier cannot be read back (spec §3.6).
+                    // sgfmill's empty identifier cannot be read back (docs/sgf.md).
                     continue;
                 }
                 let again = again.expect("serialised output re-parses");

@@ -1,5 +1,5 @@
 //! SGF game records: reading, editing and writing them exactly as sgfmill 1.1.1 does
-//! (../shared/spec/sgf.md), with charset handling through `encoding_rs` and opt-in
+//! (docs/sgf.md describes the behaviour and the deliberate differences), with charset handling through `encoding_rs` and opt-in
 //! leniencies where sgfmill is wrong (multibyte charsets, Nihon Ki-in roots, UTF-16).
 //!
 //! Layout: `grammar` (bytes → node arena), `tree` (the [`Game`]: nodes, properties, editing),

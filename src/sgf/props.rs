@@ -651,7 +651,9 @@ impl Context {
 
     /// Raw values for a typed value of type `ty`.
     pub fn serialise(&self, ty: PropType, value: &Value) -> Result<Vec<Vec<u8>>, SgfError> {
-        let wrong = || SgfError::value(format!("wrong value type for {}", ty.name()));
+        // A value of another type than the property's is a type error, as sgfmill's
+        // serialisers raise TypeError for a Python value of the wrong type.
+        let wrong = || SgfError::type_error(format!("wrong value type for {}", ty.name()));
         let single = |v: Vec<u8>| Ok(vec![v]);
         match (ty, value) {
             (PropType::None, _) => single(Vec::new()),
