@@ -132,19 +132,19 @@ pub fn parse(bytes: &[u8]) -> Result<Game, SgfError> {
 /// Loads every game in `bytes`, all or nothing: the first failing game fails the whole
 /// collection (`error parsing game N: …`). See [`load_collection`] to keep the good games.
 pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, SgfError> {
-    load_collection(bytes, opts)?
-        .into_iter()
-        .enumerate()
-        .map(|(n, game)| {
-            game.map_err(|e| {
-                if e.message.starts_with("error parsing game ") {
-                    e
-                } else {
-                    SgfError::new(e.kind, format!("error parsing game {n}: {}", e.message))
-                }
-            })
-        })
-        .collect()
+    let mut games = Vec::new();
+    each_game(bytes, opts, |n, game| {
+        let game = game.map_err(|e| {
+            if e.message.starts_with("error parsing game ") {
+                e
+            } else {
+                SgfError::new(e.kind, format!("error parsing game {n}: {}", e.message))
+            }
+        })?;
+        games.push(game);
+        Ok(())
+    })?;
+    Ok(games)
 }
 
 /// Loads every game in `bytes`, each on its own, as sgfmill's collection reader does
@@ -159,6 +159,22 @@ pub fn load_collection(
     bytes: &[u8],
     opts: &LoadOptions,
 ) -> Result<Vec<Result<Game, SgfError>>, SgfError> {
+    let mut games = Vec::new();
+    each_game(bytes, opts, |_, game| {
+        games.push(game);
+        Ok(())
+    })?;
+    Ok(games)
+}
+
+/// Hands each game of a collection to `on_game` with its index, in order: the game, or why
+/// its root does not load, or (last) the syntax error that stops the collection. An error
+/// from `on_game` stops the walk and is returned; no game at all is `no SGF data found`.
+fn each_game(
+    bytes: &[u8],
+    opts: &LoadOptions,
+    mut on_game: impl FnMut(usize, Result<Game, SgfError>) -> Result<(), SgfError>,
+) -> Result<(), SgfError> {
     let converted;
     let utf8_opts;
     let (bytes, opts) = match prepare(bytes, opts) {
@@ -168,30 +184,23 @@ pub fn load_collection(
         }
         None => (bytes, opts),
     };
-    let mut games = Vec::new();
     let mut pos = 0;
     let mut scratch = Arena::default();
-    loop {
-        let n = games.len();
+    for n in 0.. {
         match parse_one(bytes, pos, opts, &mut scratch) {
+            Ok(None) if n == 0 => return Err(SgfError::value("no SGF data found")),
             Ok(None) => break,
             Ok(Some((game, end))) => {
-                games.push(game);
+                on_game(n, game)?;
                 pos = end;
             }
             Err(e) => {
-                games.push(Err(SgfError::new(
-                    e.kind,
-                    format!("error parsing game {n}: {}", e.message),
-                )));
-                break;
+                let e = SgfError::new(e.kind, format!("error parsing game {n}: {}", e.message));
+                return on_game(n, Err(e));
             }
         }
     }
-    if games.is_empty() {
-        return Err(SgfError::value("no SGF data found"));
-    }
-    Ok(games)
+    Ok(())
 }
 
 /// The `detect_encoding` leniency for a game without CA: UTF-8 when the bytes are valid
