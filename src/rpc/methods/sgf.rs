@@ -303,6 +303,10 @@ pub fn parse(p: &Params) -> RpcResult {
     if !opts.collection {
         return Ok(json!({ "games": [game_json(&load(p, &opts)?)?] }));
     }
+    // An unknown `encoding` option would fail every game alike: that is the call's fault.
+    if let Some(name) = &opts.encoding {
+        sgf::Charset::lookup(name).map_err(|e| sgf_error(codes::LOAD, &e))?;
+    }
     let (bytes, text) = input_bytes(p, &opts)?;
     let entries = sgf::load_collection(&bytes, &opts.load_options(text))
         .map_err(|e| sgf_error(codes::LOAD, &e))?;
@@ -871,6 +875,18 @@ mod tests {
         assert_eq!(games[1]["error"]["kind"], "charset");
         assert_eq!(games[1]["error"]["message"], "unknown encoding: nope");
         assert_eq!(games[2]["error"]["message"], "encoding names must be ascii");
+        let e = call(
+            parse,
+            vec![
+                json!("(;GN[a])(;GN[b])"),
+                json!({"collection": true, "encoding": "nope"}),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (codes::LOAD, "unknown encoding: nope")
+        );
         // One game that does not load: a fault, with or without `collection`.
         for opts in [json!({}), json!({"collection": true})] {
             let e = call(parse, vec![json!("(;SZ[30])"), opts]).unwrap_err();
