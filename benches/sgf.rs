@@ -1,5 +1,5 @@
 //! SGF throughput: parse, parse + typed main line, serialise, on a large collection made by
-//! concatenating the loadable golden files many times (spec/sgf.md §12: ≥ 200 MB/s parse),
+//! concatenating the loadable golden files many times (goal: ≥ 200 MB/s parse),
 //! and the `sgf-parse` crate on the same UTF-8 games in the same run, for the ratio.
 //!
 //! Run: `nice -n 10 cargo bench --bench sgf`. The corpus is read from tests/data/sgf at

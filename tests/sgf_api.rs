@@ -1,6 +1,6 @@
 //! Behaviour tests of the SGF library's public API: the grammar's error table and
-//! tolerances (spec/sgf.md §3), loading checks (§5.1), wrapping (§4), tree editing (§7) and
-//! setup/moves (§8), in the spirit of sgfmill's own test suite.
+//! tolerances, loading checks (SZ, CA), wrapping, tree editing and setup/moves (see
+//! docs/sgf.md), in the spirit of sgfmill's own test suite.
 
 use std::collections::BTreeSet;
 

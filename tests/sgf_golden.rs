@@ -1,5 +1,5 @@
 //! Golden tests: every SGF file in tests/data/sgf/ against the sgfmill 1.1.1 oracle JSON
-//! beside it (`_oracle/<path>.json`), as described in spec/sgf.md §2.
+//! beside it (`_oracle/<path>.json`; the format is described in tests/data/sgf/README.md).
 //!
 //! The JSON is rebuilt from goswiss's public API and compared key by key. Error objects whose
 //! text is sgfmill's own are compared exactly; those whose text comes from Python itself
@@ -85,7 +85,7 @@ fn mv(m: Option<(Colour, Option<Point>)>) -> J {
     m.map_or(J::Null, |(c, p)| json!([c.letter(), p.map_or(J::Null, pt)]))
 }
 
-/// The replay of spec §2.2 on the reference board, notes included.
+/// The oracle's `replay` on the reference board, notes included.
 fn replay(setup: &Board, plays: &[(Colour, Option<Point>)]) -> J {
     let mut board = setup.clone();
     let mut notes = Vec::new();

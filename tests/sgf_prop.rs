@@ -17,6 +17,7 @@ fn all_options() -> Vec<LoadOptions> {
             large_boards: true,
             rectangular_boards: true,
             keep_lowercase_idents: false,
+            allow_undefined_bytes: true,
             override_encoding: Some("Shift_JIS".into()),
         },
         LoadOptions {
@@ -100,7 +101,7 @@ proptest! {
                 // override has already written its CA, so it changes nothing more).
                 let again = Game::from_bytes_with(&once, &opts);
                 if opts.sgfmill_empty_ident && again.is_err() {
-                    // sgfmill's empty identifier cannot be read back (spec §3.6).
+                    // sgfmill's empty identifier cannot be read back (docs/sgf.md).
                     continue;
                 }
                 let again = again.expect("serialised output re-parses");
@@ -288,4 +289,131 @@ fn golden_files_serialise_to_a_fixed_point() {
         }
     }
     assert_eq!(checked, 219);
+}
+
+// ---------------------------------------------------------------- over RPC
+
+mod rpc_round_trip {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD as B64;
+    use goswiss::rpc::Params;
+    use goswiss::rpc::methods::sgf::{parse, serialise};
+    use proptest::prelude::*;
+    use serde_json::{Value as J, json};
+
+    /// The option sets a client may load with: sgfmill's defaults, every leniency, and a
+    /// collection.
+    fn option_sets() -> Vec<J> {
+        vec![
+            json!({"base64": true}),
+            json!({"base64": true, "lenient": true}),
+            json!({"base64": true, "collection": true}),
+        ]
+    }
+
+    /// `sgf.parse` → `sgf.serialise` → `sgf.parse` gives the same games (same nodes, raw
+    /// values, types, values and charset), for each game that loads. `Ok(false)`: the
+    /// input does not load.
+    pub fn check(bytes: &[u8]) -> Result<bool, String> {
+        let mut loaded = false;
+        for opts in option_sets() {
+            let first = match parse(&Params::positional(vec![
+                json!(B64.encode(bytes)),
+                opts.clone(),
+            ])) {
+                Ok(r) => r,
+                Err(_) => continue,
+            };
+            loaded = true;
+            let mut reparse_opts = opts.clone();
+            reparse_opts["collection"] = json!(false);
+            for (i, game) in first["games"].as_array().expect("games").iter().enumerate() {
+                if game.get("error").is_some() {
+                    continue;
+                }
+                for wrap in [0, 79] {
+                    let mut ser_opts = json!({"base64": true, "wrap": wrap});
+                    if opts.get("lenient").is_some() {
+                        ser_opts["lenient"] = json!(true);
+                    }
+                    let out = serialise(&Params::positional(vec![game.clone(), ser_opts]))
+                        .map_err(|e| format!("game {i} {opts}: serialise refused: {e}"))?;
+                    let out_b64 = out["sgf_base64"].as_str().expect("sgf_base64");
+                    let again = parse(&Params::positional(vec![
+                        json!(out_b64),
+                        reparse_opts.clone(),
+                    ]))
+                    .map_err(|e| format!("game {i} {opts}: output does not re-parse: {e}"))?;
+                    let again = &again["games"][0];
+                    if again != game {
+                        return Err(format!(
+                            "game {i} {opts} wrap {wrap}: differs after the round trip\n  before {game}\n  after  {again}\n  via {:?}",
+                            String::from_utf8_lossy(&B64.decode(out_b64).expect("b64"))
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(loaded)
+    }
+
+    #[test]
+    fn golden_files_round_trip_through_the_rpc_methods() {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sgf");
+        let mut stack = vec![std::path::PathBuf::from(data)];
+        let mut loaded = 0;
+        let mut failures = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "sgf") {
+                    continue;
+                }
+                match check(&std::fs::read(&path).expect("read")) {
+                    Ok(true) => loaded += 1,
+                    Ok(false) => {}
+                    Err(e) => failures.push(format!("{path:?}: {e}")),
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        // 219 load with sgfmill's rules; the leniencies read a few more.
+        assert!(loaded >= 219, "only {loaded} golden files loaded");
+    }
+
+    #[test]
+    fn odd_records_round_trip_through_the_rpc_methods() {
+        for bytes in [
+            &b"(;SZ[ 9 ]B[ee])"[..],
+            b"(;SZ[9][ee];B[aa])",
+            b"(;foo[bar]SZ[9];AddBlack[aa])",
+            b"(;CA[UTF-8][latin1]C[\xc3\xa9])",
+            b"(;CA[cp1252]C[\x81\x80]PB[\x9d])",
+            b"(;CA[UTF-16]C[ab]PB[abc])",
+            b"(;CA[Shift_JIS]PB[\x95\\]C[\x83\\\x83t\x83g])",
+            b"(;GN[a])(;SZ[30])(;CA[nope]GN[c])(;GN[d]C[\xff])",
+            b"(;SZ[5:3];B[ec])",
+        ] {
+            assert_eq!(
+                check(bytes),
+                Ok(true),
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        #[test]
+        fn generated_records_round_trip_through_the_rpc_methods(bytes in super::sgfish()) {
+            let r = check(&bytes);
+            prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+        }
+    }
 }

@@ -6,6 +6,8 @@
 //! C1 controls), ASCII (strict 7-bit) and UTF-8 (std). Encoding never substitutes: an
 //! unrepresentable character is an error, as Python's `strict` handler makes it.
 
+use std::sync::OnceLock;
+
 use encoding_rs::Encoding;
 
 use super::error::SgfError;
@@ -17,15 +19,145 @@ pub struct Charset {
     /// `SHIFT-JIS`, `CP932`, …).
     name: &'static str,
     codec: Codec,
+    /// Single-byte code pages: decode the bytes Python leaves undefined (windows-1252's
+    /// 0x81, 0x8D, 0x8F, 0x90, 0x9D, …) as the code point of the same number instead of
+    /// failing. Off by default (Python's behaviour).
+    allow_undefined: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Codec {
     Utf8,
-    Latin1,
-    Ascii,
+    Single(&'static SingleByte),
     Rs(&'static Encoding),
 }
+
+/// A single-byte code page as Python defines it: `encoding_rs`'s table (or the identity for
+/// Latin-1 and ASCII) with the differences Python has. The full 256-byte table is built once.
+#[derive(Debug)]
+struct SingleByte {
+    /// The WHATWG encoding the table starts from; `None`: byte = code point.
+    base: Option<&'static Encoding>,
+    /// Bytes Python leaves undefined (decoding them raises `UnicodeDecodeError`) where the
+    /// base maps them (WHATWG fills windows-125x's holes with C1 controls).
+    undefined: &'static [u8],
+    /// Bytes Python maps to another code point than the base: `(byte, code point)`.
+    remap: &'static [(u8, u32)],
+    /// Every byte ≥ 0x80 is undefined (ASCII).
+    seven_bit: bool,
+    table: OnceLock<[Option<char>; 256]>,
+}
+
+impl PartialEq for SingleByte {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for SingleByte {}
+
+impl SingleByte {
+    const fn new(
+        base: Option<&'static Encoding>,
+        undefined: &'static [u8],
+        remap: &'static [(u8, u32)],
+    ) -> Self {
+        SingleByte {
+            base,
+            undefined,
+            remap,
+            seven_bit: false,
+            table: OnceLock::new(),
+        }
+    }
+
+    /// Byte → character, `None` where Python has no mapping.
+    fn table(&self) -> &[Option<char>; 256] {
+        self.table.get_or_init(|| {
+            let mut t = [None; 256];
+            for (b, slot) in t.iter_mut().enumerate() {
+                let byte = b as u8;
+                *slot = if byte < 0x80 {
+                    Some(char::from(byte))
+                } else if self.seven_bit {
+                    None
+                } else {
+                    match self.base {
+                        None => Some(char::from(byte)),
+                        Some(enc) => enc
+                            .decode_without_bom_handling_and_without_replacement(&[byte])
+                            .and_then(|s| s.chars().next()),
+                    }
+                };
+            }
+            for &byte in self.undefined {
+                t[usize::from(byte)] = None;
+            }
+            for &(byte, cp) in self.remap {
+                t[usize::from(byte)] = char::from_u32(cp);
+            }
+            t
+        })
+    }
+}
+
+/// Python's differences from WHATWG, per code page. Derived by comparing CPython 3.11's
+/// codec tables with `encoding_rs`; the oracle test checks all 256 bytes of every table.
+mod fixes {
+    pub const NONE: &[u8] = &[];
+    pub const CP1250: &[u8] = &[0x81, 0x83, 0x88, 0x90, 0x98];
+    pub const CP1251: &[u8] = &[0x98];
+    pub const CP1252: &[u8] = &[0x81, 0x8D, 0x8F, 0x90, 0x9D];
+    pub const CP1253: &[u8] = &[
+        0x81, 0x88, 0x8A, 0x8C, 0x8D, 0x8E, 0x8F, 0x90, 0x98, 0x9A, 0x9C, 0x9D, 0x9E, 0x9F,
+    ];
+    pub const CP1254: &[u8] = &[0x81, 0x8D, 0x8E, 0x8F, 0x90, 0x9D, 0x9E];
+    pub const CP1255: &[u8] = &[
+        0x81, 0x8A, 0x8C, 0x8D, 0x8E, 0x8F, 0x90, 0x9A, 0x9C, 0x9D, 0x9E, 0x9F, 0xCA,
+    ];
+    pub const CP1257: &[u8] = &[0x81, 0x83, 0x88, 0x8A, 0x8C, 0x90, 0x98, 0x9A, 0x9C, 0x9F];
+    pub const CP1258: &[u8] = &[0x81, 0x8A, 0x8D, 0x8E, 0x8F, 0x90, 0x9A, 0x9D, 0x9E];
+    pub const CP874: &[u8] = &[
+        0x81, 0x82, 0x83, 0x84, 0x86, 0x87, 0x88, 0x89, 0x8A, 0x8B, 0x8C, 0x8D, 0x8E, 0x8F, 0x90,
+        0x98, 0x99, 0x9A, 0x9B, 0x9C, 0x9D, 0x9E, 0x9F,
+    ];
+    /// TIS-620 has no no-break space.
+    pub const TIS_620: &[u8] = &[0xA0];
+    /// ISO-8859-11 / TIS-620 on windows-874: Python keeps C1 controls where Windows has
+    /// punctuation.
+    pub const THAI_C1: &[(u8, u32)] = &[
+        (0x80, 0x80),
+        (0x85, 0x85),
+        (0x91, 0x91),
+        (0x92, 0x92),
+        (0x93, 0x93),
+        (0x94, 0x94),
+        (0x95, 0x95),
+        (0x96, 0x96),
+        (0x97, 0x97),
+    ];
+    /// ISO-8859-9 is Latin-1 with six Turkish letters.
+    pub const LATIN5: &[(u8, u32)] = &[
+        (0xD0, 0x011E),
+        (0xDD, 0x0130),
+        (0xDE, 0x015E),
+        (0xF0, 0x011F),
+        (0xFD, 0x0131),
+        (0xFE, 0x015F),
+    ];
+    /// WHATWG's KOI8-U is KOI8-RU (Belarusian ў/Ў); Python's has box drawing there.
+    pub const KOI8_U: &[(u8, u32)] = &[(0xAE, 0x255D), (0xBE, 0x256C)];
+    pub const NO_REMAP: &[(u8, u32)] = &[];
+}
+
+static LATIN1: SingleByte = SingleByte::new(None, fixes::NONE, fixes::NO_REMAP);
+static ASCII: SingleByte = SingleByte {
+    base: None,
+    undefined: fixes::NONE,
+    remap: fixes::NO_REMAP,
+    seven_bit: true,
+    table: OnceLock::new(),
+};
 
 /// How a multibyte encoding can hide ASCII `\` or `]` bytes in the second byte of a
 /// character (see the charset-aware tokeniser).
@@ -53,151 +185,285 @@ impl Multibyte {
     }
 }
 
-/// Python's codec names (after its own normalisation: lower case, runs of punctuation → `_`)
-/// mapped to the codec's canonical name. Only the codecs we can actually run are listed;
-/// everything else is an unknown encoding.
-const ALIASES: &[(&[&str], &str)] = &[
-    (
-        &[
-            "utf_8",
-            "utf8",
-            "u8",
-            "utf",
-            "utf8_ucs2",
-            "utf8_ucs4",
-            "cp65001",
-        ],
-        "utf-8",
-    ),
-    (
-        &[
-            "latin_1",
-            "latin1",
-            "latin",
-            "l1",
-            "iso8859_1",
-            "iso_8859_1",
-            "8859",
-            "cp819",
-            "iso_ir_100",
-            "csisolatin1",
-            "iso_8859_1_1987",
-        ],
-        "iso8859-1",
-    ),
-    (
-        &[
-            "ascii",
-            "us_ascii",
-            "646",
-            "ansi_x3.4_1968",
-            "ansi_x3_4_1968",
-            "ansi_x3.4_1986",
-            "cp367",
-            "csascii",
-            "ibm367",
-            "iso646_us",
-            "iso_646.irv_1991",
-            "iso_ir_6",
-            "us",
-        ],
-        "ascii",
-    ),
-    (
-        &["shift_jis", "sjis", "shiftjis", "s_jis", "csshiftjis"],
-        "shift_jis",
-    ),
-    (
-        &[
-            "cp932",
-            "932",
-            "ms932",
-            "mskanji",
-            "ms_kanji",
-            "windows_31j",
-        ],
-        "cp932",
-    ),
-    (&["euc_jp", "eucjp", "ujis", "u_jis"], "euc_jp"),
-    (
-        &["iso2022_jp", "iso_2022_jp", "iso2022jp", "csiso2022jp"],
-        "iso2022_jp",
-    ),
-    (
-        &[
-            "gb2312",
-            "euc_cn",
-            "euccn",
-            "eucgb2312_cn",
-            "gb2312_1980",
-            "gb2312_80",
-            "iso_ir_58",
-            "chinese",
-            "csiso58gb231280",
-        ],
-        "gb2312",
-    ),
-    (&["gbk", "936", "cp936", "ms936", "windows_936"], "gbk"),
-    (&["gb18030", "gb18030_2000"], "gb18030"),
-    (&["big5", "big5_tw", "csbig5", "cp950", "ms950"], "big5"),
-    (&["big5hkscs", "big5_hkscs", "hkscs"], "big5hkscs"),
-    (
-        &[
-            "euc_kr",
-            "euckr",
-            "korean",
-            "ksc5601",
-            "ks_c_5601",
-            "ks_c_5601_1987",
-            "ksx1001",
-            "ks_x_1001",
-            "cp949",
-            "949",
-            "ms949",
-            "uhc",
-        ],
-        "euc_kr",
-    ),
-    (&["koi8_r", "cskoi8r"], "koi8-r"),
-    (&["koi8_u"], "koi8-u"),
-    (&["mac_roman", "macroman", "macintosh"], "mac-roman"),
-    (&["utf_16", "utf16", "u16"], "utf-16"),
-    (&["utf_16_le", "utf_16le", "utf16le"], "utf-16-le"),
-    (&["utf_16_be", "utf_16be", "utf16be"], "utf-16-be"),
+/// Python's codec aliases (`encodings.aliases`, CPython 3.11) for the codecs we can run,
+/// alias → codec module; the module names themselves are accepted too (`codec_for`).
+/// Everything else is an unknown encoding.
+const ALIASES: &[(&str, &str)] = &[
+    ("1250", "cp1250"),
+    ("1251", "cp1251"),
+    ("1252", "cp1252"),
+    ("1253", "cp1253"),
+    ("1254", "cp1254"),
+    ("1255", "cp1255"),
+    ("1256", "cp1256"),
+    ("1257", "cp1257"),
+    ("1258", "cp1258"),
+    ("646", "ascii"),
+    ("866", "cp866"),
+    ("8859", "latin_1"),
+    ("932", "cp932"),
+    ("936", "gbk"),
+    ("949", "cp949"),
+    ("950", "cp950"),
+    ("ansi_x3.4_1968", "ascii"),
+    ("ansi_x3.4_1986", "ascii"),
+    ("ansi_x3_4_1968", "ascii"),
+    ("arabic", "iso8859_6"),
+    ("asmo_708", "iso8859_6"),
+    ("big5_hkscs", "big5hkscs"),
+    ("big5_tw", "big5"),
+    ("chinese", "gb2312"),
+    ("cp367", "ascii"),
+    ("cp65001", "utf_8"),
+    ("cp819", "latin_1"),
+    ("cp936", "gbk"),
+    ("csascii", "ascii"),
+    ("csbig5", "big5"),
+    ("csibm866", "cp866"),
+    ("csiso2022jp", "iso2022_jp"),
+    ("csiso58gb231280", "gb2312"),
+    ("csisolatin1", "latin_1"),
+    ("csisolatin2", "iso8859_2"),
+    ("csisolatin3", "iso8859_3"),
+    ("csisolatin4", "iso8859_4"),
+    ("csisolatin5", "iso8859_9"),
+    ("csisolatin6", "iso8859_10"),
+    ("csisolatinarabic", "iso8859_6"),
+    ("csisolatincyrillic", "iso8859_5"),
+    ("csisolatingreek", "iso8859_7"),
+    ("csisolatinhebrew", "iso8859_8"),
+    ("cskoi8r", "koi8_r"),
+    ("csshiftjis", "shift_jis"),
+    ("cyrillic", "iso8859_5"),
+    ("ecma_114", "iso8859_6"),
+    ("ecma_118", "iso8859_7"),
+    ("elot_928", "iso8859_7"),
+    ("euc_cn", "gb2312"),
+    ("euccn", "gb2312"),
+    ("eucgb2312_cn", "gb2312"),
+    ("eucjp", "euc_jp"),
+    ("euckr", "euc_kr"),
+    ("gb18030_2000", "gb18030"),
+    ("gb2312_1980", "gb2312"),
+    ("gb2312_80", "gb2312"),
+    ("greek", "iso8859_7"),
+    ("greek8", "iso8859_7"),
+    ("hebrew", "iso8859_8"),
+    ("hkscs", "big5hkscs"),
+    ("ibm367", "ascii"),
+    ("ibm819", "latin_1"),
+    ("ibm866", "cp866"),
+    ("iso2022jp", "iso2022_jp"),
+    ("iso646_us", "ascii"),
+    ("iso8859", "latin_1"),
+    ("iso8859_1", "latin_1"),
+    ("iso_2022_jp", "iso2022_jp"),
+    ("iso_646.irv_1991", "ascii"),
+    ("iso_8859_1", "latin_1"),
+    ("iso_8859_10", "iso8859_10"),
+    ("iso_8859_10_1992", "iso8859_10"),
+    ("iso_8859_11", "iso8859_11"),
+    ("iso_8859_11_2001", "iso8859_11"),
+    ("iso_8859_13", "iso8859_13"),
+    ("iso_8859_14", "iso8859_14"),
+    ("iso_8859_14_1998", "iso8859_14"),
+    ("iso_8859_15", "iso8859_15"),
+    ("iso_8859_16", "iso8859_16"),
+    ("iso_8859_16_2001", "iso8859_16"),
+    ("iso_8859_1_1987", "latin_1"),
+    ("iso_8859_2", "iso8859_2"),
+    ("iso_8859_2_1987", "iso8859_2"),
+    ("iso_8859_3", "iso8859_3"),
+    ("iso_8859_3_1988", "iso8859_3"),
+    ("iso_8859_4", "iso8859_4"),
+    ("iso_8859_4_1988", "iso8859_4"),
+    ("iso_8859_5", "iso8859_5"),
+    ("iso_8859_5_1988", "iso8859_5"),
+    ("iso_8859_6", "iso8859_6"),
+    ("iso_8859_6_1987", "iso8859_6"),
+    ("iso_8859_7", "iso8859_7"),
+    ("iso_8859_7_1987", "iso8859_7"),
+    ("iso_8859_8", "iso8859_8"),
+    ("iso_8859_8_1988", "iso8859_8"),
+    ("iso_8859_9", "iso8859_9"),
+    ("iso_8859_9_1989", "iso8859_9"),
+    ("iso_celtic", "iso8859_14"),
+    ("iso_ir_100", "latin_1"),
+    ("iso_ir_101", "iso8859_2"),
+    ("iso_ir_109", "iso8859_3"),
+    ("iso_ir_110", "iso8859_4"),
+    ("iso_ir_126", "iso8859_7"),
+    ("iso_ir_127", "iso8859_6"),
+    ("iso_ir_138", "iso8859_8"),
+    ("iso_ir_144", "iso8859_5"),
+    ("iso_ir_148", "iso8859_9"),
+    ("iso_ir_157", "iso8859_10"),
+    ("iso_ir_166", "tis_620"),
+    ("iso_ir_199", "iso8859_14"),
+    ("iso_ir_226", "iso8859_16"),
+    ("iso_ir_58", "gb2312"),
+    ("iso_ir_6", "ascii"),
+    ("korean", "euc_kr"),
+    ("ks_c_5601", "euc_kr"),
+    ("ks_c_5601_1987", "euc_kr"),
+    ("ks_x_1001", "euc_kr"),
+    ("ksc5601", "euc_kr"),
+    ("ksx1001", "euc_kr"),
+    ("l1", "latin_1"),
+    ("l10", "iso8859_16"),
+    ("l2", "iso8859_2"),
+    ("l3", "iso8859_3"),
+    ("l4", "iso8859_4"),
+    ("l5", "iso8859_9"),
+    ("l6", "iso8859_10"),
+    ("l7", "iso8859_13"),
+    ("l8", "iso8859_14"),
+    ("l9", "iso8859_15"),
+    ("latin", "latin_1"),
+    ("latin1", "latin_1"),
+    ("latin10", "iso8859_16"),
+    ("latin2", "iso8859_2"),
+    ("latin3", "iso8859_3"),
+    ("latin4", "iso8859_4"),
+    ("latin5", "iso8859_9"),
+    ("latin6", "iso8859_10"),
+    ("latin7", "iso8859_13"),
+    ("latin8", "iso8859_14"),
+    ("latin9", "iso8859_15"),
+    ("maccyrillic", "mac_cyrillic"),
+    ("macintosh", "mac_roman"),
+    ("macroman", "mac_roman"),
+    ("ms932", "cp932"),
+    ("ms936", "gbk"),
+    ("ms949", "cp949"),
+    ("ms950", "cp950"),
+    ("ms_kanji", "cp932"),
+    ("mskanji", "cp932"),
+    ("s_jis", "shift_jis"),
+    ("shiftjis", "shift_jis"),
+    ("sjis", "shift_jis"),
+    ("thai", "iso8859_11"),
+    ("tis620", "tis_620"),
+    ("tis_620_0", "tis_620"),
+    ("tis_620_2529_0", "tis_620"),
+    ("tis_620_2529_1", "tis_620"),
+    ("u16", "utf_16"),
+    ("u8", "utf_8"),
+    ("u_jis", "euc_jp"),
+    ("uhc", "cp949"),
+    ("ujis", "euc_jp"),
+    ("unicodebigunmarked", "utf_16_be"),
+    ("unicodelittleunmarked", "utf_16_le"),
+    ("us", "ascii"),
+    ("us_ascii", "ascii"),
+    ("utf", "utf_8"),
+    ("utf16", "utf_16"),
+    ("utf8", "utf_8"),
+    ("utf8_ucs2", "utf_8"),
+    ("utf8_ucs4", "utf_8"),
+    ("utf_16be", "utf_16_be"),
+    ("utf_16le", "utf_16_le"),
+    ("windows_1250", "cp1250"),
+    ("windows_1251", "cp1251"),
+    ("windows_1252", "cp1252"),
+    ("windows_1253", "cp1253"),
+    ("windows_1254", "cp1254"),
+    ("windows_1255", "cp1255"),
+    ("windows_1256", "cp1256"),
+    ("windows_1257", "cp1257"),
+    ("windows_1258", "cp1258"),
+    ("x_mac_japanese", "shift_jis"),
+    ("x_mac_korean", "euc_kr"),
+    ("x_mac_simp_chinese", "gb2312"),
+    ("x_mac_trad_chinese", "big5"),
 ];
 
-/// Python canonical name → (normalised sgfmill name, codec).
-fn codec_for(canonical: &str) -> Option<(&'static str, Codec)> {
+/// Python codec module → (sgfmill's normalised name, codec). `None`: a codec Python has and
+/// goswiss cannot run (an unknown encoding here).
+fn codec_for(module: &str) -> Option<(&'static str, Codec)> {
     use encoding_rs as e;
+    macro_rules! single {
+        ($name:literal, $base:expr) => {
+            single!($name, Some($base), fixes::NONE, fixes::NO_REMAP)
+        };
+        ($name:literal, $base:expr, $undefined:expr) => {
+            single!($name, Some($base), $undefined, fixes::NO_REMAP)
+        };
+        ($name:literal, $base:expr, $undefined:expr, $remap:expr) => {{
+            static TABLE: SingleByte = SingleByte::new($base, $undefined, $remap);
+            Some(($name, Codec::Single(&TABLE)))
+        }};
+    }
     let rs = |name: &'static str, enc: &'static Encoding| Some((name, Codec::Rs(enc)));
-    match canonical {
-        "utf-8" => Some(("UTF-8", Codec::Utf8)),
-        "iso8859-1" => Some(("ISO-8859-1", Codec::Latin1)),
-        "ascii" => Some(("ASCII", Codec::Ascii)),
+    match module {
+        "utf_8" => Some(("UTF-8", Codec::Utf8)),
+        "latin_1" => Some(("ISO-8859-1", Codec::Single(&LATIN1))),
+        "ascii" => Some(("ASCII", Codec::Single(&ASCII))),
+        "cp1250" => single!("CP1250", e::WINDOWS_1250, fixes::CP1250),
+        "cp1251" => single!("CP1251", e::WINDOWS_1251, fixes::CP1251),
+        "cp1252" => single!("CP1252", e::WINDOWS_1252, fixes::CP1252),
+        "cp1253" => single!("CP1253", e::WINDOWS_1253, fixes::CP1253),
+        "cp1254" => single!("CP1254", e::WINDOWS_1254, fixes::CP1254),
+        "cp1255" => single!("CP1255", e::WINDOWS_1255, fixes::CP1255),
+        "cp1256" => single!("CP1256", e::WINDOWS_1256),
+        "cp1257" => single!("CP1257", e::WINDOWS_1257, fixes::CP1257),
+        "cp1258" => single!("CP1258", e::WINDOWS_1258, fixes::CP1258),
+        "iso8859_2" => single!("ISO-8859-2", e::ISO_8859_2),
+        "iso8859_3" => single!("ISO-8859-3", e::ISO_8859_3),
+        "iso8859_4" => single!("ISO-8859-4", e::ISO_8859_4),
+        "iso8859_5" => single!("ISO-8859-5", e::ISO_8859_5),
+        "iso8859_6" => single!("ISO-8859-6", e::ISO_8859_6),
+        "iso8859_7" => single!("ISO-8859-7", e::ISO_8859_7),
+        "iso8859_8" => single!("ISO-8859-8", e::ISO_8859_8),
+        "iso8859_9" => single!("ISO-8859-9", None, fixes::NONE, fixes::LATIN5),
+        "iso8859_10" => single!("ISO-8859-10", e::ISO_8859_10),
+        "iso8859_11" => single!(
+            "ISO-8859-11",
+            Some(e::WINDOWS_874),
+            fixes::NONE,
+            fixes::THAI_C1
+        ),
+        "iso8859_13" => single!("ISO-8859-13", e::ISO_8859_13),
+        "iso8859_14" => single!("ISO-8859-14", e::ISO_8859_14),
+        "iso8859_15" => single!("ISO-8859-15", e::ISO_8859_15),
+        "iso8859_16" => single!("ISO-8859-16", e::ISO_8859_16),
+        "tis_620" => single!(
+            "TIS-620",
+            Some(e::WINDOWS_874),
+            fixes::TIS_620,
+            fixes::THAI_C1
+        ),
+        "cp874" => single!("CP874", e::WINDOWS_874, fixes::CP874),
+        "cp866" => single!("CP866", e::IBM866),
+        "koi8_r" => single!("KOI8-R", e::KOI8_R),
+        "koi8_u" => single!("KOI8-U", Some(e::KOI8_U), fixes::NONE, fixes::KOI8_U),
+        "mac_roman" => single!("MAC-ROMAN", e::MACINTOSH),
+        "mac_cyrillic" => single!("MAC-CYRILLIC", e::X_MAC_CYRILLIC),
         // encoding_rs's Shift_JIS is Windows-31J, a superset of both Python codecs.
         "shift_jis" => rs("SHIFT-JIS", e::SHIFT_JIS),
         "cp932" => rs("CP932", e::SHIFT_JIS),
         "euc_jp" => rs("EUC-JP", e::EUC_JP),
         "iso2022_jp" => rs("ISO2022-JP", e::ISO_2022_JP),
-        // GBK is a superset of GB2312, as Big5 (WHATWG) is of Python's big5.
+        // GBK is a superset of GB2312, as Big5 (WHATWG) is of Python's big5 and cp950, and
+        // WHATWG's EUC-KR (windows-949) is Python's cp949, a superset of its euc_kr.
         "gb2312" => rs("GB2312", e::GBK),
         "gbk" => rs("GBK", e::GBK),
         "gb18030" => rs("GB18030", e::GB18030),
         "big5" => rs("BIG5", e::BIG5),
         "big5hkscs" => rs("BIG5HKSCS", e::BIG5),
+        "cp950" => rs("CP950", e::BIG5),
         "euc_kr" => rs("EUC-KR", e::EUC_KR),
-        "koi8-r" => rs("KOI8-R", e::KOI8_R),
-        "koi8-u" => rs("KOI8-U", e::KOI8_U),
-        "mac-roman" => rs("MAC-ROMAN", e::MACINTOSH),
-        "utf-16" => rs("UTF-16", e::UTF_16LE),
-        "utf-16-le" => rs("UTF-16-LE", e::UTF_16LE),
-        "utf-16-be" => rs("UTF-16-BE", e::UTF_16BE),
+        "cp949" => rs("CP949", e::EUC_KR),
+        "utf_16" => rs("UTF-16", e::UTF_16LE),
+        "utf_16_le" => rs("UTF-16-LE", e::UTF_16LE),
+        "utf_16_be" => rs("UTF-16-BE", e::UTF_16BE),
         _ => None,
     }
 }
 
-/// Python's `encodings.normalize_encoding` followed by lower-casing: runs of characters
-/// other than ASCII alphanumerics and `.` become one `_`, leading/trailing ones vanish.
+/// Python's name normalisation (`codecs.lookup` then `encodings.normalize_encoding`),
+/// lower-cased: runs of characters other than ASCII alphanumerics and `.` become one `_`;
+/// leading and trailing ones vanish.
 fn python_normalise(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut pending = false;
@@ -215,35 +481,51 @@ fn python_normalise(name: &str) -> String {
     out
 }
 
+/// Python's `encodings.search_function`: the alias table (also with `.` read as `_`), then
+/// the name as a codec module (a name with a `.` is never a module).
+fn python_codec(norm: &str) -> Option<(&'static str, Codec)> {
+    let alias = |n: &str| {
+        ALIASES
+            .binary_search_by(|(a, _)| (*a).cmp(n))
+            .ok()
+            .map(|i| ALIASES[i].1)
+    };
+    if let Some(module) = alias(norm).or_else(|| alias(&norm.replace('.', "_"))) {
+        return codec_for(module);
+    }
+    if norm.contains('.') {
+        return None;
+    }
+    codec_for(norm)
+}
+
 impl Charset {
     pub const UTF8: Charset = Charset {
         name: "UTF-8",
         codec: Codec::Utf8,
+        allow_undefined: false,
     };
     pub const LATIN1: Charset = Charset {
         name: "ISO-8859-1",
-        codec: Codec::Latin1,
+        codec: Codec::Single(&LATIN1),
+        allow_undefined: false,
     };
 
     /// Looks a charset name up like Python's `codecs.lookup`, giving sgfmill's normalised
-    /// name. Errors: `encoding names must be ascii`, `unknown encoding: NAME`.
+    /// name. Errors (`ValueError`, as sgfmill raises them): `encoding names must be ascii`,
+    /// `unknown encoding: NAME`.
     pub fn lookup(name: &str) -> Result<Charset, SgfError> {
         if !name.is_ascii() {
             return Err(SgfError::value("encoding names must be ascii"));
         }
         let norm = python_normalise(name);
-        let canonical = ALIASES
-            .iter()
-            .find(|(names, _)| names.contains(&norm.as_str()))
-            .map(|(_, canonical)| *canonical)
-            .or_else(|| windows_or_iso(&norm));
-        let found = canonical.and_then(|c| {
-            // windows_or_iso returns names we build on the fly; map them here.
-            codec_for(c).or_else(|| single_byte(c))
-        });
-        found
-            .map(|(name, codec)| Charset { name, codec })
-            .ok_or_else(|| SgfError::lookup(format!("unknown encoding: {name}")))
+        python_codec(&norm)
+            .map(|(name, codec)| Charset {
+                name,
+                codec,
+                allow_undefined: false,
+            })
+            .ok_or_else(|| SgfError::value(format!("unknown encoding: {name}")))
     }
 
     /// Looks up the first raw value of a `CA` property (bytes).
@@ -255,9 +537,23 @@ impl Charset {
         Charset::lookup(&String::from_utf8_lossy(raw))
     }
 
+    /// The same charset, decoding the bytes Python leaves undefined in a single-byte code
+    /// page (the `allow_undefined_bytes` leniency) or not.
+    pub fn with_undefined_bytes(self, allow: bool) -> Charset {
+        Charset {
+            allow_undefined: allow,
+            ..self
+        }
+    }
+
     /// sgfmill's normalised name.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Whether this is a single-byte code page (Latin-1, ASCII, windows-125x, ISO-8859-x…).
+    pub fn is_single_byte(&self) -> bool {
+        matches!(self.codec, Codec::Single(_))
     }
 
     /// Whether multibyte characters can contain ASCII `\` / `]` bytes.
@@ -286,11 +582,18 @@ impl Charset {
             Codec::Utf8 => std::str::from_utf8(bytes)
                 .map(str::to_owned)
                 .map_err(|e| self.decode_error(bytes, e.valid_up_to())),
-            Codec::Latin1 => Ok(bytes.iter().map(|&b| char::from(b)).collect()),
-            Codec::Ascii => match bytes.iter().position(|b| !b.is_ascii()) {
-                None => Ok(bytes.iter().map(|&b| char::from(b)).collect()),
-                Some(pos) => Err(self.decode_error(bytes, pos)),
-            },
+            Codec::Single(sb) => {
+                let table = sb.table();
+                let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
+                for (pos, &b) in bytes.iter().enumerate() {
+                    match table[usize::from(b)] {
+                        Some(c) => out.push(c),
+                        None if self.allow_undefined => out.push(char::from(b)),
+                        None => return Err(self.decode_error(bytes, pos)),
+                    }
+                }
+                Ok(out)
+            }
             Codec::Rs(enc) => enc
                 .decode_without_bom_handling_and_without_replacement(bytes)
                 .map(|c| c.into_owned())
@@ -302,18 +605,22 @@ impl Charset {
     pub fn encode(&self, text: &str) -> Result<Vec<u8>, SgfError> {
         match self.codec {
             Codec::Utf8 => Ok(text.as_bytes().to_vec()),
-            Codec::Latin1 | Codec::Ascii => {
-                let limit = if self.codec == Codec::Latin1 {
-                    0xFF
-                } else {
-                    0x7F
-                };
+            Codec::Single(sb) => {
+                let table = sb.table();
                 text.chars()
                     .enumerate()
                     .map(|(i, c)| {
-                        u8::try_from(u32::from(c))
-                            .ok()
-                            .filter(|&b| u32::from(b) <= limit)
+                        if c.is_ascii() {
+                            return Ok(c as u8);
+                        }
+                        let found = (0x80..=0xFF).find(|&b| table[usize::from(b)] == Some(c));
+                        let undefined = || {
+                            u8::try_from(u32::from(c)).ok().filter(|&b| {
+                                self.allow_undefined && table[usize::from(b)].is_none()
+                            })
+                        };
+                        found
+                            .or_else(undefined)
                             .ok_or_else(|| self.encode_error(c, i))
                     })
                     .collect()
@@ -355,15 +662,24 @@ impl Charset {
         }
     }
 
+    /// Python's wording: charmap codecs say `'charmap' codec … character maps to
+    /// <undefined>`, the others name themselves.
     fn decode_error(&self, bytes: &[u8], pos: usize) -> SgfError {
         let byte = bytes.get(pos).copied().unwrap_or(0);
-        SgfError::new(
-            super::error::ErrorKind::UnicodeDecode,
-            format!(
+        let message = match self.codec {
+            Codec::Single(sb) if !sb.seven_bit => format!(
+                "'charmap' codec can't decode byte 0x{byte:02x} in position {pos}: character maps to <undefined>"
+            ),
+            Codec::Single(_) => format!(
+                "'{}' codec can't decode byte 0x{byte:02x} in position {pos}: ordinal not in range(128)",
+                self.name.to_ascii_lowercase()
+            ),
+            _ => format!(
                 "'{}' codec can't decode byte 0x{byte:02x} in position {pos}",
                 self.name.to_ascii_lowercase()
             ),
-        )
+        };
+        SgfError::new(super::error::ErrorKind::UnicodeDecode, message)
     }
 
     fn encode_error(&self, c: char, pos: usize) -> SgfError {
@@ -398,72 +714,6 @@ fn first_bad(enc: &'static Encoding, bytes: &[u8]) -> usize {
             }
         }
     }
-}
-
-/// `cp1250`…`cp1258` / `windows_125x` and `iso8859_N` names.
-fn windows_or_iso(norm: &str) -> Option<&'static str> {
-    const WIN: [&str; 9] = [
-        "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258",
-    ];
-    for (i, canonical) in WIN.iter().enumerate() {
-        let digit = i + 1250;
-        if norm == *canonical || norm == format!("windows_{digit}") || norm == format!("{digit}") {
-            return Some(canonical);
-        }
-    }
-    const ISO: [(u8, &str); 13] = [
-        (2, "iso8859-2"),
-        (3, "iso8859-3"),
-        (4, "iso8859-4"),
-        (5, "iso8859-5"),
-        (6, "iso8859-6"),
-        (7, "iso8859-7"),
-        (8, "iso8859-8"),
-        (10, "iso8859-10"),
-        (13, "iso8859-13"),
-        (14, "iso8859-14"),
-        (15, "iso8859-15"),
-        (16, "iso8859-16"),
-        (11, "iso8859-11"),
-    ];
-    for (n, canonical) in ISO {
-        for prefix in ["iso8859_", "iso_8859_", "8859_"] {
-            if norm.strip_prefix(prefix) == Some(&n.to_string()) {
-                return Some(canonical);
-            }
-        }
-    }
-    None
-}
-
-fn single_byte(canonical: &str) -> Option<(&'static str, Codec)> {
-    use encoding_rs as e;
-    let (name, enc): (&'static str, &'static Encoding) = match canonical {
-        "cp1250" => ("CP1250", e::WINDOWS_1250),
-        "cp1251" => ("CP1251", e::WINDOWS_1251),
-        "cp1252" => ("CP1252", e::WINDOWS_1252),
-        "cp1253" => ("CP1253", e::WINDOWS_1253),
-        "cp1254" => ("CP1254", e::WINDOWS_1254),
-        "cp1255" => ("CP1255", e::WINDOWS_1255),
-        "cp1256" => ("CP1256", e::WINDOWS_1256),
-        "cp1257" => ("CP1257", e::WINDOWS_1257),
-        "cp1258" => ("CP1258", e::WINDOWS_1258),
-        "iso8859-2" => ("ISO-8859-2", e::ISO_8859_2),
-        "iso8859-3" => ("ISO-8859-3", e::ISO_8859_3),
-        "iso8859-4" => ("ISO-8859-4", e::ISO_8859_4),
-        "iso8859-5" => ("ISO-8859-5", e::ISO_8859_5),
-        "iso8859-6" => ("ISO-8859-6", e::ISO_8859_6),
-        "iso8859-7" => ("ISO-8859-7", e::ISO_8859_7),
-        "iso8859-8" => ("ISO-8859-8", e::ISO_8859_8),
-        "iso8859-10" => ("ISO-8859-10", e::ISO_8859_10),
-        "iso8859-11" => ("ISO-8859-11", e::WINDOWS_874),
-        "iso8859-13" => ("ISO-8859-13", e::ISO_8859_13),
-        "iso8859-14" => ("ISO-8859-14", e::ISO_8859_14),
-        "iso8859-15" => ("ISO-8859-15", e::ISO_8859_15),
-        "iso8859-16" => ("ISO-8859-16", e::ISO_8859_16),
-        _ => return None,
-    };
-    Some((name, Codec::Rs(enc)))
 }
 
 #[cfg(test)]

@@ -17,6 +17,9 @@ pub enum ErrorKind {
     UnicodeDecode,
     /// `UnicodeEncodeError`: text the charset cannot represent.
     UnicodeEncode,
+    /// `TypeError`: a value of the wrong shape where sgfmill unpacks a pair (an `AR`/`LN`
+    /// value without `:`, an `LB` or `FG` value without its text part).
+    Type,
     /// `IndexError` / lookup of a node that is not in this game (bad id, deleted node).
     BadNode,
 }
@@ -30,6 +33,7 @@ impl ErrorKind {
             ErrorKind::Lookup => "LookupError",
             ErrorKind::UnicodeDecode => "UnicodeDecodeError",
             ErrorKind::UnicodeEncode => "UnicodeEncodeError",
+            ErrorKind::Type => "TypeError",
             ErrorKind::BadNode => "IndexError",
         }
     }
@@ -52,6 +56,10 @@ impl SgfError {
 
     pub fn value(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Value, message)
+    }
+
+    pub fn type_error(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Type, message)
     }
 
     pub fn lookup(message: impl Into<String>) -> Self {

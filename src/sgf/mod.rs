@@ -1,5 +1,5 @@
 //! SGF game records: reading, editing and writing them exactly as sgfmill 1.1.1 does
-//! (../shared/spec/sgf.md), with charset handling through `encoding_rs` and opt-in
+//! (docs/sgf.md describes the behaviour and the deliberate differences), with charset handling through `encoding_rs` and opt-in
 //! leniencies where sgfmill is wrong (multibyte charsets, Nihon Ki-in roots, UTF-16).
 //!
 //! Layout: `grammar` (bytes → node arena), `tree` (the [`Game`]: nodes, properties, editing),
@@ -25,4 +25,4 @@ pub use moves::{
     Play, SetupAndMoves, get_setup_and_moves, indicate_first_player, set_initial_position,
 };
 pub use props::{Colour, Point, PropType, Value};
-pub use tree::{Game, LoadOptions, NodeId, parse, parse_collection};
+pub use tree::{Game, LoadOptions, NodeId, load_collection, parse, parse_collection};

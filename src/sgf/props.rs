@@ -245,6 +245,19 @@ fn bare() -> SgfError {
     SgfError::value("")
 }
 
+/// Python's `int()` failure on bytes.
+fn int_error(s: &[u8]) -> SgfError {
+    SgfError::value(format!(
+        "invalid literal for int() with base 10: {}",
+        super::error::bytes_repr(s)
+    ))
+}
+
+/// sgfmill handing `None` to its text reader (a compose value without its second part).
+fn none_text() -> SgfError {
+    SgfError::type_error("expected string or bytes-like object, got 'NoneType'")
+}
+
 // ---------------------------------------------------------------- Python number syntax
 
 fn strip_ws(s: &[u8]) -> &[u8] {
@@ -497,7 +510,7 @@ impl Context {
                     let top_left = self.point(&s[..c])?;
                     let bottom_right = self.point(&s[c + 1..])?;
                     if !(bottom_right.row <= top_left.row && top_left.col <= bottom_right.col) {
-                        return Err(SgfError::value("invalid point range"));
+                        return Err(bare());
                     }
                     for row in bottom_right.row..=top_left.row {
                         for col in top_left.col..=bottom_right.col {
@@ -527,21 +540,25 @@ impl Context {
             return match ty {
                 PropType::ArlnList => values
                     .iter()
-                    .map(|s| match split_compose(s, self.multibyte) {
-                        (a, Some(b)) => Ok((self.point(a)?, self.point(b)?)),
-                        (_, None) => Err(SgfError::value(
-                            "not enough values to unpack (expected 2, got 1)",
-                        )),
+                    .map(|s| {
+                        let (a, b) = split_compose(s, self.multibyte);
+                        let a = self.point(a)?;
+                        // Without a colon sgfmill reads None as the second point.
+                        let b = b.ok_or_else(|| {
+                            SgfError::type_error("cannot unpack non-iterable NoneType object")
+                        })?;
+                        Ok((a, self.point(b)?))
                     })
                     .collect::<Result<_, _>>()
                     .map(Value::Arrows),
                 PropType::LbList => values
                     .iter()
-                    .map(|s| match split_compose(s, self.multibyte) {
-                        (a, Some(b)) => Ok((self.point(a)?, self.text(b, true)?)),
-                        (_, None) => Err(SgfError::value(
-                            "not enough values to unpack (expected 2, got 1)",
-                        )),
+                    .map(|s| {
+                        let (a, b) = split_compose(s, self.multibyte);
+                        let a = self.point(a)?;
+                        // Without a colon the label is None, which sgfmill's text reader
+                        // rejects by type.
+                        Ok((a, self.text(b.ok_or_else(none_text)?, true)?))
                     })
                     .collect::<Result<_, _>>()
                     .map(Value::Labels),
@@ -600,12 +617,14 @@ impl Context {
                 }
                 match split_compose(s, self.multibyte) {
                     (flags, Some(name)) => {
-                        let flags = py_int(flags).ok_or_else(bare)?;
+                        let flags = py_int(flags).ok_or_else(|| int_error(flags))?;
                         Ok(Value::Figure(Some((flags, self.text(name, true)?))))
                     }
-                    (_, None) => Err(SgfError::value(
-                        "not enough values to unpack (expected 2, got 1)",
-                    )),
+                    // sgfmill converts the flags first, then reads the missing name.
+                    (flags, None) => {
+                        py_int(flags).ok_or_else(|| int_error(flags))?;
+                        Err(none_text())
+                    }
                 }
             }
             // uses_list types returned above
@@ -632,7 +651,9 @@ impl Context {
 
     /// Raw values for a typed value of type `ty`.
     pub fn serialise(&self, ty: PropType, value: &Value) -> Result<Vec<Vec<u8>>, SgfError> {
-        let wrong = || SgfError::value(format!("wrong value type for {}", ty.name()));
+        // A value of another type than the property's is a type error, as sgfmill's
+        // serialisers raise TypeError for a Python value of the wrong type.
+        let wrong = || SgfError::type_error(format!("wrong value type for {}", ty.name()));
         let single = |v: Vec<u8>| Ok(vec![v]);
         match (ty, value) {
             (PropType::None, _) => single(Vec::new()),
@@ -1013,10 +1034,7 @@ mod tests {
             Ok(set(&[(2, 0), (2, 1), (1, 0), (1, 1)]))
         );
         assert_eq!(interp("AB", &["aa:aa", "aa"], 3), Ok(set(&[(2, 0)])));
-        assert_eq!(
-            interp("AB", &["bb:aa"], 3).unwrap_err().message,
-            "invalid point range"
-        );
+        assert_eq!(interp("AB", &["bb:aa"], 3).unwrap_err().message, "");
         assert_eq!(interp("AE", &[""], 3), Ok(set(&[])));
         assert!(interp("AE", &["", "aa"], 3).is_err());
         assert!(interp("AB", &["tt"], 19).is_err());

@@ -63,6 +63,10 @@ pub struct LoadOptions {
     /// Keep identifiers with lower-case letters as written (`AddBlack` stays `AddBlack`, an
     /// unknown property) instead of deleting the lower-case letters (`AB`).
     pub keep_lowercase_idents: bool,
+    /// Single-byte code pages (windows-125x, ISO-8859-x, …): decode the bytes Python leaves
+    /// undefined (windows-1252's 0x81, 0x8D, 0x8F, 0x90, 0x9D, …) as the code point of the
+    /// same number, as Windows and WHATWG do, instead of failing like sgfmill.
+    pub allow_undefined_bytes: bool,
 }
 
 impl LoadOptions {
@@ -125,8 +129,52 @@ pub fn parse(bytes: &[u8]) -> Result<Game, SgfError> {
     Game::from_bytes_with(bytes, &LoadOptions::default())
 }
 
-/// Loads every game in `bytes` (sgfmill's `parse_sgf_collection` + `from_coarse_game_tree`).
+/// Loads every game in `bytes`, all or nothing: the first failing game fails the whole
+/// collection (`error parsing game N: …`). See [`load_collection`] to keep the good games.
 pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, SgfError> {
+    let mut games = Vec::new();
+    each_game(bytes, opts, |n, game| {
+        let game = game.map_err(|e| {
+            if e.message.starts_with("error parsing game ") {
+                e
+            } else {
+                SgfError::new(e.kind, format!("error parsing game {n}: {}", e.message))
+            }
+        })?;
+        games.push(game);
+        Ok(())
+    })?;
+    Ok(games)
+}
+
+/// Loads every game in `bytes`, each on its own, as sgfmill's collection reader does
+/// (`parse_sgf_collection`, then `Sgf_game.from_coarse_game_tree` game by game): a game
+/// whose root cannot be loaded (bad or out-of-range SZ, unknown or non-ASCII CA) is an
+/// `Err` entry in its place and the games around it are kept.
+///
+/// A syntax error in game N cannot be stepped over (where that game ends is unknown), so
+/// it ends the list with an `Err` entry `error parsing game N: <message>` — sgfmill's
+/// message, where sgfmill fails the whole collection. No game at all: `no SGF data found`.
+pub fn load_collection(
+    bytes: &[u8],
+    opts: &LoadOptions,
+) -> Result<Vec<Result<Game, SgfError>>, SgfError> {
+    let mut games = Vec::new();
+    each_game(bytes, opts, |_, game| {
+        games.push(game);
+        Ok(())
+    })?;
+    Ok(games)
+}
+
+/// Hands each game of a collection to `on_game` with its index, in order: the game, or why
+/// its root does not load, or (last) the syntax error that stops the collection. An error
+/// from `on_game` stops the walk and is returned; no game at all is `no SGF data found`.
+fn each_game(
+    bytes: &[u8],
+    opts: &LoadOptions,
+    mut on_game: impl FnMut(usize, Result<Game, SgfError>) -> Result<(), SgfError>,
+) -> Result<(), SgfError> {
     let converted;
     let utf8_opts;
     let (bytes, opts) = match prepare(bytes, opts) {
@@ -136,26 +184,23 @@ pub fn parse_collection(bytes: &[u8], opts: &LoadOptions) -> Result<Vec<Game>, S
         }
         None => (bytes, opts),
     };
-    let mut games = Vec::new();
     let mut pos = 0;
     let mut scratch = Arena::default();
-    loop {
-        let n = games.len();
-        let wrap =
-            |e: SgfError| SgfError::new(e.kind, format!("error parsing game {n}: {}", e.message));
-        let parsed = parse_one(bytes, pos, opts, &mut scratch).map_err(wrap)?;
-        match parsed {
-            None => break,
-            Some((game, end)) => {
-                games.push(game);
+    for n in 0.. {
+        match parse_one(bytes, pos, opts, &mut scratch) {
+            Ok(None) if n == 0 => return Err(SgfError::value("no SGF data found")),
+            Ok(None) => break,
+            Ok(Some((game, end))) => {
+                on_game(n, game)?;
                 pos = end;
+            }
+            Err(e) => {
+                let e = SgfError::new(e.kind, format!("error parsing game {n}: {}", e.message));
+                return on_game(n, Err(e));
             }
         }
     }
-    if games.is_empty() {
-        return Err(SgfError::value("no SGF data found"));
-    }
-    Ok(games)
+    Ok(())
 }
 
 /// The `detect_encoding` leniency for a game without CA: UTF-8 when the bytes are valid
@@ -187,12 +232,11 @@ fn prepare(bytes: &[u8], opts: &LoadOptions) -> Option<(Vec<u8>, LoadOptions)> {
     Some((text.into_owned().into_bytes(), opts))
 }
 
-fn parse_one(
-    bytes: &[u8],
-    from: usize,
-    opts: &LoadOptions,
-    scratch: &mut Arena,
-) -> Result<Option<(Game, usize)>, SgfError> {
+/// A game read by the grammar at `from`: the game (or why its root cannot be loaded) and
+/// where it ended. The outer error is a syntax error; `Ok(None)`: no game start.
+type OneGame = Result<Option<(Result<Game, SgfError>, usize)>, SgfError>;
+
+fn parse_one(bytes: &[u8], from: usize, opts: &LoadOptions, scratch: &mut Arena) -> OneGame {
     if !opts.multibyte_aware {
         return parse_with(bytes, from, opts, scratch, Multibyte::Safe);
     }
@@ -204,17 +248,17 @@ fn parse_one(
     // Otherwise the charset is in the root: read byte-wise first, then again
     // character-aware if CA names a multibyte charset.
     match parse_with(bytes, from, opts, scratch, Multibyte::Safe) {
-        Ok(Some((game, _))) if game.charset.multibyte() != Multibyte::Safe => {
+        Ok(Some((Ok(game), _))) if game.charset.multibyte() != Multibyte::Safe => {
             parse_with(bytes, from, opts, scratch, game.charset.multibyte())
         }
         Err(e) => {
             // A trail byte may have broken the byte-wise reading: try each multibyte
             // family and keep a reading whose own CA confirms it.
             for mb in [Multibyte::ShiftJis, Multibyte::DoubleByte] {
-                if let Ok(Some((game, end))) = parse_with(bytes, from, opts, scratch, mb)
+                if let Ok(Some((Ok(game), end))) = parse_with(bytes, from, opts, scratch, mb)
                     && game.charset.multibyte() == mb
                 {
-                    return Ok(Some((game, end)));
+                    return Ok(Some((Ok(game), end)));
                 }
             }
             Err(e)
@@ -229,12 +273,14 @@ fn parse_with(
     opts: &LoadOptions,
     scratch: &mut Arena,
     mb: Multibyte,
-) -> Result<Option<(Game, usize)>, SgfError> {
+) -> OneGame {
     let Some(parsed) = grammar::parse_game(bytes, from, &opts.grammar(mb), scratch)? else {
         return Ok(None);
     };
-    let mut game = Game::from_arena(parsed.arena, opts)?;
-    game.multibyte = mb;
+    let game = Game::from_arena(parsed.arena, opts).map(|mut game| {
+        game.multibyte = mb;
+        game
+    });
     Ok(Some((game, parsed.end)))
 }
 
@@ -319,7 +365,7 @@ impl Game {
             None => (bytes, opts),
         };
         match parse_one(bytes, 0, opts, &mut Arena::default())? {
-            Some((game, _)) => Ok(game),
+            Some((game, _)) => game,
             None => Err(SgfError::value("no SGF data found")),
         }
     }
@@ -388,7 +434,7 @@ impl Game {
                 None => Charset::LATIN1,
             },
         };
-        game.charset = charset;
+        game.charset = charset.with_undefined_bytes(opts.allow_undefined_bytes);
         Ok(game)
     }
 
@@ -417,6 +463,11 @@ impl Game {
     /// The charset raw values are encoded in (fixed at load).
     pub fn raw_charset(&self) -> Charset {
         self.charset
+    }
+
+    /// Whether the `allow_undefined_bytes` leniency was in force at load.
+    fn charset_lenient(&self) -> bool {
+        self.charset == self.charset.with_undefined_bytes(true)
     }
 
     /// Whether values are scanned character-aware (multibyte leniency in force).
@@ -784,6 +835,45 @@ impl Game {
         Ok(())
     }
 
+    /// Sets raw values as a parser would store them, for building a tree from a
+    /// description of a parsed one (the `sgf.serialise` RPC): the identifier may be any run
+    /// of 1–64 ASCII letters (the parser keeps lower-case spellings), SZ may hold any
+    /// values (the board size was fixed when the game was made), and values must still be
+    /// well-formed raw values so the output re-parses.
+    pub fn set_raw_list_as_parsed<V: AsRef<[u8]>>(
+        &mut self,
+        node: NodeId,
+        ident: &str,
+        values: &[V],
+    ) -> Result<(), SgfError> {
+        let n = self.check(node)?;
+        if !(1..=64).contains(&ident.len()) || !ident.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(SgfError::value("ill-formed property identifier"));
+        }
+        if values.is_empty() {
+            return Err(SgfError::value("empty property list"));
+        }
+        if values
+            .iter()
+            .any(|v| !is_valid_value(v.as_ref(), self.multibyte))
+        {
+            return Err(SgfError::value("ill-formed raw property value"));
+        }
+        let values: Vec<&[u8]> = values.iter().map(AsRef::as_ref).collect();
+        self.put(self.id(n as u32), ident.as_bytes(), &values);
+        Ok(())
+    }
+
+    /// Reads raw values character-aware (a multibyte trail byte is never `\` or `]`), as
+    /// the `multibyte_aware` leniency does at load; for games built rather than loaded.
+    pub fn set_multibyte_aware(&mut self, aware: bool) {
+        self.multibyte = if aware {
+            self.charset.multibyte()
+        } else {
+            Multibyte::Safe
+        };
+    }
+
     pub fn set_raw(
         &mut self,
         node: NodeId,
@@ -1112,6 +1202,13 @@ impl Game {
 
     // ------------------------------------------------------------------ serialising
 
+    /// The serialisation with the raw values as stored, in the charset they were read with
+    /// (no transcoding to the root `CA`): for callers that must write a game whose `CA`
+    /// does not read as a charset name, which sgfmill's `serialise` refuses.
+    pub fn serialise_raw(&self, wrap: Option<usize>) -> Vec<u8> {
+        super::serialise::serialise_arena(&self.arena, wrap)
+    }
+
     /// sgfmill's `serialise(wrap)`: byte-exact, in the charset of the root `CA`.
     pub fn serialise(&self, wrap: Option<usize>) -> Result<Vec<u8>, SgfError> {
         let target = self.get_charset().map_err(|_| {
@@ -1122,7 +1219,7 @@ impl Game {
         if target == self.charset.name() {
             return Ok(out);
         }
-        let target = Charset::lookup(&target)?;
+        let target = Charset::lookup(&target)?.with_undefined_bytes(self.charset_lenient());
         let text = self.charset.decode(&out)?;
         target.encode(&text)
     }

@@ -46,7 +46,8 @@ struct Options {
     detect_encoding: bool,
     large_boards: bool,
     rectangular_boards: bool,
-    /// All six leniencies at once.
+    allow_undefined_bytes: bool,
+    /// All seven leniencies at once.
     lenient: bool,
 }
 
@@ -67,6 +68,7 @@ impl Options {
             rectangular_boards: self.rectangular_boards || self.lenient,
             sgfmill_empty_ident: false,
             keep_lowercase_idents: false,
+            allow_undefined_bytes: self.allow_undefined_bytes || self.lenient,
         }
     }
 
@@ -168,9 +170,20 @@ fn value_json(v: &Value, size: Dims) -> J {
     }
 }
 
+/// A raw value as text, and whether that text gives the same bytes back when encoded in
+/// the record's charset (when not, `sgf.parse` adds `raw_base64` so `sgf.serialise` can
+/// write the exact bytes: undecodable values, bytes read leniently, UTF-16's decode-only
+/// codec).
 fn decode_lossy(game: &Game, raw: &[u8]) -> (String, bool) {
-    match game.raw_charset().decode(raw) {
-        Ok(s) => (s, true),
+    let cs = game.raw_charset();
+    match cs.decode(raw) {
+        Ok(s) => {
+            let exact = cs
+                .with_undefined_bytes(false)
+                .encode(&s)
+                .is_ok_and(|b| b == raw);
+            (s, exact)
+        }
         Err(_) => (String::from_utf8_lossy(raw).into_owned(), false),
     }
 }
@@ -237,11 +250,12 @@ fn game_json(game: &Game) -> Result<J, RpcError> {
 /// Output bytes as the result object: text (decoded in its charset) and, when asked for or
 /// when the bytes do not decode, base64.
 fn output_json(game: &Game, bytes: &[u8], want_base64: bool) -> J {
+    // The root's CA, or the charset the values were read with when CA does not read.
     let charset = game
         .get_charset()
         .ok()
         .and_then(|c| sgf::Charset::lookup(&c).ok())
-        .unwrap_or(sgf::Charset::LATIN1);
+        .unwrap_or_else(|| game.raw_charset());
     let (text, exact) = match charset.decode(bytes) {
         Ok(t) => (t, true),
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
@@ -255,17 +269,57 @@ fn output_json(game: &Game, bytes: &[u8], want_base64: bool) -> J {
 
 // ---------------------------------------------------------------- handlers
 
+/// What stopped a game of a collection from loading, for its error entry.
+fn load_error_kind(e: &SgfError) -> &'static str {
+    let m = e.message.as_str();
+    if m.starts_with("error parsing game ") {
+        "syntax"
+    } else if m.starts_with("bad SZ property") || m.starts_with("size out of range") {
+        "board_size"
+    } else if m.starts_with("unknown encoding") || m == "encoding names must be ascii" {
+        "charset"
+    } else {
+        "load"
+    }
+}
+
+/// The entry that stands in a collection for a game that does not load.
+fn game_error_json(e: &SgfError) -> J {
+    json!({ "error": {
+        "code": codes::LOAD,
+        "kind": load_error_kind(e),
+        "class": e.kind.class(),
+        "message": e.to_string(),
+    }})
+}
+
 /// `sgf.parse(sgf, options)` → `{games: [{size, charset, raw_charset, nodes: [...]}]}`.
+///
+/// With `collection`, each game is loaded on its own: a game that does not load is an error
+/// entry in its place and the other games are kept. A file holding one game that does not
+/// load is a fault, as without `collection`.
 pub fn parse(p: &Params) -> RpcResult {
     let opts = options(p, 1)?;
-    let games = if opts.collection {
-        let (bytes, text) = input_bytes(p, &opts)?;
-        sgf::parse_collection(&bytes, &opts.load_options(text))
-            .map_err(|e| sgf_error(codes::LOAD, &e))?
-    } else {
-        vec![load(p, &opts)?]
-    };
-    let games = games.iter().map(game_json).collect::<Result<Vec<_>, _>>()?;
+    if !opts.collection {
+        return Ok(json!({ "games": [game_json(&load(p, &opts)?)?] }));
+    }
+    // An unknown `encoding` option would fail every game alike: that is the call's fault.
+    if let Some(name) = &opts.encoding {
+        sgf::Charset::lookup(name).map_err(|e| sgf_error(codes::LOAD, &e))?;
+    }
+    let (bytes, text) = input_bytes(p, &opts)?;
+    let entries = sgf::load_collection(&bytes, &opts.load_options(text))
+        .map_err(|e| sgf_error(codes::LOAD, &e))?;
+    if let [Err(e)] = entries.as_slice() {
+        return Err(sgf_error(codes::LOAD, e));
+    }
+    let games = entries
+        .iter()
+        .map(|g| match g {
+            Ok(game) => game_json(game),
+            Err(e) => Ok(game_error_json(e)),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(json!({ "games": games }))
 }
 
@@ -493,9 +547,13 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
         .clone()
         .or_else(|| raw_of("CA"))
         .unwrap_or_else(|| "ISO-8859-1".to_owned());
-    let cs = sgf::Charset::lookup(&charset).map_err(|e| tree_error(e.to_string()))?;
+    let cs = sgf::Charset::lookup(&charset)
+        .map_err(|e| tree_error(e.to_string()))?
+        .with_undefined_bytes(opts.allow_undefined_bytes || opts.lenient);
     let mut game =
         Game::empty_rect(width, height, cs.name()).map_err(|e| tree_error(e.to_string()))?;
+    // Values were cut character-aware if they were read so: check them the same way.
+    game.set_multibyte_aware(opts.multibyte_aware || opts.lenient);
     let mut ids: std::collections::HashMap<u64, sgf::NodeId> = std::collections::HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
         let id = n.get("id").and_then(J::as_u64).unwrap_or(i as u64);
@@ -526,7 +584,8 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| sgf_error(codes::ENCODING, &e))?;
-            game.set_raw_list(node, &ident, &bytes)
+            // As parsed: lower-case identifiers and any SZ values come back as they went.
+            game.set_raw_list_as_parsed(node, &ident, &bytes)
                 .map_err(|e| tree_error(format!("node {id}, property {ident}: {e}")))?;
         }
     }
@@ -538,9 +597,13 @@ pub fn serialise(p: &Params) -> RpcResult {
     let opts = options(p, 1)?;
     let tree = p.get::<J>(0, "tree")?;
     let game = game_from_json(&tree, &opts)?;
-    let bytes = game
-        .serialise(opts.wrap())
-        .map_err(|e| sgf_error(codes::ENCODING, &e))?;
+    let bytes = match game.serialise(opts.wrap()) {
+        Ok(b) => b,
+        // sgfmill refuses a root CA that does not read as a charset name (several values,
+        // escapes); the values are then written in the charset they were given in.
+        Err(_) if game.get_charset().is_err() => game.serialise_raw(opts.wrap()),
+        Err(e) => return Err(sgf_error(codes::ENCODING, &e)),
+    };
     Ok(output_json(&game, &bytes, opts.base64))
 }
 
@@ -693,7 +756,9 @@ mod tests {
     fn serialise_rejects_bad_trees() {
         let bad = [
             json!({"nodes": []}),
-            json!({"nodes": [{"props": {"b": ["x"]}}]}),
+            json!({"nodes": [{"props": {"B1": ["x"]}}]}),
+            json!({"nodes": [{"props": {"": ["x"]}}]}),
+            json!({"nodes": [{"props": {"SZ": ["9", "x]"]}}]}),
             json!({"nodes": [{"props": {"C": ["a]b"]}}]}),
             json!({"nodes": [{"id": 0}, {"id": 1, "parent": 7}]}),
             json!({"nodes": [{"id": 0}, {"id": 0, "parent": 0}]}),
@@ -756,18 +821,156 @@ mod tests {
         assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
         let e = call(parse, vec![json!([1, 300])]).unwrap_err();
         assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
+        // A syntax error in game 0 of a collection is a fault, as for a single game.
         let e = call(
             parse,
-            vec![json!("(;GN[a])(;B)"), json!({"collection": true})],
+            vec![json!("(;B)(;GN[a])"), json!({"collection": true})],
         )
         .unwrap_err();
-        assert_eq!(e.message, "error parsing game 1: property with no values");
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (codes::LOAD, "error parsing game 0: property with no values")
+        );
         let r = call(
             parse,
             vec![json!("(;GN[a])(;GN[b])"), json!({"collection": true})],
         )
         .unwrap();
         assert_eq!(r["games"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn collections_keep_their_good_games() {
+        let text = "(;GN[a]SZ[9])(;GN[b]SZ[30])(;GN[c]CA[nope])(;GN[d]SZ[x])(;GN[e])(;B)";
+        let r = call(parse, vec![json!(text), json!({"collection": true})]).unwrap();
+        let games = r["games"].as_array().unwrap();
+        assert_eq!(games.len(), 6);
+        assert_eq!(games[0]["size"], 9);
+        assert_eq!(
+            games[1],
+            json!({"error": {"code": 710, "kind": "board_size", "class": "ValueError",
+                             "message": "size out of range: 30"}})
+        );
+        // A text input's CA is overridden (UTF-8), so CA[nope] loads; as bytes it does not.
+        assert_eq!(games[2]["charset"], "UTF-8");
+        assert_eq!(games[3]["error"]["kind"], "board_size");
+        assert_eq!(games[3]["error"]["message"], "bad SZ property: b'x'");
+        assert_eq!(games[4]["nodes"][0]["props"]["GN"]["value"], "e");
+        assert_eq!(
+            games[5]["error"],
+            json!({"code": 710, "kind": "syntax", "class": "ValueError",
+                   "message": "error parsing game 5: property with no values"})
+        );
+        let bytes = b"(;GN[a])(;GN[b]CA[nope])(;GN[c]CA[caf\xe9])";
+        let r = call(
+            parse,
+            vec![
+                json!(B64.encode(bytes)),
+                json!({"base64": true, "collection": true}),
+            ],
+        )
+        .unwrap();
+        let games = r["games"].as_array().unwrap();
+        assert_eq!(games[0]["nodes"][0]["props"]["GN"]["value"], "a");
+        assert_eq!(games[1]["error"]["kind"], "charset");
+        assert_eq!(games[1]["error"]["message"], "unknown encoding: nope");
+        assert_eq!(games[2]["error"]["message"], "encoding names must be ascii");
+        let e = call(
+            parse,
+            vec![
+                json!("(;GN[a])(;GN[b])"),
+                json!({"collection": true, "encoding": "nope"}),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (codes::LOAD, "unknown encoding: nope")
+        );
+        // One game that does not load: a fault, with or without `collection`.
+        for opts in [json!({}), json!({"collection": true})] {
+            let e = call(parse, vec![json!("(;SZ[30])"), opts]).unwrap_err();
+            assert_eq!(
+                (e.code, e.message.as_str()),
+                (codes::LOAD, "size out of range: 30")
+            );
+        }
+    }
+
+    #[test]
+    fn charset_error_when_ca_does_not_read() {
+        // CA's first raw value names the charset the values are read with; the typed CA
+        // (what sgfmill's get_charset reads) can still fail.
+        for (bytes, why) in [
+            (&b"(;CA[UTF-8][latin1]C[x])"[..], "multiple values"),
+            (
+                &b"(;CA[iso\\8859\\1]C[x])"[..],
+                "no codec available for CA iso88591",
+            ),
+        ] {
+            let r = call(
+                parse,
+                vec![json!(B64.encode(bytes)), json!({"base64": true})],
+            )
+            .unwrap();
+            let g = &r["games"][0];
+            assert_eq!(g["charset_error"], why);
+            assert!(g.get("charset").is_none());
+            // sgfmill cannot serialise these ("unsupported charset"); sgf.serialise writes
+            // the values in the charset they were read with.
+            let e = call(
+                normalise,
+                vec![json!(B64.encode(bytes)), json!({"base64": true})],
+            )
+            .unwrap_err();
+            assert!(e.message.starts_with("unsupported charset"), "{e}");
+            let out = call(serialise, vec![r, json!({"wrap": 0, "base64": true})]).unwrap();
+            let back = B64.decode(out["sgf_base64"].as_str().unwrap()).unwrap();
+            assert_eq!(
+                call(
+                    parse,
+                    vec![json!(B64.encode(&back)), json!({"base64": true})]
+                )
+                .unwrap()["games"][0]["charset_error"],
+                why
+            );
+        }
+    }
+
+    #[test]
+    fn serialise_takes_back_what_parse_gives() {
+        for (text, want) in [
+            ("(;SZ[ 9 ]B[ee])", "(;B[ee]CA[UTF-8]SZ[ 9 ])\n"),
+            ("(;SZ[9][ee];B[aa])", "(;CA[UTF-8]SZ[9][ee];B[aa])\n"),
+            ("(;foo[bar]SZ[9])", "(;CA[UTF-8]SZ[9]foo[bar])\n"),
+            ("(;AddBlack[aa]SZ[9])", "(;AB[aa]CA[UTF-8]SZ[9])\n"),
+            ("(;SZ[19]XX[a\\]b][c])", "(;CA[UTF-8]SZ[19]XX[a\\]b][c])\n"),
+        ] {
+            let parsed = call(parse, vec![json!(text)]).unwrap();
+            let out = call(serialise, vec![parsed, json!({"wrap": 0})])
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(out["sgf"], want, "{text}");
+        }
+        // Bytes read leniently (windows-1252's undefined 0x81) come back exact.
+        let bytes = b"(;CA[cp1252]C[\x81\x80])";
+        let opts = json!({"base64": true, "allow_undefined_bytes": true});
+        let parsed = call(parse, vec![json!(B64.encode(bytes)), opts.clone()]).unwrap();
+        let c = &parsed["games"][0]["nodes"][0]["props"]["C"];
+        assert_eq!(c["value"], "\u{81}\u{20ac}");
+        assert_eq!(c["raw_base64"], json!([B64.encode(b"\x81\x80")]));
+        let out = call(serialise, vec![parsed, json!({"base64": true, "wrap": 0})]).unwrap();
+        assert_eq!(
+            B64.decode(out["sgf_base64"].as_str().unwrap()).unwrap(),
+            b"(;C[\x81\x80]CA[cp1252])\n"
+        );
+        // Without the leniency the undefined byte does not read, as in Python.
+        let parsed = call(
+            parse,
+            vec![json!(B64.encode(bytes)), json!({"base64": true})],
+        )
+        .unwrap();
+        let c = &parsed["games"][0]["nodes"][0]["props"]["C"];
+        assert_eq!(c["value"]["class"], "UnicodeDecodeError");
     }
 
     #[test]
