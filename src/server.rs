@@ -230,12 +230,23 @@ pub async fn serve(
         .with_context(|| format!("loading tournaments from {}", config.db))?;
     let registry = Registry::open(Arc::clone(&store), &logs)
         .with_context(|| format!("loading tournaments from {}", config.db))?;
+    let tournaments = Registry::open(Arc::clone(&store), &logs)
+        .with_context(|| format!("loading tournaments from {}", config.db))?;
     drop(logs);
-    tracing::info!(tournaments = registry.len(), db = %config.db, "store opened");
+    tracing::info!(
+        matchmaker = registry.len(),
+        tournaments = tournaments.len(),
+        db = %config.db,
+        "store opened"
+    );
     let max_body = config.max_body_bytes as usize;
     let max_connections = config.max_connections;
     let header_timeout_secs = config.header_timeout_secs;
-    let ctx = Arc::new(Ctx { config, registry });
+    let ctx = Arc::new(Ctx {
+        config,
+        registry,
+        tournaments,
+    });
 
     let (stop_handle, server_handle) = stop_channel();
     let json = jsonrpsee::server::Server::builder()

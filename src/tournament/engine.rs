@@ -155,6 +155,10 @@ pub struct Tournament {
     pub archived: bool,
     /// The id the next registered player gets (ids are never reused).
     pub next_player_id: PlayerId,
+    /// Every event folded so far (`log[k]` brought the state to revision k + 1), for
+    /// `tournament.events`.
+    #[serde(skip)]
+    pub log: Vec<Event>,
 }
 
 fn invalid(message: impl Into<String>) -> TournamentError {
@@ -431,6 +435,7 @@ impl Tournament {
                 seed: *seed,
                 archived: false,
                 next_player_id: 1,
+                log: vec![event.clone()],
             }),
             other => Err(TournamentError::Corrupt(format!(
                 "the log starts with {} instead of created",
@@ -977,6 +982,7 @@ impl Tournament {
             Event::Archived { archived } => self.archived = *archived,
         }
         self.revision += 1;
+        self.log.push(event.clone());
         Ok(())
     }
 }

@@ -59,6 +59,10 @@ pub enum TournamentError {
         "unknown result {0:?}: use W+, B+, jigo, both_win, both_lose or ? (a trailing ! marks a forfeit)"
     )]
     UnknownResult(String),
+    #[error("round {round} table {table} has no game record")]
+    NoRecord { round: u32, table: u32 },
+    #[error("the tournament is at revision {actual}, not {expected}: read it again and retry")]
+    Stale { expected: u64, actual: u64 },
     #[error("the pairing's costs are too large to solve exactly")]
     TooLarge,
     /// A log that cannot be folded, or a bug: never the client's fault.
@@ -91,6 +95,8 @@ impl TournamentError {
             E::RecordRejected(_) => 1032,
             E::UnknownResult(_) => 1033,
             E::TooLarge => 1034,
+            E::NoRecord { .. } => 1035,
+            E::Stale { .. } => 1002,
             E::Corrupt(_) => -32603,
         }
     }
