@@ -241,8 +241,15 @@ pub async fn serve(
         .with_context(|| format!("loading tournaments from {}", config.db))?;
     let registry = Registry::open(Arc::clone(&store), &logs)
         .with_context(|| format!("loading tournaments from {}", config.db))?;
+    let tournaments = Registry::open(Arc::clone(&store), &logs)
+        .with_context(|| format!("loading tournaments from {}", config.db))?;
     drop(logs);
-    tracing::info!(tournaments = registry.len(), db = %config.db, "store opened");
+    tracing::info!(
+        matchmaker = registry.len(),
+        tournaments = tournaments.len(),
+        db = %config.db,
+        "store opened"
+    );
     let listening_on = listener.local_addr()?.ip();
     let guard = Arc::new(guard::Guard::new(
         &config.allowed_hosts,
@@ -274,7 +281,11 @@ pub async fn serve(
             .inactive_limit(every * 2)
             .max_failures(1)
     });
-    let ctx = Arc::new(Ctx { config, registry });
+    let ctx = Arc::new(Ctx {
+        config,
+        registry,
+        tournaments,
+    });
 
     let (stop_handle, server_handle) = stop_channel();
     let mut json_config = ServerConfig::builder()

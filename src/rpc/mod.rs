@@ -31,6 +31,8 @@ pub struct Ctx {
     pub config: Config,
     /// `matchmaker.*` tournaments: the cache of folded states in front of the durable store.
     pub registry: Registry<crate::matchmaker::Tournament>,
+    /// `tournament.*` tournaments (logs of the other kind), over the same store.
+    pub tournaments: Registry<crate::tournament::Tournament>,
 }
 
 /// How a method runs.

@@ -6,4 +6,14 @@
 //! durable and then applies them, and every past state can be rebuilt from the log.
 //! [`model`] is the tournament as data, shared by the engine, standings and formats.
 
+pub mod engine;
+pub mod error;
 pub mod model;
+pub mod pair;
+pub mod results;
+
+pub use engine::{Event, Tournament};
+pub use error::TournamentError;
+
+#[cfg(test)]
+mod tests;

@@ -9,6 +9,7 @@ pub mod pairing;
 pub mod score;
 pub mod sgf;
 pub mod system;
+pub mod tournament;
 
 use super::Method;
 
@@ -20,6 +21,7 @@ pub fn all() -> Vec<&'static Method> {
         sgf::METHODS,
         pairing::METHODS,
         score::METHODS,
+        tournament::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }

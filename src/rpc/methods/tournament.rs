@@ -1,0 +1,1044 @@
+//! `tournament.*`: the tournament manager (src/tournament) over both protocols.
+//!
+//! Every mutating method takes, in its last `options` struct, an optional `if_revision`: the
+//! call is refused with code 1002 unless the tournament is at that revision (its number of
+//! events), which gives clients optimistic concurrency. Every answer that changes state
+//! carries the new `revision`. A mutating call is durable before it is answered (the
+//! registry's guarantee). Codes 1001–1049 are this namespace's (docs/tournament.md).
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::rpc::registry::{Engine, RegistryError};
+use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::store::{LogKind, TournamentId};
+use crate::tournament::engine::{parse_result_code, result_code};
+use crate::tournament::model::{
+    Game, Player, PlayerId, RoundNumber, Settings, System, TournamentData, parse_rank,
+};
+use crate::tournament::pair::PairOptions;
+use crate::tournament::results::{RecordChange, ResultInput};
+use crate::tournament::{Event, Tournament, TournamentError};
+
+/// Tournaments of more players than this run their commands on the blocking pool: pairing
+/// them takes milliseconds, more than a trip to the pool costs.
+const INLINE_PLAYERS: usize = 500;
+
+/// Most events one `tournament.events` call returns.
+const MAX_EVENTS_PER_CALL: usize = 1000;
+
+/// `tournament.*`'s own codes (the engine's are 1003 and up).
+pub mod codes {
+    pub const NO_TOURNAMENT: i32 = 1001;
+}
+
+impl Engine for Tournament {
+    type Event = Event;
+    type Error = TournamentError;
+    const KIND: LogKind = LogKind::Tournament;
+
+    fn replay(events: &[Event]) -> Result<Self, TournamentError> {
+        Tournament::replay(events)
+    }
+
+    fn apply(&mut self, event: &Event) -> Result<(), TournamentError> {
+        Tournament::apply(self, event)
+    }
+
+    fn event_kind(event: &Event) -> &'static str {
+        event.kind()
+    }
+
+    fn heavy(&self) -> bool {
+        self.data.players.len() > INLINE_PLAYERS
+    }
+
+    fn internal(message: String) -> TournamentError {
+        TournamentError::Corrupt(message)
+    }
+}
+
+type TError = RegistryError<TournamentError>;
+
+fn engine_error(e: TournamentError) -> RpcError {
+    match e {
+        TournamentError::Corrupt(m) => {
+            tracing::error!(error = %m, "tournament state is inconsistent");
+            RpcError::internal("internal error: inconsistent tournament state")
+        }
+        e => RpcError::new(e.code(), e.to_string()),
+    }
+}
+
+fn registry_error(e: TError) -> RpcError {
+    match e {
+        RegistryError::NotFound(id) => {
+            RpcError::new(codes::NO_TOURNAMENT, format!("no tournament {id}"))
+        }
+        RegistryError::Engine(e) => engine_error(e),
+        RegistryError::Store(e) => {
+            tracing::error!(error = %e, "store failure");
+            RpcError::internal("storage failure: the call was not recorded")
+        }
+    }
+}
+
+/// Drops null members (XML-RPC clients without `<nil/>` cannot read them) and turns numbers
+/// outside i64 into doubles.
+fn clean(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, clean(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(clean).collect()),
+        v => v,
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<Value, RpcError> {
+    serde_json::to_value(v).map(clean).map_err(|e| {
+        tracing::error!(error = %e, "serializing an answer");
+        RpcError::internal("internal error: answer not serializable")
+    })
+}
+
+fn big(x: i128) -> Value {
+    match i64::try_from(x) {
+        Ok(i) => json!(i),
+        Err(_) => json!(x as f64),
+    }
+}
+
+fn tid(p: &Params) -> Result<TournamentId, RpcError> {
+    p.get(0, "tournament_id")
+}
+
+/// Deserializes a parameter struct, refusing unknown members (a misspelt option must not be
+/// silently ignored).
+fn options<T: DeserializeOwned + Default>(p: &Params, index: usize) -> Result<T, RpcError> {
+    Ok(p.opt(index, "options")?.unwrap_or_default())
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Guard {
+    if_revision: Option<u64>,
+}
+
+/// Runs a command under the tournament's lock (durable before it returns) and gives its answer
+/// with the revision after it.
+async fn mutate<R, F>(
+    ctx: &Ctx,
+    id: TournamentId,
+    if_revision: Option<u64>,
+    f: F,
+) -> Result<(R, u64), RpcError>
+where
+    F: FnOnce(&Tournament) -> Result<(Vec<Event>, R), TournamentError> + Send + 'static,
+    R: Send + 'static,
+{
+    ctx.tournaments
+        .mutate(id, move |t, seq| {
+            if let Some(expected) = if_revision
+                && expected != seq
+            {
+                return Err(TournamentError::Stale {
+                    expected,
+                    actual: seq,
+                });
+            }
+            let (events, answer) = f(t)?;
+            let after = seq + events.len() as u64;
+            Ok((events, (answer, after)))
+        })
+        .await
+        .map_err(registry_error)
+}
+
+async fn read<R>(
+    ctx: &Ctx,
+    id: TournamentId,
+    f: impl FnOnce(&Tournament, u64) -> R,
+) -> Result<R, RpcError> {
+    ctx.tournaments.read(id, f).await.map_err(registry_error)
+}
+
+/// Puts `patch` over `base`: objects member by member, anything else replaced.
+fn merge(base: &mut Value, patch: Value) {
+    match (base, patch) {
+        (Value::Object(b), Value::Object(p)) => {
+            for (k, v) in p {
+                match b.get_mut(&k) {
+                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v),
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (b, p) => *b = p,
+    }
+}
+
+/// Settings from a partial struct laid over `base`.
+fn settings_over(base: &Settings, patch: Value) -> Result<Settings, RpcError> {
+    if !patch.is_object() {
+        return Err(RpcError::invalid_params("settings must be a struct"));
+    }
+    let mut v = serde_json::to_value(base).map_err(|e| RpcError::internal(e.to_string()))?;
+    merge(&mut v, patch);
+    serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("settings: {e}")))
+}
+
+/// A player struct with ranks given as text ("3d") or OpenGotha's integers.
+fn player_value(mut v: Value) -> Result<Value, RpcError> {
+    let Value::Object(m) = &mut v else {
+        return Err(RpcError::invalid_params("player must be a struct"));
+    };
+    if let Some(Value::String(s)) = m.get("rank") {
+        let r = parse_rank(s).ok_or_else(|| {
+            RpcError::invalid_params(format!("player.rank: {s:?} is not a rank like 3d or 12k"))
+        })?;
+        m.insert("rank".into(), json!(r));
+    }
+    if m.contains_key("id") {
+        return Err(RpcError::invalid_params(
+            "player.id is assigned by the tournament and cannot be given",
+        ));
+    }
+    Ok(v)
+}
+
+fn player_json(p: &Player) -> Value {
+    let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert(
+            "rank_text".into(),
+            json!(crate::tournament::model::format_rank(p.rank)),
+        );
+    }
+    clean(v)
+}
+
+fn game_json(g: &Game) -> Value {
+    json!({
+        "table": g.table,
+        "white": g.white,
+        "black": g.black,
+        "handicap": g.handicap,
+        "komi2": g.komi2,
+        "result": result_code(g.outcome, g.forfeit),
+        "outcome": g.outcome,
+        "forfeit": g.forfeit,
+        "known_colour": g.known_colour,
+        "has_record": g.record.is_some(),
+    })
+}
+
+fn round_json(t: &Tournament, r: RoundNumber) -> Value {
+    match t.data.round(r) {
+        Some(rd) => json!({
+            "round": r,
+            "paired": true,
+            "published": rd.published,
+            "games": rd.games.iter().map(game_json).collect::<Vec<_>>(),
+            "byes": rd.byes,
+        }),
+        None => json!({"round": r, "paired": false, "published": false, "games": [], "byes": []}),
+    }
+}
+
+fn summary(id: TournamentId, t: &Tournament, revision: u64) -> Value {
+    let s = &t.data.settings;
+    json!({
+        "id": id,
+        "name": s.name,
+        "short_name": s.short_name,
+        "system": s.system,
+        "rounds": s.rounds,
+        "paired_rounds": t.paired_rounds(),
+        "players": t.data.players.len(),
+        "archived": t.archived,
+        "revision": revision,
+    })
+}
+
+fn whole(id: TournamentId, t: &Tournament, revision: u64) -> Result<Value, RpcError> {
+    let d: &TournamentData = &t.data;
+    let mut out = summary(id, t, revision);
+    out["settings"] = to_json(&d.settings)?;
+    out["players"] = Value::Array(d.players.iter().map(player_json).collect());
+    out["rounds_detail"] =
+        Value::Array((1..=t.paired_rounds()).map(|r| round_json(t, r)).collect());
+    out["player_count"] = json!(d.players.len());
+    Ok(out)
+}
+
+// ---- tournament ---------------------------------------------------------------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateOptions {
+    seed: Option<u64>,
+}
+
+async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let patch = p.opt::<Value>(0, "settings")?.unwrap_or_else(|| json!({}));
+    let system = match patch.get("system") {
+        None | Some(Value::Null) => System::default(),
+        Some(v) => System::deserialize(v).map_err(|e| {
+            RpcError::invalid_params(format!(
+                "settings.system: {e} (mcmahon, swiss, swisscat or cup)"
+            ))
+        })?,
+    };
+    let settings = settings_over(&Settings::defaults(system), patch)?;
+    let o: CreateOptions = options(&p, 1)?;
+    let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
+    let created = Tournament::create(settings, seed).map_err(engine_error)?;
+    let id = ctx
+        .tournaments
+        .create(vec![created])
+        .await
+        .map_err(registry_error)?;
+    Ok(json!({"id": id, "revision": 1}))
+}
+
+async fn get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    read(&ctx, id, |t, rev| whole(id, t, rev)).await?
+}
+
+async fn list(ctx: Arc<Ctx>, _p: Params) -> RpcResult {
+    let mut out = vec![];
+    for id in ctx.tournaments.ids() {
+        // A tournament deleted meanwhile is simply not listed.
+        if let Ok(v) = ctx.tournaments.read(id, |t, rev| summary(id, t, rev)).await {
+            out.push(v);
+        }
+    }
+    Ok(Value::Array(out))
+}
+
+async fn delete(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let g: Guard = options(&p, 1)?;
+    if let Some(expected) = g.if_revision {
+        let actual = read(&ctx, id, |_, rev| rev).await?;
+        if actual != expected {
+            return Err(engine_error(TournamentError::Stale { expected, actual }));
+        }
+    }
+    ctx.tournaments.delete(id).await.map_err(registry_error)?;
+    Ok(json!({"id": id, "deleted": true}))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArchiveOptions {
+    if_revision: Option<u64>,
+    archived: Option<bool>,
+}
+
+async fn archive(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let o: ArchiveOptions = options(&p, 1)?;
+    let archived = o.archived.unwrap_or(true);
+    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        Ok((t.archive(archived)?, ()))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "archived": archived}))
+}
+
+async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let patch: Value = p.get(1, "settings")?;
+    let g: Guard = options(&p, 2)?;
+    let (settings, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+        let s = settings_over(&t.data.settings, patch)
+            .map_err(|e| TournamentError::Invalid(e.message))?;
+        Ok((t.change_settings(s.clone())?, s))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "settings": to_json(&settings)?}))
+}
+
+async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let since: u64 = p.opt(1, "since_revision")?.unwrap_or(0);
+    read(&ctx, id, |t, rev| {
+        let from = since.min(t.log.len() as u64) as usize;
+        let list: Vec<Value> = t.log[from..]
+            .iter()
+            .take(MAX_EVENTS_PER_CALL)
+            .enumerate()
+            .map(|(k, e)| {
+                let mut v = json!({
+                    "revision": from + k + 1,
+                    "kind": e.kind(),
+                    "event": clean(serde_json::to_value(e).unwrap_or(Value::Null)),
+                });
+                if let Some(r) = e.round() {
+                    v["round"] = json!(r);
+                }
+                v
+            })
+            .collect();
+        let more = t.log.len() > from + list.len();
+        json!({"revision": rev, "events": list, "more": more})
+    })
+    .await
+}
+
+// ---- players -------------------------------------------------------------------------------
+
+async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let v = player_value(p.get(1, "player")?)?;
+    let player: Player =
+        serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("player: {e}")))?;
+    let g: Guard = options(&p, 2)?;
+    let (pid, rev) = mutate(&ctx, id, g.if_revision, move |t| t.register_player(player)).await?;
+    Ok(json!({"revision": rev, "player_id": pid}))
+}
+
+fn player_id(p: &Params, i: usize) -> Result<PlayerId, RpcError> {
+    p.get(i, "player_id")
+}
+
+async fn player_update(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let pid = player_id(&p, 1)?;
+    let patch = player_value(p.get(2, "fields")?)?;
+    let g: Guard = options(&p, 3)?;
+    let (player, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+        let mut v = serde_json::to_value(t.player(pid)?)
+            .map_err(|e| TournamentError::Corrupt(e.to_string()))?;
+        merge(&mut v, patch);
+        let player: Player = serde_json::from_value(v)
+            .map_err(|e| TournamentError::Invalid(format!("fields: {e}")))?;
+        Ok((t.update_player(player.clone())?, player))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "player": player_json(&player)}))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WithdrawOptions {
+    if_revision: Option<u64>,
+    after_round: Option<RoundNumber>,
+    reinstate: Option<bool>,
+}
+
+async fn player_withdraw(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let pid = player_id(&p, 1)?;
+    let o: WithdrawOptions = options(&p, 2)?;
+    let reinstate = o.reinstate.unwrap_or(false);
+    let (after, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        let ev = t.withdraw_player(pid, o.after_round, reinstate)?;
+        let after = match ev.first() {
+            Some(Event::PlayerWithdrawn { after, .. }) => *after,
+            _ => None,
+        };
+        Ok((ev, after))
+    })
+    .await?;
+    let mut out = json!({"revision": rev, "withdrawn": !reinstate});
+    if let Some(a) = after {
+        out["after_round"] = json!(a);
+    }
+    Ok(out)
+}
+
+async fn player_participation(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let pid = player_id(&p, 1)?;
+    let skip: Vec<RoundNumber> = p.get(2, "skip")?;
+    if skip.len() > 1000 {
+        return Err(RpcError::invalid_params("skip: too many rounds"));
+    }
+    let g: Guard = options(&p, 3)?;
+    let ((), rev) = mutate(&ctx, id, g.if_revision, move |t| {
+        Ok((t.set_participation(pid, skip)?, ()))
+    })
+    .await?;
+    Ok(json!({"revision": rev}))
+}
+
+async fn player_remove(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let pid = player_id(&p, 1)?;
+    let g: Guard = options(&p, 2)?;
+    let ((), rev) = mutate(&ctx, id, g.if_revision, move |t| {
+        Ok((t.remove_player(pid)?, ()))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "removed": pid}))
+}
+
+async fn player_list(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    read(&ctx, id, |t, _| {
+        Value::Array(t.data.players.iter().map(player_json).collect())
+    })
+    .await
+}
+
+// ---- rounds --------------------------------------------------------------------------------
+
+fn round_param(p: &Params, i: usize) -> Result<RoundNumber, RpcError> {
+    p.get(i, "round")
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairParams {
+    if_revision: Option<u64>,
+    players: Option<Vec<PlayerId>>,
+}
+
+async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let o: PairParams = options(&p, 2)?;
+    if o.players.as_ref().is_some_and(|l| l.len() > 20_000) {
+        return Err(RpcError::invalid_params(
+            "options.players: too many players",
+        ));
+    }
+    let opts = PairOptions { players: o.players };
+    let (report, rev) =
+        mutate(&ctx, id, o.if_revision, move |t| t.pair_round(round, &opts)).await?;
+    Ok(json!({
+        "revision": rev,
+        "round": report.round,
+        "games": report.boards.iter().map(|b| json!({
+            "table": b.table, "white": b.white, "black": b.black, "handicap": b.handicap,
+            "weight": b.weight, "games_before": b.games_before,
+        })).collect::<Vec<_>>(),
+        "byes": report.byes,
+        "total_weight": big(report.total_weight),
+        "repeats": report.repeats,
+    }))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnpairOptions {
+    if_revision: Option<u64>,
+    force: Option<bool>,
+}
+
+async fn round_unpair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let o: UnpairOptions = options(&p, 2)?;
+    let force = o.force.unwrap_or(false);
+    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        Ok((t.unpair_round(round, force)?, ()))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "round": round}))
+}
+
+/// A game as a client gives it for a manual pairing: colours as given, handicap and komi
+/// OpenGotha's for the pair unless set.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameIn {
+    white: PlayerId,
+    black: PlayerId,
+    table: Option<u32>,
+    handicap: Option<u32>,
+    komi2: Option<i32>,
+}
+
+fn manual_game(t: &Tournament, round: RoundNumber, g: &GameIn) -> Result<Game, TournamentError> {
+    t.player(g.white)?;
+    t.player(g.black)?;
+    if g.white == g.black {
+        return Err(TournamentError::PlayerTwice {
+            player: g.white,
+            round,
+        });
+    }
+    let natural = t.natural_board(round, g.white, g.black)?;
+    let handicap = g.handicap.unwrap_or(natural.handicap);
+    let s = &t.data.settings;
+    Ok(Game {
+        table: g.table.unwrap_or(0),
+        white: g.white,
+        black: g.black,
+        handicap,
+        komi2: g.komi2.unwrap_or(if handicap > 0 {
+            s.handicap_komi2
+        } else {
+            s.komi2
+        }),
+        ..Game::default()
+    })
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetGamesOptions {
+    if_revision: Option<u64>,
+    byes: Option<Vec<PlayerId>>,
+}
+
+async fn round_set_games(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let games: Vec<GameIn> = p.get(2, "games")?;
+    if games.len() > 10_000 {
+        return Err(RpcError::invalid_params("games: too many games"));
+    }
+    let o: SetGamesOptions = options(&p, 3)?;
+    let byes = o.byes.unwrap_or_default();
+    if byes.len() > 10_000 {
+        return Err(RpcError::invalid_params("options.byes: too many players"));
+    }
+    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        let mut list = Vec::with_capacity(games.len());
+        for (k, g) in games.iter().enumerate() {
+            let mut game = manual_game(t, round, g)?;
+            if game.table == 0 {
+                game.table = k as u32 + 1;
+            }
+            list.push(game);
+        }
+        Ok((t.set_round(round, list, byes)?, ()))
+    })
+    .await?;
+    let r = read(&ctx, id, move |t, _| round_json(t, round)).await?;
+    Ok(json!({"revision": rev, "round": r}))
+}
+
+async fn round_add_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let g: GameIn = p.get(2, "game")?;
+    let o: Guard = options(&p, 3)?;
+    let (game, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        let game = manual_game(t, round, &g)?;
+        let ev = t.add_game(round, game)?;
+        let added = match ev.first() {
+            Some(Event::GameAdded { game, .. }) => game.clone(),
+            _ => Game::default(),
+        };
+        Ok((ev, added))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "game": game_json(&game)}))
+}
+
+async fn round_remove_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let table: u32 = p.get(2, "table")?;
+    let o: Guard = options(&p, 3)?;
+    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        Ok((t.remove_game(round, table)?, ()))
+    })
+    .await?;
+    Ok(json!({"revision": rev}))
+}
+
+async fn round_swap(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let a: PlayerId = p.get(2, "player_a")?;
+    let b: PlayerId = p.get(3, "player_b")?;
+    let o: Guard = options(&p, 4)?;
+    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        Ok((t.swap_players(round, a, b)?, ()))
+    })
+    .await?;
+    let r = read(&ctx, id, move |t, _| round_json(t, round)).await?;
+    Ok(json!({"revision": rev, "round": r}))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PublishOptions {
+    if_revision: Option<u64>,
+    published: Option<bool>,
+}
+
+async fn round_publish(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let o: PublishOptions = options(&p, 2)?;
+    let published = o.published.unwrap_or(true);
+    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        Ok((t.publish_round(round, published)?, ()))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "round": round, "published": published}))
+}
+
+async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    read(&ctx, id, move |t, rev| {
+        t.check_round(round).map_err(engine_error)?;
+        let mut v = round_json(t, round);
+        v["revision"] = json!(rev);
+        Ok(v)
+    })
+    .await?
+}
+
+async fn round_explain(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let a: PlayerId = p.get(2, "player_a")?;
+    let b: Option<PlayerId> = p.opt(3, "player_b")?;
+    let e = ctx
+        .tournaments
+        .read(id, move |t, _| t.explain(round, a, b))
+        .await
+        .map_err(registry_error)?
+        .map_err(engine_error)?;
+    let mut terms = Map::new();
+    for (k, v) in &e.terms {
+        terms.insert((*k).to_string(), json!(v));
+    }
+    let mut out = json!({
+        "round": e.round,
+        "player_a": e.a,
+        "weight": e.weight,
+        "terms": terms,
+        "games_before": e.games_before,
+        "forbidden": e.forbidden,
+        "groups": e.groups.iter().map(|(id, g, i)| json!({"player": id, "group": g, "placement": i})).collect::<Vec<_>>(),
+    });
+    match e.b {
+        Some(b) => {
+            out["player_b"] = json!(b);
+            out["board"] = json!({
+                "white": e.white, "black": e.black, "handicap": e.handicap,
+            });
+        }
+        None => out["bye"] = json!(true),
+    }
+    Ok(clean(out))
+}
+
+// ---- results -------------------------------------------------------------------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultOptions {
+    if_revision: Option<u64>,
+    forfeit: Option<bool>,
+    sgf: Option<String>,
+    remove_record: Option<bool>,
+    strict: Option<bool>,
+}
+
+async fn result_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let table: u32 = p.get(2, "table")?;
+    let code: String = p.get(3, "result")?;
+    let o: ResultOptions = options(&p, 4)?;
+    let (outcome, forfeit) = parse_result_code(&code).map_err(engine_error)?;
+    let forfeit = forfeit || o.forfeit.unwrap_or(false);
+    let record = match (o.sgf, o.remove_record.unwrap_or(false)) {
+        (Some(_), true) => {
+            return Err(RpcError::invalid_params(
+                "options: sgf and remove_record exclude each other",
+            ));
+        }
+        (Some(s), false) => RecordChange::Set(s),
+        (None, true) => RecordChange::Remove,
+        (None, false) => RecordChange::Keep,
+    };
+    let input = ResultInput {
+        outcome,
+        forfeit,
+        record,
+        strict: o.strict.unwrap_or(false),
+    };
+    let (warnings, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+        t.set_result(round, table, input)
+    })
+    .await?;
+    Ok(json!({
+        "revision": rev,
+        "round": round,
+        "table": table,
+        "result": result_code(outcome, forfeit),
+        "warnings": warnings,
+    }))
+}
+
+async fn game_sgf(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let round = round_param(&p, 1)?;
+    let table: u32 = p.get(2, "table")?;
+    read(&ctx, id, move |t, _| {
+        let g = t.game(round, table).map_err(engine_error)?;
+        let rec = g
+            .record
+            .as_ref()
+            .ok_or_else(|| engine_error(TournamentError::NoRecord { round, table }))?;
+        Ok(json!({
+            "round": round,
+            "table": table,
+            "white": g.white,
+            "black": g.black,
+            "result": result_code(g.outcome, g.forfeit),
+            "sgf": rec.sgf,
+            "warnings": rec.warnings,
+        }))
+    })
+    .await?
+}
+
+// ---- the table -------------------------------------------------------------------------------
+
+macro_rules! async_handler {
+    ($f:ident) => {
+        Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture { Box::pin($f(ctx, p)) })
+    };
+}
+
+const TID: Param = Param::req("tournament_id", "int");
+const OPTS: Param = Param::opt("options", "struct");
+
+pub static METHODS: &[Method] = &[
+    Method {
+        name: "tournament.create",
+        params: &[Param::opt("settings", "struct"), OPTS],
+        returns: "struct",
+        help: "Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, \
+               komi2, mcmahon{bar,floor}, handicap{…}, scoring{…}, placement[…], pairing{…}, …) \
+               over OpenGotha's defaults for the system; options {seed}. → {id, revision}.",
+        handler: async_handler!(create),
+    },
+    Method {
+        name: "tournament.get",
+        params: &[TID],
+        returns: "struct",
+        help: "The whole tournament: summary, settings, players, rounds_detail (games, byes).",
+        handler: async_handler!(get),
+    },
+    Method {
+        name: "tournament.list",
+        params: &[],
+        returns: "array",
+        help: "Every tournament: {id, name, system, rounds, paired_rounds, players, archived, \
+               revision}.",
+        handler: async_handler!(list),
+    },
+    Method {
+        name: "tournament.delete",
+        params: &[TID, OPTS],
+        returns: "struct",
+        help: "Deletes a tournament and its log for good; options {if_revision}.",
+        handler: async_handler!(delete),
+    },
+    Method {
+        name: "tournament.archive",
+        params: &[TID, OPTS],
+        returns: "struct",
+        help: "Archives (read-only) or, with options {archived: false}, unarchives.",
+        handler: async_handler!(archive),
+    },
+    Method {
+        name: "tournament.events",
+        params: &[TID, Param::opt("since_revision", "int")],
+        returns: "struct",
+        help: "The event log after a revision (default 0), at most 1000 events per call: \
+               {revision, events: [{revision, kind, round?, event}], more}.",
+        handler: async_handler!(events),
+    },
+    Method {
+        name: "tournament.settings.set",
+        params: &[TID, Param::req("settings", "struct"), OPTS],
+        returns: "struct",
+        help: "Changes settings: the given members are laid over the current ones.",
+        handler: async_handler!(settings_set),
+    },
+    Method {
+        name: "tournament.player.add",
+        params: &[TID, Param::req("player", "struct"), OPTS],
+        returns: "struct",
+        help: "Registers a player {name, first_name, rank (3d / 12k or −30…8), rating, club, \
+               country, egf_pin, aga_id, mms_correction, skip[], registration} → {player_id, \
+               revision}. After round k is paired, rounds 1…k are skipped (late entry).",
+        handler: async_handler!(player_add),
+    },
+    Method {
+        name: "tournament.player.update",
+        params: &[
+            TID,
+            Param::req("player_id", "int"),
+            Param::req("fields", "struct"),
+            OPTS,
+        ],
+        returns: "struct",
+        help: "Changes a player's fields (the others are kept).",
+        handler: async_handler!(player_update),
+    },
+    Method {
+        name: "tournament.player.withdraw",
+        params: &[TID, Param::req("player_id", "int"), OPTS],
+        returns: "struct",
+        help: "Withdraws a player after a round (options {after_round}, default the last \
+               paired one); options {reinstate: true} undoes it.",
+        handler: async_handler!(player_withdraw),
+    },
+    Method {
+        name: "tournament.player.set_participation",
+        params: &[
+            TID,
+            Param::req("player_id", "int"),
+            Param::req("skip", "array"),
+            OPTS,
+        ],
+        returns: "struct",
+        help: "Sets the rounds a player skips (refused for a round they are paired in).",
+        handler: async_handler!(player_participation),
+    },
+    Method {
+        name: "tournament.player.remove",
+        params: &[TID, Param::req("player_id", "int"), OPTS],
+        returns: "struct",
+        help: "Removes a player who never played (withdraw the others).",
+        handler: async_handler!(player_remove),
+    },
+    Method {
+        name: "tournament.player.list",
+        params: &[TID],
+        returns: "array",
+        help: "Every player, in id order.",
+        handler: async_handler!(player_list),
+    },
+    Method {
+        name: "tournament.round.pair",
+        params: &[TID, Param::req("round", "int"), OPTS],
+        returns: "struct",
+        help: "Pairs the next round with OpenGotha's weight (options {players: [ids]} to pair \
+               only some): games with tables, colours, handicap, weight; byes.",
+        handler: async_handler!(round_pair),
+    },
+    Method {
+        name: "tournament.round.unpair",
+        params: &[TID, Param::req("round", "int"), OPTS],
+        returns: "struct",
+        help: "Withdraws the last round's pairing (options {force: true} drops its results too).",
+        handler: async_handler!(round_unpair),
+    },
+    Method {
+        name: "tournament.round.set_games",
+        params: &[
+            TID,
+            Param::req("round", "int"),
+            Param::req("games", "array"),
+            OPTS,
+        ],
+        returns: "struct",
+        help: "Sets a round by hand: games [{white, black, table?, handicap?, komi2?}] \
+               (handicap and komi OpenGotha's unless given), options {byes}.",
+        handler: async_handler!(round_set_games),
+    },
+    Method {
+        name: "tournament.round.add_game",
+        params: &[
+            TID,
+            Param::req("round", "int"),
+            Param::req("game", "struct"),
+            OPTS,
+        ],
+        returns: "struct",
+        help: "Adds a game {white, black, table?, handicap?, komi2?} to the last paired round.",
+        handler: async_handler!(round_add_game),
+    },
+    Method {
+        name: "tournament.round.remove_game",
+        params: &[
+            TID,
+            Param::req("round", "int"),
+            Param::req("table", "int"),
+            OPTS,
+        ],
+        returns: "struct",
+        help: "Removes a game without a result from the last paired round.",
+        handler: async_handler!(round_remove_game),
+    },
+    Method {
+        name: "tournament.round.swap",
+        params: &[
+            TID,
+            Param::req("round", "int"),
+            Param::req("player_a", "int"),
+            Param::req("player_b", "int"),
+            OPTS,
+        ],
+        returns: "struct",
+        help: "Swaps two players of the last paired round (same game: colours; else seats or \
+               the bye, with colours and handicap recomputed).",
+        handler: async_handler!(round_swap),
+    },
+    Method {
+        name: "tournament.round.publish",
+        params: &[TID, Param::req("round", "int"), OPTS],
+        returns: "struct",
+        help: "Publishes a round's pairing (options {published: false} withdraws it).",
+        handler: async_handler!(round_publish),
+    },
+    Method {
+        name: "tournament.round.get",
+        params: &[TID, Param::req("round", "int")],
+        returns: "struct",
+        help: "One round: {round, paired, published, games, byes, revision}.",
+        handler: async_handler!(round_get),
+    },
+    Method {
+        name: "tournament.round.explain",
+        params: &[
+            TID,
+            Param::req("round", "int"),
+            Param::req("player_a", "int"),
+            Param::opt("player_b", "int"),
+        ],
+        returns: "struct",
+        help: "OpenGotha's weight of a pair for a round (paired or next), term by term, and the \
+               board it gives; without player_b, player_a's bye weight.",
+        handler: async_handler!(round_explain),
+    },
+    Method {
+        name: "tournament.result.set",
+        params: &[
+            TID,
+            Param::req("round", "int"),
+            Param::req("table", "int"),
+            Param::req("result", "string"),
+            OPTS,
+        ],
+        returns: "struct",
+        help: "Sets or corrects a result: W+, B+, jigo, both_win, both_lose, ? (OpenGotha, \
+               pairgoth and SGF spellings too; ! = forfeit); options {sgf, strict, forfeit, \
+               remove_record} → {revision, result, warnings}.",
+        handler: async_handler!(result_set),
+    },
+    Method {
+        name: "tournament.game.sgf",
+        params: &[TID, Param::req("round", "int"), Param::req("table", "int")],
+        returns: "struct",
+        help: "A game's stored record: {sgf, warnings, white, black, result}.",
+        handler: async_handler!(game_sgf),
+    },
+];
