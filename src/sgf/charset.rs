@@ -1,10 +1,13 @@
 //! Character sets named by `CA`: normalising a name the way sgfmill does (Python's codec
 //! registry), decoding raw bytes to text and encoding text back.
 //!
-//! `encoding_rs` does the real work. Three things it does not do the Python way are done by
-//! hand: ISO-8859-1 (WHATWG maps that label to windows-1252; Python keeps bytes 0x80–0x9F as
-//! C1 controls), ASCII (strict 7-bit) and UTF-8 (std). Encoding never substitutes: an
-//! unrepresentable character is an error, as Python's `strict` handler makes it.
+//! Names follow Python's registry (its normalisation and alias table), because sgfmill
+//! looks `CA` up there. `encoding_rs` supplies the multibyte codecs and the tables of the
+//! single-byte ones; where Python's single-byte tables differ (the holes WHATWG fills with
+//! C1 controls, ISO-8859-1/-9/-11, KOI8-U) a 256-byte table per code page applies Python's
+//! mapping, so undefined bytes fail as in Python unless the caller allows them. UTF-8 is
+//! std's. Encoding never substitutes: an unrepresentable character is an error, as Python's
+//! `strict` handler makes it.
 
 use std::sync::OnceLock;
 
@@ -741,6 +744,11 @@ mod tests {
             ("GBK", "GBK"),
             ("GB18030", "GB18030"),
             ("EUC-KR", "EUC-KR"),
+            ("cp949", "CP949"),
+            ("uhc", "CP949"),
+            ("latin-1", "ISO-8859-1"),
+            ("ISO_8859-1:1987", "ISO-8859-1"),
+            ("  utf8  ", "UTF-8"),
             ("ISO-8859-15", "ISO-8859-15"),
             ("ISO-8859-3", "ISO-8859-3"),
             ("ASCII", "ASCII"),
@@ -763,10 +771,46 @@ mod tests {
             Charset::lookup("").unwrap_err().message,
             "unknown encoding: "
         );
+        // Names Python rejects too.
+        for name in ["koi8r", "cp-1252", "utf.8", "utf..8"] {
+            assert_eq!(
+                Charset::lookup(name).unwrap_err().message,
+                format!("unknown encoding: {name}")
+            );
+        }
         assert_eq!(
             Charset::lookup_bytes(b"\xe9").unwrap_err().message,
             "encoding names must be ascii"
         );
+    }
+
+    #[test]
+    fn alias_table_is_sorted_for_binary_search() {
+        assert!(ALIASES.windows(2).all(|w| w[0].0 < w[1].0));
+        for (_, module) in ALIASES {
+            assert!(codec_for(module).is_some(), "{module}");
+        }
+    }
+
+    #[test]
+    fn undefined_bytes_fail_unless_allowed() {
+        let cp1252 = Charset::lookup("windows-1252").unwrap();
+        for b in [0x81u8, 0x8D, 0x8F, 0x90, 0x9D] {
+            let e = cp1252.decode(&[b'a', b]).unwrap_err();
+            assert_eq!(e.kind, super::super::error::ErrorKind::UnicodeDecode);
+            assert_eq!(
+                e.message,
+                format!(
+                    "'charmap' codec can't decode byte 0x{b:02x} in position 1: character maps to <undefined>"
+                )
+            );
+            let lenient = cp1252.with_undefined_bytes(true);
+            let text = lenient.decode(&[b]).unwrap();
+            assert_eq!(text, char::from(b).to_string());
+            assert_eq!(lenient.encode(&text).unwrap(), [b]);
+            assert!(cp1252.encode(&text).is_err());
+        }
+        assert_eq!(cp1252.decode(b"\x80\x9f").unwrap(), "\u{20ac}\u{178}");
     }
 
     #[test]
