@@ -161,6 +161,93 @@ impl Sides {
     }
 }
 
+/// Where an edge shape's anchor (its cell (0, 0)) must be: coordinate `k` on one axis,
+/// counted from the far side when `from_far_side`.
+#[derive(Clone, Copy)]
+struct Pin {
+    on_y: bool,
+    from_far_side: bool,
+    k: i32,
+}
+
+/// One shape in one symmetry, as offsets from its `@` point.
+struct Template {
+    /// (dy, dx, kind) of each `p` and `e` cell, `p` cells first.
+    cells: Vec<(i32, i32, u8)>,
+    /// Offsets of the shape's cell (0, 0) and of its far corner.
+    anchor: (i32, i32),
+    corner: (i32, i32),
+    pinned: Option<Pin>,
+}
+
+/// The 48 templates (6 shapes × 8 symmetries), built once.
+fn templates() -> &'static [Template] {
+    static TEMPLATES: std::sync::OnceLock<Vec<Template>> = std::sync::OnceLock::new();
+    TEMPLATES.get_or_init(|| {
+        let mut out = Vec::new();
+        for &(rdy, rdx, cdy, cdx) in &SYMMETRIES {
+            for shape in SHAPES {
+                let full = shape.len() as i32;
+                let edge = shape[shape.len() - 1][0] == b'x';
+                let rows = full - i32::from(edge);
+                let cols = shape[0].len() as i32;
+                let at = |r: i32, c: i32| (rdy * r + cdy * c, rdx * r + cdx * c);
+                let mut at_sign = (0, 0);
+                let mut cells = Vec::new();
+                for r in 0..rows {
+                    for c in 0..cols {
+                        match shape[r as usize][c as usize] {
+                            b'@' => at_sign = at(r, c),
+                            k @ (b'p' | b'e') => cells.push((at(r, c), k)),
+                            _ => {}
+                        }
+                    }
+                }
+                cells.sort_by_key(|&(_, k)| k != b'p');
+                // The anchor of an edge shape is pinned so its edge row falls just off the
+                // board. goscorer chooses the pinned coordinate by the row direction for the
+                // upright symmetries and by the column's dy for the transposed ones, which for
+                // two of the transposed symmetries puts the shape on the third line from the
+                // side instead of at the edge; kept as is, so that results stay identical to
+                // goscorer's.
+                let pinned = edge.then(|| match (rdy, cdy) {
+                    (-1, _) => Pin {
+                        on_y: true,
+                        from_far_side: false,
+                        k: full - 2,
+                    },
+                    (1, _) => Pin {
+                        on_y: true,
+                        from_far_side: true,
+                        k: full - 1,
+                    },
+                    (_, -1) => Pin {
+                        on_y: false,
+                        from_far_side: false,
+                        k: full - 2,
+                    },
+                    _ => Pin {
+                        on_y: false,
+                        from_far_side: true,
+                        k: full - 1,
+                    },
+                });
+                let rel = |(dy, dx): (i32, i32)| (dy - at_sign.0, dx - at_sign.1);
+                out.push(Template {
+                    cells: cells
+                        .into_iter()
+                        .map(|(o, k)| (rel(o).0, rel(o).1, k))
+                        .collect(),
+                    anchor: rel((0, 0)),
+                    corner: rel(at(rows - 1, cols - 1)),
+                    pinned,
+                });
+            }
+        }
+        out
+    })
+}
+
 struct Eye {
     colour: Stone,
     region: u32,
@@ -168,6 +255,8 @@ struct Eye {
     points: Vec<usize>,
     /// Every (macro-chain, eye point, macro-chain stone) adjacency, sorted.
     edges: Vec<(u32, usize, usize)>,
+    /// The macro-chains it touches (distinct).
+    macros: Vec<u32>,
     value: u8,
 }
 
@@ -246,9 +335,9 @@ pub fn territory_scoring(
     a.mark_chains();
     a.mark_macro_chains();
     a.mark_eyes();
-    a.false_eye = a.false_eye_points();
+    a.false_eye = a.false_eye_points(false);
     a.eye_values();
-    let unscorable = a.false_eye_points();
+    let unscorable = a.false_eye_points(true);
     a.finish(&unscorable, score_false_eyes)
 }
 
@@ -313,70 +402,54 @@ impl Analysis<'_> {
     }
 
     /// Step 1: connection blocks; the later colour (White) wins where both shapes match.
+    /// Every shape has a living stone next to its `@`, so only empty points next to a
+    /// living stone are tried.
     fn mark_blocks(&mut self) {
         let (w, h) = (self.w as i32, self.h as i32);
+        let on = |(y, x): (i32, i32)| y >= 0 && x >= 0 && y < h && x < w;
         for pla in [Stone::Black, Stone::White] {
             let opp = other(pla);
-            for &(rdy, rdx, cdy, cdx) in &SYMMETRIES {
-                for shape in SHAPES {
-                    let cols = shape[0].len() as i32;
-                    let edge = shape[shape.len() - 1][0] == b'x';
-                    let rows = shape.len() as i32 - i32::from(edge);
-                    let (mut ys, mut xs) = ((0, h - 1), (0, w - 1));
-                    if edge {
-                        // The anchor is pinned so the edge row falls just off the board.
-                        // goscorer chooses the pinned coordinate by the row direction for the
-                        // upright symmetries and by the column's dy for the transposed ones,
-                        // which for two of the transposed symmetries puts the shape on the
-                        // third line from the side instead of the edge; kept as is, so that
-                        // results stay identical to goscorer's.
-                        let full = shape.len() as i32;
-                        if rdy == -1 {
-                            ys = (full - 2, full - 2);
-                        } else if rdy == 1 {
-                            ys = (h - (full - 1), h - (full - 1));
-                        } else if cdy == -1 {
-                            xs = (full - 2, full - 2);
+            for i in 0..self.pos.len() {
+                if self.stone(i) != Stone::Empty
+                    || !self.pos.neighbours(i).any(|m| self.living(m, pla))
+                {
+                    continue;
+                }
+                let (y, x) = ((i / self.w) as i32, (i % self.w) as i32);
+                let fits = |t: &Template| {
+                    let anchor = (y + t.anchor.0, x + t.anchor.1);
+                    // The shape is a rectangle: two opposite corners on the board put all of
+                    // it on the board.
+                    if !on(anchor) || !on((y + t.corner.0, x + t.corner.1)) {
+                        return false;
+                    }
+                    if let Some(pin) = t.pinned {
+                        let (coord, size) = if pin.on_y {
+                            (anchor.0, h)
                         } else {
-                            xs = (w - (full - 1), w - (full - 1));
+                            (anchor.1, w)
+                        };
+                        let want = if pin.from_far_side {
+                            size - pin.k
+                        } else {
+                            pin.k
+                        };
+                        if coord != want {
+                            return false;
                         }
                     }
-                    for y in ys.0..=ys.1 {
-                        for x in xs.0..=xs.1 {
-                            let at =
-                                |r: i32, c: i32| (y + rdy * r + cdy * c, x + rdx * r + cdx * c);
-                            let on = |(ty, tx): (i32, i32)| ty >= 0 && tx >= 0 && ty < h && tx < w;
-                            // The shape is a rectangle: two opposite corners on the board put
-                            // all of it on the board.
-                            if !on((y, x)) || !on(at(rows - 1, cols - 1)) {
-                                continue;
-                            }
-                            let mut block = None;
-                            let fits = (0..rows).all(|r| {
-                                (0..cols).all(|c| {
-                                    let (ty, tx) = at(r, c);
-                                    let i = (ty * w + tx) as usize;
-                                    let s = self.stone(i);
-                                    match shape[r as usize][c as usize] {
-                                        b'p' => s == pla && !self.dead[i],
-                                        b'e' => {
-                                            s == Stone::Empty
-                                                || (s == pla && !self.dead[i])
-                                                || (s == opp && self.dead[i])
-                                        }
-                                        b'@' => {
-                                            block = Some(i);
-                                            s == Stone::Empty
-                                        }
-                                        _ => true,
-                                    }
-                                })
-                            });
-                            if let (true, Some(i)) = (fits, block) {
-                                self.blocks[i] = pla;
-                            }
+                    t.cells.iter().all(|&(dy, dx, kind)| {
+                        let j = ((y + dy) * w + x + dx) as usize;
+                        let s = self.stone(j);
+                        let mine = s == pla && !self.dead[j];
+                        match kind {
+                            b'p' => mine,
+                            _ => mine || s == Stone::Empty || (s == opp && self.dead[j]),
                         }
-                    }
+                    })
+                };
+                if templates().iter().any(fits) {
+                    self.blocks[i] = pla;
                 }
             }
         }
@@ -534,6 +607,7 @@ impl Analysis<'_> {
                 region: r,
                 points: Vec::new(),
                 edges: Vec::new(),
+                macros: Vec::new(),
                 value: 0,
             };
             self.eye_of[i] = id;
@@ -558,6 +632,7 @@ impl Analysis<'_> {
             for &(m, _, _) in &eye.edges {
                 if m != last {
                     self.macro_eyes[m as usize].push(id);
+                    eye.macros.push(m);
                     last = m;
                 }
             }
@@ -571,7 +646,7 @@ impl Analysis<'_> {
     /// in the region, or reaches an eye (or real points of this eye) worth something. Eye
     /// values are all 0 on the first pass, which gives the false points for life and death;
     /// the second pass, with values, gives the false eyes that must be filled.
-    fn false_eye_points(&mut self) -> Vec<bool> {
+    fn false_eye_points(&mut self, values_known: bool) -> Vec<bool> {
         let mut result = vec![false; self.pos.len()];
         let mut search = Search {
             macro_seen: Marks::new(self.macro_eyes.len()),
@@ -605,7 +680,32 @@ impl Analysis<'_> {
                     .neighbours(p)
                     .filter(|&q| self.region[q] == region)
                     .count();
-                if !self.gets_round(e as u32, m, p, target, &mut search) {
+                // Quick answer for the usual case: every side of `p` in the region is a stone
+                // of `m` or an eye point next to `m`, which the search reaches first thing.
+                let own = |q: usize| self.is_living(q) && self.macro_of[q] == m;
+                let easy = self
+                    .pos
+                    .neighbours(p)
+                    .filter(|&q| self.region[q] == region)
+                    .all(|q| own(q) || (!self.is_living(q) && self.pos.neighbours(q).any(own)));
+                if easy {
+                    continue;
+                }
+                // Every side connected to `m` is enough; otherwise only an eye worth
+                // something (second pass) can still save the point.
+                let sides: Vec<usize> = self
+                    .pos
+                    .neighbours(p)
+                    .filter(|&q| self.region[q] == region)
+                    .collect();
+                let trivial: Vec<bool> = sides.iter().map(|&q| own(q)).collect();
+                let all_connected = sides
+                    .iter()
+                    .zip(trivial)
+                    .all(|(&q, t)| t || self.connects(e as u32, p, m, q, &mut search));
+                if !all_connected
+                    && (!values_known || !self.gets_round(e as u32, m, p, target, &mut search))
+                {
                     result[p] = true;
                 }
             }
@@ -613,8 +713,78 @@ impl Analysis<'_> {
         result
     }
 
+    /// Whether `side` (a point of the original eye or a living stone of its region) is
+    /// connected to macro-chain `m` without going through `p`: the same walk as
+    /// `gets_round`, run backwards from one side, which usually meets `m` at once.
+    fn connects(&mut self, orig: u32, p: usize, m: u32, side: usize, search: &mut Search) -> bool {
+        let oe = &self.eyes[orig as usize];
+        let region = oe.region;
+        let living_here =
+            |q: usize| self.region[q] == region && self.pos.at(q) != Stone::Empty && !self.dead[q];
+        search.macro_seen.clear();
+        search.eye_seen.clear();
+        search.stack.clear();
+        search.flood.clear();
+        let orig_seen = &mut self.marks;
+        orig_seen.clear();
+        orig_seen.insert(p);
+        if living_here(side) {
+            search.stack.push(self.macro_of[side]);
+            search.macro_seen.insert(self.macro_of[side] as usize);
+        } else {
+            orig_seen.insert(side);
+            search.flood.push(side);
+        }
+        let mut next_point = 0;
+        loop {
+            if let Some(m2) = search.stack.pop() {
+                if m2 == m {
+                    return true;
+                }
+                for &e in &self.macro_eyes[m2 as usize] {
+                    if e == orig {
+                        for &(_, q, _) in oe.edges_with(m2) {
+                            if orig_seen.insert(q) {
+                                search.flood.push(q);
+                            }
+                        }
+                    } else if search.eye_seen.insert(e as usize) {
+                        for &m3 in &self.eyes[e as usize].macros {
+                            if search.macro_seen.insert(m3 as usize) {
+                                search.stack.push(m3);
+                            }
+                        }
+                    }
+                }
+            } else if next_point < search.flood.len() {
+                let q = search.flood[next_point];
+                next_point += 1;
+                for r in self.pos.neighbours(q) {
+                    if self.eye_of[r] == orig {
+                        if orig_seen.insert(r) {
+                            search.flood.push(r);
+                        }
+                    } else if living_here(r) {
+                        if self.macro_of[r] == m {
+                            return true;
+                        }
+                        if search.macro_seen.insert(self.macro_of[r] as usize) {
+                            search.stack.push(self.macro_of[r]);
+                        }
+                    }
+                }
+            } else {
+                return false;
+            }
+        }
+    }
+
     /// The search of step 6 for point `p` of eye `orig`, from macro-chain `start`: whether
-    /// `target` sides of `p` are reached, or an eye worth something.
+    /// `target` sides of `p` are reached, or (second pass) an eye worth something.
+    ///
+    /// The answer only depends on what the search can reach, so it stops as soon as one of
+    /// these holds and walks the cheap part first: macro-chains and the other eyes they
+    /// touch, then the points of the original eye (never through `p`) one at a time.
     fn gets_round(
         &mut self,
         orig: u32,
@@ -624,88 +794,89 @@ impl Analysis<'_> {
         search: &mut Search,
     ) -> bool {
         let oe = &self.eyes[orig as usize];
-        // The sides of `p` reached so far (stones or eye points next to it).
+        let region = oe.region;
+        let worth = oe.value > 0;
+        let living_here =
+            |q: usize| self.region[q] == region && self.pos.at(q) != Stone::Empty && !self.dead[q];
+        // The sides of `p` in the region, and those reached so far.
+        let mut p_sides = [usize::MAX; 4];
+        let mut n = 0;
+        for q in self.pos.neighbours(p) {
+            if self.region[q] == region {
+                p_sides[n] = q;
+                n += 1;
+            }
+        }
+        let p_sides = &p_sides[..n];
         let mut sides = Sides::default();
         search.macro_seen.clear();
         search.eye_seen.clear();
-        // Points of the original eye already walked; `p` itself is never walked through.
+        search.stack.clear();
+        search.flood.clear();
         let orig_seen = &mut self.marks;
         orig_seen.clear();
         orig_seen.insert(p);
-        let reached = &mut self.marks2;
-        search.stack.clear();
-        search.stack.push(start);
-        search.macro_seen.insert(start as usize);
-        while let Some(m) = search.stack.pop() {
-            for &e in &self.macro_eyes[m as usize] {
-                if search.eye_seen.has(e as usize) {
-                    continue;
-                }
-                if e != orig {
-                    search.eye_seen.insert(e as usize);
-                    let eye = &self.eyes[e as usize];
-                    if eye.value > 0 {
-                        return true;
-                    }
-                    for &(m2, _, _) in &eye.edges {
-                        if search.macro_seen.insert(m2 as usize) {
-                            search.stack.push(m2);
-                        }
-                    }
-                    continue;
-                }
-                let edges = oe.edges_with(m);
-                for &(_, _, stone) in edges {
-                    if self.pos.neighbours(stone).any(|q| q == p) {
-                        sides.add(stone);
-                    }
-                }
-                if sides.len >= target {
-                    return true;
-                }
-                // Walk on through the rest of the original eye from where `m` touches it.
-                reached.clear();
-                let flood = &mut search.flood;
-                flood.clear();
-                for &(_, q, _) in edges {
-                    if orig_seen.insert(q) {
-                        reached.insert(q);
-                        flood.push(q);
-                    }
-                }
-                let mut k = 0;
-                while k < flood.len() {
-                    let q = flood[k];
-                    k += 1;
-                    for r in self.pos.neighbours(q) {
-                        if self.eye_of[r] == orig && orig_seen.insert(r) {
-                            reached.insert(r);
-                            flood.push(r);
-                        }
-                    }
-                }
-                if flood.is_empty() {
-                    continue;
-                }
-                if oe.value > 0 && flood.iter().any(|&q| !self.false_eye[q]) {
-                    return true;
-                }
-                for &q in flood.iter() {
-                    if self.pos.neighbours(q).any(|r| r == p) {
+        // Reaching macro-chain `m` reaches its stones next to `p`.
+        let reach_macro = |m: u32, search: &mut Search, sides: &mut Sides| {
+            if search.macro_seen.insert(m as usize) {
+                search.stack.push(m);
+                for &q in p_sides {
+                    if living_here(q) && self.macro_of[q] == m {
                         sides.add(q);
                     }
                 }
-                if sides.len >= target {
-                    return true;
-                }
-                for &(m2, q, _) in &oe.edges {
-                    if reached.has(q) && search.macro_seen.insert(m2 as usize) {
-                        search.stack.push(m2);
+            }
+            sides.len >= target
+        };
+        // Reaching a point of the original eye.
+        let reach_point = |q: usize, search: &mut Search, sides: &mut Sides| {
+            search.flood.push(q);
+            if p_sides.contains(&q) {
+                sides.add(q);
+            }
+            sides.len >= target || (worth && !self.false_eye[q])
+        };
+        if reach_macro(start, search, &mut sides) {
+            return true;
+        }
+        let mut next_point = 0;
+        loop {
+            if let Some(m) = search.stack.pop() {
+                for &e in &self.macro_eyes[m as usize] {
+                    if e == orig {
+                        for &(_, q, _) in oe.edges_with(m) {
+                            if orig_seen.insert(q) && reach_point(q, search, &mut sides) {
+                                return true;
+                            }
+                        }
+                    } else if search.eye_seen.insert(e as usize) {
+                        let eye = &self.eyes[e as usize];
+                        if eye.value > 0 {
+                            return true;
+                        }
+                        for &m2 in &eye.macros {
+                            if reach_macro(m2, search, &mut sides) {
+                                return true;
+                            }
+                        }
                     }
                 }
+            } else if next_point < search.flood.len() {
+                let q = search.flood[next_point];
+                next_point += 1;
+                for r in self.pos.neighbours(q) {
+                    if self.eye_of[r] == orig {
+                        if orig_seen.insert(r) && reach_point(r, search, &mut sides) {
+                            return true;
+                        }
+                    } else if living_here(r) && reach_macro(self.macro_of[r], search, &mut sides) {
+                        return true;
+                    }
+                }
+            } else {
+                return false;
             }
         }
-        false
     }
 
     /// Whether `pla` may play at `i` (empty, and not a suicide of a lone stone: some
