@@ -13,6 +13,7 @@ pub mod position;
 pub mod rules;
 pub mod scorable;
 pub mod score;
+pub mod territory;
 pub mod validate;
 
 pub use board::{Board, Illegal, Stone, SuicideRule, Xy};
@@ -21,3 +22,4 @@ pub use position::Position;
 pub use rules::{Counting, HandicapBonus, KoRule, PlayRules, Preset, RuleSet};
 pub use scorable::{Category, MarkMode, Scorable};
 pub use score::{Owner, Score, ScoreInput, SideScore, parse_result, result_string, score};
+pub use territory::{PointStatus, area_scoring, territory_scoring};

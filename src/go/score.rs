@@ -1,26 +1,27 @@
-//! Scoring a final position under a rule set (../shared/spec/scoring.md §3–§5): dead stones
-//! removed, empty regions attributed, captures and dead stones as prisoners under territory
-//! counting, seki taxed under Japanese/Korean rules, White's handicap bonus under area
-//! counting, komi, and the result (`B+3.5`, `W+0.5`, `0` for a draw).
+//! Scoring a final position under a rule set: dead stones removed, empty points attributed,
+//! captures and dead stones as prisoners under territory counting, White's handicap bonus
+//! under area counting, komi, and the result (`B+3.5`, `W+0.5`, `0` for a draw).
 //!
-//! Seki detection is structural (no reading): living stones are grouped into "macro-groups"
-//! through the empty regions that only they touch; a macro-group that touches a shared
-//! region (one touching both colours) and has fewer than two such eye regions cannot be
-//! independently alive, so — the stones being marked alive — it lives in seki, and its eye
-//! regions and the shared liberties score nothing under territory rules.
+//! Area counting gives each empty point (and each point under a dead stone) to the colour
+//! whose living stones alone surround it, eyes in seki included. Territory counting under
+//! the Japanese and Korean presets uses the seki and false-eye analysis of
+//! `super::territory`: nothing in a seki counts, nor false eyes that will have to be
+//! filled, so players need not fill every dame before counting. docs/score.md explains it.
 
 use crate::sgf::Colour;
 
 use super::board::Stone;
 use super::position::Position;
 use super::rules::{Counting, RuleSet};
+use super::territory::territory_scoring;
 
 /// What a point counts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Owner {
     Black,
     White,
-    /// Touches both colours (or is in seki).
+    /// Counts for nobody: touches both colours, or is in seki, or is a false eye that will
+    /// have to be filled (territory presets).
     Dame,
     /// Touches no living stone.
     Neutral,
@@ -76,6 +77,9 @@ pub struct Score {
     pub owners: Vec<Owner>,
     /// Points of living chains judged to be in seki.
     pub seki_stones: Vec<usize>,
+    /// Empty points and dead stones of a living group's area that do not count because
+    /// they are false eyes that will have to be filled (territory presets only).
+    pub false_eyes: Vec<usize>,
 }
 
 /// Formats a margin like `%g` for the values scores take (`3.5`, `12`).
@@ -105,9 +109,6 @@ struct RegionInfo {
     size: u32,
     black: bool,
     white: bool,
-    /// A living stone next to the region (the union-find representative for eyes).
-    rep: usize,
-    taxed: bool,
 }
 
 struct Regions {
@@ -127,17 +128,13 @@ fn regions(pos: &Position, live: &[bool]) -> Regions {
             continue;
         }
         let r = info.len() as u32;
-        let mut ri = RegionInfo {
-            rep: usize::MAX,
-            ..RegionInfo::default()
-        };
+        let mut ri = RegionInfo::default();
         id[i] = r;
         stack.push(i);
         while let Some(j) = stack.pop() {
             ri.size += 1;
             for n in pos.neighbours(j) {
                 if live[n] {
-                    ri.rep = n;
                     match pos.at(n) {
                         Stone::Black => ri.black = true,
                         Stone::White => ri.white = true,
@@ -154,94 +151,6 @@ fn regions(pos: &Position, live: &[bool]) -> Regions {
     Regions { id, info }
 }
 
-/// Union-find over cell indices.
-fn find(parent: &mut [usize], mut i: usize) -> usize {
-    while parent[i] != i {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    i
-}
-
-fn union(parent: &mut [usize], a: usize, b: usize) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra != rb {
-        parent[ra] = rb;
-    }
-}
-
-/// Living points in seki (see the module comment); marks the regions they tax.
-#[allow(clippy::needless_range_loop)] // `i` indexes the position, `live` and the forest
-fn seki_stones(pos: &Position, live: &[bool], reg: &mut Regions) -> Vec<bool> {
-    let n = pos.len();
-    // Seki needs shared liberties: without a region touching both colours there is none.
-    if !reg.info.iter().any(|r| r.black && r.white) {
-        return vec![false; n];
-    }
-    let mut parent: Vec<usize> = (0..n).collect();
-    // Chains, and chains joined through regions that only one colour touches.
-    for i in 0..n {
-        if !live[i] {
-            continue;
-        }
-        for m in pos.neighbours(i) {
-            if live[m] {
-                if m > i && pos.at(m) == pos.at(i) {
-                    union(&mut parent, i, m);
-                }
-            } else {
-                let r = reg.info[reg.id[m] as usize];
-                if r.black != r.white {
-                    union(&mut parent, i, r.rep);
-                }
-            }
-        }
-    }
-    // Per macro-group: up to two distinct eye regions, and whether it touches a shared one.
-    const NONE: u32 = u32::MAX;
-    let mut eye1 = vec![NONE; n];
-    let mut two_eyes = vec![false; n];
-    let mut shared = vec![false; n];
-    let mut roots = vec![usize::MAX; n];
-    for i in 0..n {
-        if !live[i] {
-            continue;
-        }
-        let root = find(&mut parent, i);
-        roots[i] = root;
-        for m in pos.neighbours(i) {
-            let r = reg.id[m];
-            if r == NONE {
-                continue;
-            }
-            let info = reg.info[r as usize];
-            if info.black && info.white {
-                shared[root] = true;
-            } else if eye1[root] == NONE {
-                eye1[root] = r;
-            } else if eye1[root] != r {
-                two_eyes[root] = true;
-            }
-        }
-    }
-    let mut seki = vec![false; n];
-    for i in 0..n {
-        if live[i] {
-            let root = roots[i];
-            if shared[root] && !two_eyes[root] {
-                seki[i] = true;
-                for m in pos.neighbours(i) {
-                    let r = reg.id[m];
-                    if r != NONE {
-                        reg.info[r as usize].taxed = true;
-                    }
-                }
-            }
-        }
-    }
-    seki
-}
-
 /// Scores `pos` with `dead` stones (a mask, ignored by Tromp-Taylor) under `rules`.
 pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput) -> Score {
     let n = pos.len();
@@ -250,56 +159,20 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
             pos.at(i) != Stone::Empty && !(rules.uses_dead_stones && dead.get(i) == Some(&true))
         })
         .collect();
-    let mut reg = regions(pos, &live);
-    let seki = if rules.seki_tax && rules.counting == Counting::Territory {
-        seki_stones(pos, &live, &mut reg)
-    } else {
-        vec![false; n]
-    };
+    let reg = regions(pos, &live);
+    // Territory presets with a seki tax: the seki and false-eye analysis decides each point.
+    let analysis = (rules.seki_tax && rules.counting == Counting::Territory).then(|| {
+        let marked: Vec<bool> = (0..n)
+            .map(|i| pos.at(i) != Stone::Empty && !live[i])
+            .collect();
+        territory_scoring(pos, &marked, false)
+    });
     let mut black = SideScore::default();
     let mut white = SideScore::default();
     let (mut dame, mut neutral) = (0u32, 0u32);
-    // What each region counts as.
-    let region_owner: Vec<Owner> = reg
-        .info
-        .iter()
-        .map(|r| {
-            let owner = match (r.black, r.white) {
-                (true, false) => Owner::Black,
-                (false, true) => Owner::White,
-                (true, true) => Owner::Dame,
-                (false, false) => Owner::Neutral,
-            };
-            match owner {
-                Owner::Black | Owner::White if r.taxed => {
-                    let side = if owner == Owner::Black {
-                        &mut black
-                    } else {
-                        &mut white
-                    };
-                    side.seki_points += r.size;
-                    Owner::Dame
-                }
-                Owner::Black => {
-                    black.territory += r.size;
-                    owner
-                }
-                Owner::White => {
-                    white.territory += r.size;
-                    owner
-                }
-                Owner::Dame => {
-                    dame += r.size;
-                    owner
-                }
-                Owner::Neutral => {
-                    neutral += r.size;
-                    owner
-                }
-            }
-        })
-        .collect();
     let mut owners = Vec::with_capacity(n);
+    let mut seki_stones = Vec::new();
+    let mut false_eyes = Vec::new();
     for i in 0..n {
         let st = pos.at(i);
         if live[i] {
@@ -310,6 +183,9 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
                 white.stones += 1;
                 owners.push(Owner::White);
             }
+            if analysis.as_ref().is_some_and(|a| a[i].seki != Stone::Empty) {
+                seki_stones.push(i);
+            }
             continue;
         }
         match st {
@@ -317,7 +193,46 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
             Stone::White => black.dead_opponent += 1,
             Stone::Empty => {}
         }
-        owners.push(region_owner[reg.id[i] as usize]);
+        let r = reg.info[reg.id[i] as usize];
+        let owner = match (&analysis, r.black, r.white) {
+            // Reached by no living stone (an empty board): nobody's, and not dame either.
+            (_, false, false) => Owner::Neutral,
+            (None, true, false) => Owner::Black,
+            (None, false, true) => Owner::White,
+            (None, true, true) => Owner::Dame,
+            (Some(a), _, _) => {
+                let p = a[i];
+                match (p.territory, p.seki) {
+                    (Stone::Black, _) => Owner::Black,
+                    (Stone::White, _) => Owner::White,
+                    (_, Stone::Black) => {
+                        black.seki_points += 1;
+                        Owner::Dame
+                    }
+                    (_, Stone::White) => {
+                        white.seki_points += 1;
+                        Owner::Dame
+                    }
+                    _ => {
+                        if p.unscorable_false_eye {
+                            false_eyes.push(i);
+                        }
+                        Owner::Dame
+                    }
+                }
+            }
+        };
+        match owner {
+            Owner::Black => black.territory += 1,
+            Owner::White => white.territory += 1,
+            Owner::Neutral => neutral += 1,
+            Owner::Dame => {
+                if analysis.as_ref().is_none_or(|a| a[i].seki == Stone::Empty) {
+                    dame += 1;
+                }
+            }
+        }
+        owners.push(owner);
     }
     black.captures = input.captures[0];
     white.captures = input.captures[1];
@@ -352,7 +267,8 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
         dame,
         neutral,
         owners,
-        seki_stones: (0..n).filter(|&i| seki[i]).collect(),
+        seki_stones,
+        false_eyes,
     }
 }
 

@@ -190,6 +190,7 @@ fn score_json(pos: &Position, dead: &[usize], opts: &ScoreOptions) -> RpcResult 
         "neutral": s.neutral,
         "dead": sorted_points(pos, (0..pos.len()).filter(|&i| mask[i])),
         "seki": sorted_points(pos, s.seki_stones.iter().copied()),
+        "false_eyes": sorted_points(pos, s.false_eyes.iter().copied()),
         "ownership": ownership,
     });
     if preset == Preset::Cinderblock {
