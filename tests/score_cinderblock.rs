@@ -1,4 +1,4 @@
-//! Cinderblock's own tests (t/33-scorable.t, transcribed in ../shared/spec/scoring.md §2.8)
+//! Cinderblock's own tests (t/33-scorable.t, from Games::Go::Cinderblock 0.12)
 //! reproduced exactly: return values, category counts and `scores()`.
 
 use goswiss::go::{Category, Position, Scorable, Stone, Xy};

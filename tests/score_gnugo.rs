@@ -164,7 +164,7 @@ fn debug_one() {
     eprintln!("{:?}\n{:?}", s.black, s.white);
 }
 
-/// The handicap bonus of each area preset on the set's handicap games (spec §9.4), and the
+/// The handicap bonus of each area preset on the set's handicap games, and the
 /// area result differs from the Japanese one only by stones and bonus.
 #[test]
 fn handicap_bonus_per_preset() {

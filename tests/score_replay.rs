@@ -374,3 +374,33 @@ fn seki_positions_have_seki() {
     }
     assert_eq!(checked, 7);
 }
+
+/// Finished games whose groups live with one large eye space next to unfilled dame
+/// (tests/data/score/games): `sgf.validate`'s checklist finds no score mismatch under
+/// Japanese rules, and nothing is taken for seki.
+#[test]
+fn validate_finished_games() {
+    use goswiss::go::validate::{Expectations, validate};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/score/games/");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {dir}: {e}"))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sgf"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "games in {dir}");
+    for name in &names {
+        let game = Game::from_bytes(&std::fs::read(format!("{dir}{name}")).unwrap()).unwrap();
+        let v = validate(&game, &Expectations::default());
+        assert_eq!(v.rules, goswiss::go::Preset::Japanese, "{name}");
+        assert!(
+            v.findings.iter().all(|f| f.code != "score_mismatch"),
+            "{name}: {:#?}",
+            v.findings
+        );
+        assert!(v.ok(), "{name}: {:#?}", v.findings);
+        let s = v.score.expect("a recomputed score");
+        assert!(s.seki_stones.is_empty(), "{name}");
+        assert!(s.black.territory > 0 && s.white.territory > 0, "{name}");
+    }
+}

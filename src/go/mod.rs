@@ -1,9 +1,9 @@
-//! Go rules and scoring (../shared/spec/scoring.md and the rules part of
-//! ../shared/spec/sgf.md): a board of any size from 1 to 52 with captures, suicide and ko per
-//! rule set, positional and situational superko through a Zobrist position hash; the replay
-//! of an SGF main line that names the first illegal move; Cinderblock's dead-stone marking
-//! session; scoring under every preset (area and territory counting, seki, handicap bonus,
-//! komi, draws); and the checklist that validates a submitted game record.
+//! Go rules and scoring (docs/score.md): a board of any size from 1 to 52 with captures,
+//! suicide and ko per rule set, positional and situational superko through a Zobrist
+//! position hash; the replay of an SGF main line that names the first illegal move;
+//! Cinderblock's dead-stone marking session; scoring under every preset (area and territory
+//! counting, seki and false eyes, handicap bonus, komi, draws); and the checklist that
+//! validates a submitted game record.
 //!
 //! Pure domain code: no I/O and no RPC types. The SGF records come from `crate::sgf`.
 

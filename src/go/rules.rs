@@ -1,4 +1,4 @@
-//! Rule sets (../shared/spec/scoring.md §4.2): each preset fixes the play rules (ko and
+//! Rule sets (docs/score.md, "Rules"): each preset fixes the play rules (ko and
 //! suicide), the counting method, the tax on seki, White's handicap bonus and the default
 //! komi. The play rules are also usable alone, e.g. the compat replay of sgfmill's reference
 //! board (suicide allowed, no ko check).

@@ -1,4 +1,4 @@
-//! Cinderblock's Scorable (Perl Games::Go::Cinderblock 0.12, ../shared/spec/scoring.md §2),
+//! Cinderblock's Scorable (Perl Games::Go::Cinderblock 0.12, docs/score.md),
 //! reproduced exactly: every point in one category, region-wide `deanimate` / `reanimate` /
 //! `transanimate` with the refusal rule, and its `scores()` / `winner()` formula. A
 //! `Chain` marking mode (Sabaki estimator / OGS style) is offered besides the region mode,

@@ -68,6 +68,15 @@ impl PointStatus {
     };
 }
 
+/// Union-find root, halving paths.
+fn find(parts: &mut [usize], mut i: usize) -> usize {
+    while parts[i] != i {
+        parts[i] = parts[parts[i]];
+        i = parts[i];
+    }
+    i
+}
+
 fn other(c: Stone) -> Stone {
     match c {
         Stone::Black => Stone::White,
@@ -654,6 +663,8 @@ impl Analysis<'_> {
             stack: Vec::new(),
             flood: Vec::new(),
         };
+        let mut parts: Vec<usize> = Vec::new();
+        let mut parts_of = None;
         for e in 0..self.eyes.len() {
             for k in 0..self.eyes[e].edges.len() {
                 let (m, p, _) = self.eyes[e].edges[k];
@@ -692,17 +703,39 @@ impl Analysis<'_> {
                     continue;
                 }
                 // Every side connected to `m` is enough; otherwise only an eye worth
-                // something (second pass) can still save the point.
-                let sides: Vec<usize> = self
+                // something (second pass) can still save the point. `p` has at most one
+                // neighbour in its eye, so the rest of the eye stays in one piece without it:
+                // it links every macro-chain touching it elsewhere than at `p`. Everything
+                // else goes through other eyes, whose links (`parts`, built once per eye)
+                // do not depend on `p`.
+                if parts_of != Some(e) {
+                    self.link_without(e, &mut parts);
+                    parts_of = Some(e);
+                }
+                let eye = &self.eyes[e];
+                let mut via_rest: Vec<usize> = Vec::new();
+                for &m2 in &eye.macros {
+                    let touching = eye.edges_with(m2);
+                    let elsewhere = touching.first().is_some_and(|t| t.1 != p)
+                        || touching.last().is_some_and(|t| t.1 != p);
+                    if elsewhere {
+                        via_rest.push(find(&mut parts, m2 as usize));
+                    }
+                }
+                let home = find(&mut parts, m as usize);
+                let m_via_rest = via_rest.contains(&home);
+                let all_connected = self
                     .pos
                     .neighbours(p)
                     .filter(|&q| self.region[q] == region)
-                    .collect();
-                let trivial: Vec<bool> = sides.iter().map(|&q| own(q)).collect();
-                let all_connected = sides
-                    .iter()
-                    .zip(trivial)
-                    .all(|(&q, t)| t || self.connects(e as u32, p, m, q, &mut search));
+                    .all(|q| {
+                        if self.is_living(q) {
+                            let r = find(&mut parts, self.macro_of[q] as usize);
+                            r == home || (m_via_rest && via_rest.contains(&r))
+                        } else {
+                            m_via_rest
+                        }
+                    });
                 if !all_connected
                     && (!values_known || !self.gets_round(e as u32, m, p, target, &mut search))
                 {
@@ -713,68 +746,21 @@ impl Analysis<'_> {
         result
     }
 
-    /// Whether `side` (a point of the original eye or a living stone of its region) is
-    /// connected to macro-chain `m` without going through `p`: the same walk as
-    /// `gets_round`, run backwards from one side, which usually meets `m` at once.
-    fn connects(&mut self, orig: u32, p: usize, m: u32, side: usize, search: &mut Search) -> bool {
-        let oe = &self.eyes[orig as usize];
-        let region = oe.region;
-        let living_here =
-            |q: usize| self.region[q] == region && self.pos.at(q) != Stone::Empty && !self.dead[q];
-        search.macro_seen.clear();
-        search.eye_seen.clear();
-        search.stack.clear();
-        search.flood.clear();
-        let orig_seen = &mut self.marks;
-        orig_seen.clear();
-        orig_seen.insert(p);
-        if living_here(side) {
-            search.stack.push(self.macro_of[side]);
-            search.macro_seen.insert(self.macro_of[side] as usize);
-        } else {
-            orig_seen.insert(side);
-            search.flood.push(side);
-        }
-        let mut next_point = 0;
-        loop {
-            if let Some(m2) = search.stack.pop() {
-                if m2 == m {
-                    return true;
+    /// Links macro-chains through every eye but `skip` (union-find over macro-chains, then
+    /// eyes, in `parts`).
+    fn link_without(&self, skip: usize, parts: &mut Vec<usize>) {
+        let nm = self.macro_eyes.len();
+        parts.clear();
+        parts.extend(0..nm + self.eyes.len());
+        for (e, eye) in self.eyes.iter().enumerate() {
+            if e == skip {
+                continue;
+            }
+            for &m in &eye.macros {
+                let (a, b) = (find(parts, m as usize), find(parts, nm + e));
+                if a != b {
+                    parts[a] = b;
                 }
-                for &e in &self.macro_eyes[m2 as usize] {
-                    if e == orig {
-                        for &(_, q, _) in oe.edges_with(m2) {
-                            if orig_seen.insert(q) {
-                                search.flood.push(q);
-                            }
-                        }
-                    } else if search.eye_seen.insert(e as usize) {
-                        for &m3 in &self.eyes[e as usize].macros {
-                            if search.macro_seen.insert(m3 as usize) {
-                                search.stack.push(m3);
-                            }
-                        }
-                    }
-                }
-            } else if next_point < search.flood.len() {
-                let q = search.flood[next_point];
-                next_point += 1;
-                for r in self.pos.neighbours(q) {
-                    if self.eye_of[r] == orig {
-                        if orig_seen.insert(r) {
-                            search.flood.push(r);
-                        }
-                    } else if living_here(r) {
-                        if self.macro_of[r] == m {
-                            return true;
-                        }
-                        if search.macro_seen.insert(self.macro_of[r] as usize) {
-                            search.stack.push(self.macro_of[r]);
-                        }
-                    }
-                }
-            } else {
-                return false;
             }
         }
     }

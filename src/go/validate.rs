@@ -1,5 +1,5 @@
 //! Checking a submitted game record against what the tournament expects
-//! (../shared/spec/sgf.md §10): game information, setup, a legal main line under the
+//! (docs/score.md, "Record validation"): game information, setup, a legal main line under the
 //! tournament's rules, and the result in `RE` against the recomputed score. The answer is a
 //! list of findings (code, severity, node, move number, message), not just pass/fail.
 //!
