@@ -6,4 +6,6 @@
 //! durable and then applies them, and every past state can be rebuilt from the log.
 //! [`model`] is the tournament as data, shared by the engine, standings and formats.
 
+pub mod formats;
 pub mod model;
+pub mod standings;
