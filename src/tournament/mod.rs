@@ -8,9 +8,11 @@
 
 pub mod engine;
 pub mod error;
+pub mod formats;
 pub mod model;
 pub mod pair;
 pub mod results;
+pub mod standings;
 
 pub use engine::{Event, Tournament};
 pub use error::TournamentError;

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Writes synthetic OpenGotha tournament files (ours, fictional players) that exercise byes,
+absences, jigo, both-win, both-lose, forfeits (some with unknown colour), unknown results,
+handicap games, McMahon corrections, and McMahon / Swiss / SwissCat placement, for the oracle.
+Deterministic: a fixed seed per file.  usage: gen.py OUTDIR"""
+import random, sys, os
+
+RESULTS = ["RESULT_WHITEWINS"] * 8 + ["RESULT_BLACKWINS"] * 8 + [
+    "RESULT_EQUAL", "RESULT_BOTHWIN", "RESULT_BOTHLOSE", "RESULT_UNKNOWN",
+    "RESULT_WHITEWINS_BYDEF", "RESULT_BLACKWINS_BYDEF", "RESULT_EQUAL_BYDEF",
+    "RESULT_BOTHWIN_BYDEF", "RESULT_BOTHLOSE_BYDEF"]
+
+def rank_str(r):
+    return f"{r + 1}D" if r >= 0 else f"{-r}K"
+
+def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_down="true",
+        virtual="false", hd=True, categories=None):
+    rng = random.Random(seed)
+    players = []
+    for i in range(n):
+        rank = rng.randint(-25, 6)
+        part = ["1"] * 20
+        if rng.random() < 0.25:
+            part[rng.randrange(rounds)] = "0"
+        corr = rng.choice([0] * 8 + [1, -1]) if system == "MM" else 0
+        players.append(dict(name=f"Player{i:02d}", first=rng.choice(["Ann", "Bo", "Cy", "Di", "Ed"]),
+                            rank=rank, part=part, corr=corr, rating=2050 + 100 * rank + rng.randint(0, 99),
+                            country=rng.choice(["FR", "NL", "DE", ""]), club=rng.choice(["Par", "Ams", "Ber", ""])))
+    games, byes = [], []
+    for r in range(rounds):
+        present = [i for i in range(n) if players[i]["part"][r] == "1"]
+        rng.shuffle(present)
+        if len(present) % 2 == 1:
+            byes.append((r, present.pop()))
+        # leave one pair unpaired sometimes (NOT_ASSIGNED players)
+        if len(present) >= 6 and rng.random() < 0.3:
+            present = present[:-2]
+        present.sort(key=lambda i: -players[i]["rank"] + rng.random() * 6)
+        for t in range(0, len(present), 2):
+            a, b = present[t], present[t + 1]
+            w, bl = (a, b) if players[a]["rank"] >= players[b]["rank"] else (b, a)
+            h = 0
+            if hd:
+                h = max(0, min(9, players[w]["rank"] - players[bl]["rank"] - 1)) if rng.random() < 0.7 else 0
+            res = rng.choice(RESULTS)
+            known = "false" if res.endswith("_BYDEF") and rng.random() < 0.5 else "true"
+            games.append((r, t // 2 + 1, w, bl, h, res, known))
+    key = lambda p: (p["name"] + p["first"]).upper()
+    out = ['<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+           '<Tournament dataVersion="201" fullVersionNumber="3.51.02" runningMode="SAL" saveDT="20260101120000">',
+           "<Players>"]
+    for p in players:
+        out.append(f'<Player agaExpirationDate="" agaId="" club="{p["club"]}" country="{p["country"]}" egfPin="" '
+                   f'ffgLicence="" ffgLicenceStatus="" firstName="{p["first"]}" grade="{rank_str(p["rank"])}" '
+                   f'name="{p["name"]}" participating="{"".join(p["part"])}" rank="{rank_str(p["rank"])}" '
+                   f'rating="{p["rating"]}" ratingOrigin="INI" registeringStatus="FIN" smmsCorrection="{p["corr"]}"/>')
+    out.append("</Players>\n<Games>")
+    for (r, t, w, b, h, res, known) in games:
+        out.append(f'<Game blackPlayer="{key(players[b])}" handicap="{h}" knownColor="{known}" result="{res}" '
+                   f'roundNumber="{r + 1}" tableNumber="{t}" whitePlayer="{key(players[w])}"/>')
+    out.append("</Games>\n<ByePlayers>")
+    for (r, i) in byes:
+        out.append(f'<ByePlayer player="{key(players[i])}" roundNumber="{r + 1}"/>')
+    out.append("</ByePlayers>\n<TournamentParameterSet>")
+    ncat = 1 + len(categories or [])
+    out.append(f'<GeneralParameterSet bInternet="false" basicTime="60" beginDate="2026-03-14" canByoYomiTime="300" '
+               f'complementaryTimeSystem="STDBYOYOMI" director="" endDate="2026-03-15" fischerTime="10" '
+               f'genCountNotPlayedGamesAsHalfPoint="{virtual}" genMMBar="3D" genMMFloor="20K" '
+               f'genMMS2ValueAbsent="{mms_abs}" genMMS2ValueBye="2" genMMZero="30K" genNBW2ValueAbsent="{nbw_abs}" '
+               f'genNBW2ValueBye="2" genRoundDownNBWMMS="{round_down}" komi="7.5" location="Nowhere" '
+               f'name="Synthetic {seed}" nbMovesCanTime="15" numberOfCategories="{ncat}" numberOfRounds="{rounds}" '
+               f'shortName="synth{seed}" size="19" stdByoYomiTime="30">')
+    if categories:
+        out.append("<Categories>")
+        for k, lim in enumerate(categories):
+            out.append(f'<Category lowerLimit="{rank_str(lim)}" number="{k + 1}"/>')
+        out.append("</Categories>")
+    out.append("</GeneralParameterSet>")
+    out.append('<HandicapParameterSet hdBasedOnMMS="true" hdCeiling="9" hdCorrection="1" hdNoHdRankThreshold="1D"/>')
+    out.append("<PlacementParameterSet>\n<PlacementCriteria>")
+    crits = crits + ["NULL"] * (6 - len(crits))
+    for k, c in enumerate(crits):
+        out.append(f'<PlacementCriterion name="{c}" number="{k + 1}"/>')
+    out.append("</PlacementCriteria>\n</PlacementParameterSet>\n<PairingParameterSet/>\n</TournamentParameterSet>\n</Tournament>")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+gen(f"{d}/synth_mm.xml", 1, 23, 6, "MM", ["MMS", "SOSM", "SOSOSM", "SODOSM"])
+gen(f"{d}/synth_mm_virtual.xml", 2, 18, 5, "MM", ["MMS", "SOSMM1", "SOSMM2", "CUSSM"], mms_abs="1",
+    round_down="false", virtual="true")
+gen(f"{d}/synth_swiss.xml", 3, 21, 7, "SW", ["NBW", "SOSW", "SOSWM1", "SOSOSW", "SODOSW"], nbw_abs="1",
+    hd=False)
+gen(f"{d}/synth_swisscat.xml", 4, 16, 5, "SW", ["CAT", "NBW", "EXT", "EXR"], nbw_abs="1", categories=[-5])
+gen(f"{d}/synth_small.xml", 5, 7, 3, "MM", ["MMS", "SOSM", "SOSOSM"])
