@@ -109,6 +109,7 @@ pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
             tracing::error!(method = method.name, error = %e, "method not registered");
         }
     }
+    super::methods::tournament::register_subscriptions(&mut module, Arc::clone(&ctx));
     if let Err(e) = module.register_method("rpc.discover", |_, _, _| {
         Ok::<_, ErrorObjectOwned>(openrpc())
     }) {

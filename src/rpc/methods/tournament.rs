@@ -1042,3 +1042,144 @@ pub static METHODS: &[Method] = &[
         handler: async_handler!(game_sgf),
     },
 ];
+
+// ---- live notifications ----------------------------------------------------------------------
+
+/// The notification method name of `tournament.subscribe`.
+pub const NOTIFICATION: &str = "tournament.event";
+
+/// Whether an event can change the standings (a client showing them should re-read).
+fn changes_standings(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::SettingsChanged { .. }
+            | Event::PlayerRegistered { .. }
+            | Event::PlayerUpdated { .. }
+            | Event::PlayerWithdrawn { .. }
+            | Event::ParticipationSet { .. }
+            | Event::PlayerRemoved { .. }
+            | Event::RoundPaired { .. }
+            | Event::GameAdded { .. }
+            | Event::GameRemoved { .. }
+            | Event::PlayersSwapped { .. }
+            | Event::RoundUnpaired { .. }
+            | Event::ResultSet { .. }
+    )
+}
+
+/// One notification: what happened, at which revision, to which round.
+fn notification(id: TournamentId, revision: u64, e: &Event) -> Value {
+    let mut v = json!({
+        "tournament_id": id,
+        "kind": e.kind(),
+        "revision": revision,
+        "standings_changed": changes_standings(e),
+    });
+    if let Some(r) = e.round() {
+        v["round"] = json!(r);
+    }
+    match e {
+        Event::RoundPublished { published, .. } => v["published"] = json!(published),
+        Event::ResultSet {
+            table,
+            outcome,
+            forfeit,
+            ..
+        } => {
+            v["table"] = json!(table);
+            v["result"] = json!(result_code(*outcome, *forfeit));
+        }
+        _ => {}
+    }
+    v
+}
+
+fn raw(v: &Value) -> Option<Box<serde_json::value::RawValue>> {
+    serde_json::value::to_raw_value(v).ok()
+}
+
+/// Registers `tournament.subscribe(tournament_id)` (JSON-RPC over WebSocket): every change
+/// to the tournament, once durable, is pushed as a `tournament.event` notification
+/// ({tournament_id, kind, revision, round?, standings_changed, …}); a deleted tournament
+/// sends kind "deleted" and ends the subscription; a subscriber too slow to keep up gets kind
+/// "lagged" (read `tournament.events` to catch up). `tournament.unsubscribe` ends it.
+pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ctx>) {
+    use crate::rpc::registry::Change;
+    use jsonrpsee::types::ErrorObjectOwned;
+    use tokio::sync::broadcast::error::RecvError;
+    let registered = module.register_subscription(
+        "tournament.subscribe",
+        NOTIFICATION,
+        "tournament.unsubscribe",
+        move |params, pending, _, _| {
+            let ctx = Arc::clone(&ctx);
+            async move {
+                let id: Option<TournamentId> = params.one::<TournamentId>().ok().or_else(|| {
+                    params
+                        .parse::<Value>()
+                        .ok()
+                        .and_then(|v| v.get("tournament_id").and_then(Value::as_i64))
+                });
+                let Some(id) = id else {
+                    pending
+                        .reject(ErrorObjectOwned::owned(
+                            crate::rpc::error::codes::INVALID_PARAMS,
+                            "tournament.subscribe takes 1 parameter (tournament_id)",
+                            None::<()>,
+                        ))
+                        .await;
+                    return;
+                };
+                // Subscribed before the existence check, so no change can slip between them.
+                let mut rx = ctx.tournaments.subscribe();
+                if let Err(e) = ctx.tournaments.read(id, |_, rev| rev).await {
+                    let e = registry_error(e);
+                    pending
+                        .reject(ErrorObjectOwned::owned(e.code, e.message, None::<()>))
+                        .await;
+                    return;
+                }
+                let Ok(sink) = pending.accept().await else {
+                    return;
+                };
+                loop {
+                    let change = tokio::select! {
+                        () = sink.closed() => return,
+                        c = rx.recv() => c,
+                    };
+                    let messages: Vec<Value> = match change {
+                        Ok(Change::Appended {
+                            id: cid,
+                            first_seq,
+                            events,
+                        }) if cid == id => events
+                            .iter()
+                            .enumerate()
+                            .map(|(k, e)| notification(id, first_seq + k as u64 + 1, e))
+                            .collect(),
+                        Ok(Change::Deleted { id: cid }) if cid == id => {
+                            if let Some(m) = raw(&json!({"tournament_id": id, "kind": "deleted"})) {
+                                let _ = sink.send(m).await;
+                            }
+                            return;
+                        }
+                        Ok(_) => continue,
+                        Err(RecvError::Lagged(n)) => {
+                            vec![json!({"tournament_id": id, "kind": "lagged", "missed": n})]
+                        }
+                        Err(RecvError::Closed) => return,
+                    };
+                    for m in messages {
+                        let Some(m) = raw(&m) else { continue };
+                        if sink.send(m).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        },
+    );
+    if let Err(e) = registered {
+        tracing::error!(error = %e, "tournament.subscribe not registered");
+    }
+}
