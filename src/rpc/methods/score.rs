@@ -37,7 +37,7 @@ pub mod codes {
     pub const TOO_LARGE: i32 = 830;
 }
 
-/// Largest SGF accepted (spec/sgf.md §10: e.g. ≤ 1 MB).
+/// Largest SGF accepted: a long professional game is a few tens of KB, so 1 MiB is ample.
 const MAX_SGF_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Default, Deserialize)]
