@@ -30,7 +30,6 @@ use crate::config::Config;
 use crate::rpc::registry::Registry;
 use crate::rpc::{Ctx, RpcError, xmlrpc};
 use crate::store::Store;
-use crate::store::sqlite::SqliteStore;
 
 type JsonService = TowerService<Identity, Identity>;
 
@@ -220,22 +219,26 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let store = SqliteStore::open(&config.db)
+    // A PostgreSQL URL's password stays out of messages and logs.
+    let db = crate::store::redacted(&config.db);
+    let store: Arc<dyn Store> = crate::store::open(&config.db)
         .await
-        .with_context(|| format!("opening database {}", config.db))?;
-    let store: Arc<dyn Store> = Arc::new(store);
+        .with_context(|| format!("opening database {db}"))?;
     let logs = store
         .load_all()
         .await
-        .with_context(|| format!("loading tournaments from {}", config.db))?;
+        .with_context(|| format!("loading tournaments from {db}"))?;
     let registry = Registry::open(Arc::clone(&store), &logs)
-        .with_context(|| format!("loading tournaments from {}", config.db))?;
+        .with_context(|| format!("loading tournaments from {db}"))?;
     drop(logs);
-    tracing::info!(tournaments = registry.len(), db = %config.db, "store opened");
+    tracing::info!(tournaments = registry.len(), db = %db, "store opened");
     let max_body = config.max_body_bytes as usize;
     let max_connections = config.max_connections;
     let header_timeout_secs = config.header_timeout_secs;
     let ctx = Arc::new(Ctx { config, registry });
+    // Other daemons' writes on a shared database (PostgreSQL): the cache follows them.
+    let follower = Arc::clone(&ctx);
+    tokio::spawn(async move { follower.registry.follow().await });
 
     let (stop_handle, server_handle) = stop_channel();
     let json = jsonrpsee::server::Server::builder()
