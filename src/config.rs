@@ -93,7 +93,7 @@ pub struct Overrides {
 /// environment, with one line for `--help`.
 pub const SETTINGS: &[(&str, &str)] = &[
     ("listen", "address to listen on (127.0.0.1:9090)"),
-    ("db", "SQLite database file (goswiss.db)"),
+    ("db", "SQLite file (goswiss.db) or postgres://user@host/db"),
     (
         "log_level",
         "log level or tracing filter (info); RUST_LOG, when set, replaces it",

@@ -32,7 +32,6 @@ use crate::config::Config;
 use crate::rpc::registry::Registry;
 use crate::rpc::{Ctx, RpcError, xmlrpc};
 use crate::store::Store;
-use crate::store::sqlite::SqliteStore;
 
 mod deadline;
 mod guard;
@@ -231,23 +230,24 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let store = SqliteStore::open(&config.db)
+    // A PostgreSQL URL's password stays out of messages and logs.
+    let db = crate::store::redacted(&config.db);
+    let store: Arc<dyn Store> = crate::store::open(&config.db)
         .await
-        .with_context(|| format!("opening database {}", config.db))?;
-    let store: Arc<dyn Store> = Arc::new(store);
+        .with_context(|| format!("opening database {db}"))?;
     let logs = store
         .load_all()
         .await
-        .with_context(|| format!("loading tournaments from {}", config.db))?;
+        .with_context(|| format!("loading tournaments from {db}"))?;
     let registry = Registry::open(Arc::clone(&store), &logs)
-        .with_context(|| format!("loading tournaments from {}", config.db))?;
+        .with_context(|| format!("loading tournaments from {db}"))?;
     let tournaments = Registry::open(Arc::clone(&store), &logs)
-        .with_context(|| format!("loading tournaments from {}", config.db))?;
+        .with_context(|| format!("loading tournaments from {db}"))?;
     drop(logs);
     tracing::info!(
         matchmaker = registry.len(),
         tournaments = tournaments.len(),
-        db = %config.db,
+        db = %db,
         "store opened"
     );
     let listening_on = listener.local_addr()?.ip();
@@ -286,6 +286,11 @@ pub async fn serve(
         registry,
         tournaments,
     });
+    // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.
+    let follower = Arc::clone(&ctx);
+    tokio::spawn(async move { follower.registry.follow().await });
+    let follower = Arc::clone(&ctx);
+    tokio::spawn(async move { follower.tournaments.follow().await });
 
     let (stop_handle, server_handle) = stop_channel();
     let mut json_config = ServerConfig::builder()

@@ -7,15 +7,26 @@
 //!
 //! One [`Registry`] serves one engine ([`Engine`]): `matchmaker.*` and `tournament.*` each have
 //! theirs, over the same store, whose ids are one space across both.
+//!
+//! On a store several daemons share (PostgreSQL), the cache may fall behind another daemon's
+//! writes. Three things keep it right: a tournament missing from the cache is looked up in the
+//! store on first access; an append that loses the race is refused by the store's
+//! compare-and-set, and the registry catches up with the events it missed and runs the command
+//! again on the fresh state ([`MAX_TRIES`] times at most, then a conflict error); and
+//! [`Registry::follow`] applies the store's change feed as it arrives, so reads and
+//! subscribers see other daemons' changes within moments.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::{Mutex, broadcast};
 
-use crate::store::{LogKind, RawEvent, Store, StoreError, StoredTournament, TournamentId};
+use crate::store::{
+    HeadChange, LogKind, RawEvent, Store, StoreError, StoredTournament, TournamentId,
+};
 
 /// What the registry needs of an event-sourced engine. The engines themselves know nothing of
 /// the store (docs/architecture.md): the RPC namespace that serves an engine implements this for it.
@@ -45,6 +56,9 @@ pub enum RegistryError<E: std::error::Error> {
     #[error(transparent)]
     Store(#[from] StoreError),
 }
+
+/// Runs of one command against a fresh state after losing a race to another daemon.
+pub const MAX_TRIES: usize = 5;
 
 /// A change to one tournament, as published to [`Registry::subscribe`]rs once it is durable and
 /// applied. Whoever wrote it (this daemon, or another one on a shared database whose writes
@@ -96,10 +110,48 @@ struct Slot<E> {
     seq: u64,
 }
 
+/// A cached tournament: its state behind its lock, and its event count readable without the
+/// lock (the change feed skips a change the cache already holds without waiting on a command).
+struct Entry<E> {
+    slot: Arc<Mutex<Slot<E>>>,
+    seq: AtomicU64,
+}
+
+impl<E> Entry<E> {
+    fn new(state: E, seq: u64) -> Arc<Entry<E>> {
+        Arc::new(Entry {
+            slot: Arc::new(Mutex::new(Slot { state, seq })),
+            seq: AtomicU64::new(seq),
+        })
+    }
+}
+
+type Entries<E> = HashMap<TournamentId, Arc<Entry<E>>>;
+
 pub struct Registry<E: Engine> {
     store: Arc<dyn Store>,
-    tournaments: RwLock<HashMap<TournamentId, Arc<Mutex<Slot<E>>>>>,
+    /// Whether other daemons may write the store too (it has a change feed).
+    shared: bool,
+    tournaments: RwLock<Entries<E>>,
     changes: broadcast::Sender<Change<E::Event>>,
+}
+
+fn decode<E: Engine>(
+    id: TournamentId,
+    from: u64,
+    bodies: &[String],
+) -> Result<Vec<E::Event>, StoreError> {
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(k, body)| {
+            serde_json::from_str(body).map_err(|e| StoreError::Corrupt {
+                id,
+                seq: from + k as u64,
+                message: e.to_string(),
+            })
+        })
+        .collect()
 }
 
 fn encode<E: Engine>(events: &[E::Event]) -> Result<Vec<RawEvent>, StoreError> {
@@ -123,31 +175,151 @@ impl<E: Engine> Registry<E> {
     ) -> Result<Registry<E>, StoreError> {
         let mut map = HashMap::new();
         for t in logs.iter().filter(|t| t.kind == E::KIND) {
-            let corrupt = |seq: usize, message: String| StoreError::Corrupt {
-                id: t.id,
-                seq: seq as u64,
-                message,
-            };
-            let events = t
-                .events
-                .iter()
-                .enumerate()
-                .map(|(seq, body)| {
-                    serde_json::from_str(body).map_err(|e| corrupt(seq, e.to_string()))
-                })
-                .collect::<Result<Vec<E::Event>, _>>()?;
-            let state = E::replay(&events).map_err(|e| corrupt(0, e.to_string()))?;
-            let slot = Slot {
-                state,
-                seq: events.len() as u64,
-            };
-            map.insert(t.id, Arc::new(Mutex::new(slot)));
+            let (state, events) = Self::replay_stored(t)?;
+            map.insert(t.id, Entry::new(state, events.len() as u64));
         }
         Ok(Registry {
+            shared: store.changes().is_some(),
             store,
             tournaments: RwLock::new(map),
             changes: broadcast::channel(CHANGES_BUFFER).0,
         })
+    }
+
+    fn replay_stored(t: &StoredTournament) -> Result<(E, Vec<E::Event>), StoreError> {
+        let events = decode::<E>(t.id, 0, &t.events)?;
+        let state = E::replay(&events).map_err(|e| StoreError::Corrupt {
+            id: t.id,
+            seq: 0,
+            message: e.to_string(),
+        })?;
+        Ok((state, events))
+    }
+
+    /// Caches a tournament unless it is cached already (then the cached one wins) and
+    /// publishes its creation if this call cached it. Returns the cached entry.
+    fn insert(&self, id: TournamentId, state: E, events: Vec<E::Event>) -> Arc<Entry<E>> {
+        let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(entry) = map.get(&id) {
+            return Arc::clone(entry);
+        }
+        let entry = Entry::new(state, events.len() as u64);
+        // Published before the tournament can be found, so no change to it can come first.
+        self.publish(|| Change::Created {
+            id,
+            events: Arc::new(events),
+        });
+        map.insert(id, Arc::clone(&entry));
+        entry
+    }
+
+    /// Forgets a tournament deleted (by whoever) and tells subscribers, once.
+    fn forget(&self, id: TournamentId) {
+        let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
+        if map.remove(&id).is_some() {
+            self.publish(|| Change::Deleted { id });
+        }
+    }
+
+    /// Brings a cached tournament up to the store's head (another daemon wrote it), under its
+    /// lock. A tournament the store no longer has is forgotten: `NotFound`.
+    async fn catch_up(
+        &self,
+        id: TournamentId,
+        entry: &Entry<E>,
+        slot: &mut Slot<E>,
+    ) -> Result<(), RegistryError<E::Error>> {
+        let Some(t) = self.store.load_since(id, slot.seq).await? else {
+            self.forget(id);
+            return Err(RegistryError::NotFound(id));
+        };
+        if t.events.is_empty() {
+            return Ok(());
+        }
+        let events = decode::<E>(id, slot.seq, &t.events)?;
+        for e in &events {
+            slot.state.apply(e).map_err(RegistryError::Engine)?;
+        }
+        let first_seq = slot.seq;
+        slot.seq += events.len() as u64;
+        entry.seq.store(slot.seq, Ordering::Release);
+        self.publish(|| Change::Appended {
+            id,
+            first_seq,
+            events: Arc::new(events),
+        });
+        Ok(())
+    }
+
+    /// Applies the store's change feed (other daemons' writes, and this one's echoes) until
+    /// the store goes away. Does nothing on a store with no feed. Spawn it once per registry.
+    pub async fn follow(&self) {
+        let Some(mut feed) = self.store.changes() else {
+            return;
+        };
+        loop {
+            match feed.recv().await {
+                Ok(change) if change.is_resync() => self.resync().await,
+                Ok(change) => self.apply_change(change).await,
+                // Changes were dropped: whatever they were, a check of every cached
+                // tournament finds them.
+                Err(broadcast::error::RecvError::Lagged(_)) => self.resync().await,
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+
+    async fn resync(&self) {
+        for id in self.ids() {
+            self.apply_change(HeadChange {
+                id,
+                kind: None,
+                head: Some(u64::MAX),
+            })
+            .await;
+        }
+    }
+
+    async fn apply_change(&self, change: HeadChange) {
+        let id = change.id;
+        let entry = {
+            let map = self.tournaments.read().unwrap_or_else(|p| p.into_inner());
+            map.get(&id).cloned()
+        };
+        let outcome = match (entry, change.head) {
+            (Some(_), None) => {
+                self.forget(id);
+                Ok(())
+            }
+            (Some(entry), Some(head)) => {
+                if entry.seq.load(Ordering::Acquire) >= head {
+                    return;
+                }
+                let mut slot = entry.slot.lock().await;
+                if slot.seq >= head && head != u64::MAX {
+                    return;
+                }
+                self.catch_up(id, &entry, &mut slot).await
+            }
+            // Created elsewhere for this engine: cache it now, so subscribers hear of it.
+            (None, Some(_)) if change.kind == Some(E::KIND) => self.load(id).await.map(|_| ()),
+            (None, _) => Ok(()),
+        };
+        match outcome {
+            Ok(()) | Err(RegistryError::NotFound(_)) => {}
+            Err(e) => tracing::warn!(id, error = %e, "cannot apply another daemon's change"),
+        }
+    }
+
+    /// Looks a tournament up in a shared store (another daemon created it) and caches it.
+    async fn load(&self, id: TournamentId) -> Result<Arc<Entry<E>>, RegistryError<E::Error>> {
+        match self.store.load_since(id, 0).await? {
+            Some(t) if t.kind == E::KIND => {
+                let (state, events) = Self::replay_stored(&t)?;
+                Ok(self.insert(id, state, events))
+            }
+            _ => Err(RegistryError::NotFound(id)),
+        }
     }
 
     /// Every change from now on, as it becomes durable (live notifications are built on this).
@@ -184,11 +356,20 @@ impl<E: Engine> Registry<E> {
         self.store.health()
     }
 
-    fn slot(&self, id: TournamentId) -> Result<Arc<Mutex<Slot<E>>>, RegistryError<E::Error>> {
-        // A poisoned lock only means another thread panicked mid-insert of a whole Arc; the
-        // map itself is still consistent.
-        let map = self.tournaments.read().unwrap_or_else(|p| p.into_inner());
-        map.get(&id).cloned().ok_or(RegistryError::NotFound(id))
+    async fn slot(&self, id: TournamentId) -> Result<Arc<Entry<E>>, RegistryError<E::Error>> {
+        let cached = {
+            // A poisoned lock only means another thread panicked mid-insert of a whole Arc;
+            // the map itself is still consistent.
+            let map = self.tournaments.read().unwrap_or_else(|p| p.into_inner());
+            map.get(&id).cloned()
+        };
+        match cached {
+            Some(entry) => Ok(entry),
+            // Only a shared store can hold a tournament this daemon has not seen; a single
+            // daemon's cache is complete, so a bad id costs no query.
+            None if self.shared && id > 0 => self.load(id).await,
+            None => Err(RegistryError::NotFound(id)),
+        }
     }
 
     /// Stores a new tournament from its first events and returns its id.
@@ -198,19 +379,8 @@ impl<E: Engine> Registry<E> {
     ) -> Result<TournamentId, RegistryError<E::Error>> {
         let state = E::replay(&events).map_err(RegistryError::Engine)?;
         let id = self.store.create(E::KIND, encode::<E>(&events)?).await?;
-        let slot = Arc::new(Mutex::new(Slot {
-            state,
-            seq: events.len() as u64,
-        }));
-        // Published before the tournament can be found, so no change to it can come first.
-        self.publish(|| Change::Created {
-            id,
-            events: Arc::new(events),
-        });
-        self.tournaments
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, slot);
+        // The change feed may have cached it first; then that copy (the same log) stays.
+        self.insert(id, state, events);
         Ok(id)
     }
 
@@ -220,8 +390,8 @@ impl<E: Engine> Registry<E> {
         id: TournamentId,
         f: impl FnOnce(&E, u64) -> R,
     ) -> Result<R, RegistryError<E::Error>> {
-        let slot = self.slot(id)?;
-        let guard = slot.lock().await;
+        let entry = self.slot(id).await?;
+        let guard = entry.slot.lock().await;
         Ok(f(&guard.state, guard.seq))
     }
 
@@ -231,34 +401,78 @@ impl<E: Engine> Registry<E> {
     ///
     /// For heavy states the command (which may pair a round) runs on the blocking pool, so a
     /// big pairing never stalls the async workers serving other connections.
+    ///
+    /// `f` may run more than once: when another daemon wrote the tournament first, the
+    /// registry catches up with its events and runs `f` again on the fresh state.
     pub async fn mutate<R, F>(&self, id: TournamentId, f: F) -> Result<R, RegistryError<E::Error>>
     where
-        F: FnOnce(&E, u64) -> Result<(Vec<E::Event>, R), E::Error> + Send + 'static,
+        F: Fn(&E, u64) -> Result<(Vec<E::Event>, R), E::Error> + Send + Sync + 'static,
         R: Send + 'static,
     {
-        let slot = self.slot(id)?;
-        let mut guard = slot.lock_owned().await;
-        let (events, answer) = if guard.state.heavy() {
-            let (back, outcome) = tokio::task::spawn_blocking(move || {
-                let outcome = f(&guard.state, guard.seq);
-                (guard, outcome)
-            })
-            .await
-            .map_err(|e| RegistryError::Engine(E::internal(format!("command panicked: {e}"))))?;
-            guard = back;
-            outcome.map_err(RegistryError::Engine)?
-        } else {
-            f(&guard.state, guard.seq).map_err(RegistryError::Engine)?
+        let f = Arc::new(f);
+        let entry = self.slot(id).await?;
+        let mut slot = Arc::clone(&entry.slot).lock_owned().await;
+        let mut tries = 0;
+        let (first_seq, events, answer) = loop {
+            tries += 1;
+            let outcome = if slot.state.heavy() {
+                let f = Arc::clone(&f);
+                let (back, outcome) = tokio::task::spawn_blocking(move || {
+                    let outcome = f(&slot.state, slot.seq);
+                    (slot, outcome)
+                })
+                .await
+                .map_err(|e| {
+                    RegistryError::Engine(E::internal(format!("command panicked: {e}")))
+                })?;
+                slot = back;
+                outcome
+            } else {
+                f(&slot.state, slot.seq)
+            };
+            let (events, answer) = match outcome {
+                Ok(done) => done,
+                // On a shared store the refusal may come from a cache behind another
+                // daemon's writes (say, a commit of a match checked out there): judged again
+                // on the fresh state, if there is one.
+                Err(e) if self.shared && tries < MAX_TRIES => {
+                    let before = slot.seq;
+                    self.catch_up(id, &entry, &mut slot).await?;
+                    if slot.seq == before {
+                        return Err(RegistryError::Engine(e));
+                    }
+                    continue;
+                }
+                Err(e) => return Err(RegistryError::Engine(e)),
+            };
+            if events.is_empty() {
+                return Ok(answer);
+            }
+            match self.store.append(id, slot.seq, encode::<E>(&events)?).await {
+                Ok(()) => break (slot.seq, events, answer),
+                Err(StoreError::Conflict { .. }) if tries < MAX_TRIES => {
+                    self.catch_up(id, &entry, &mut slot).await?;
+                }
+                Err(e @ StoreError::Conflict { .. }) => {
+                    // Other daemons kept winning: leave the cache current for the client's
+                    // next try and say so.
+                    self.catch_up(id, &entry, &mut slot).await?;
+                    return Err(e.into());
+                }
+                Err(StoreError::NotFound(_)) => {
+                    self.forget(id);
+                    return Err(RegistryError::NotFound(id));
+                }
+                Err(e) => return Err(e.into()),
+            }
         };
-        if !events.is_empty() {
-            self.store
-                .append(id, guard.seq, encode::<E>(&events)?)
-                .await?;
+        {
+            let guard = &mut *slot;
             // The engine produced these events from this very state, so applying them cannot
             // fail short of a bug; the sequence number still advances so the log and the
             // cache never disagree on where the next event goes.
-            let first_seq = guard.seq;
             guard.seq += events.len() as u64;
+            entry.seq.store(guard.seq, Ordering::Release);
             for e in &events {
                 guard.state.apply(e).map_err(RegistryError::Engine)?;
             }
@@ -275,14 +489,15 @@ impl<E: Engine> Registry<E> {
     /// Deletes a tournament and its log. Calls already waiting on its lock finish first; later
     /// ones find no tournament.
     pub async fn delete(&self, id: TournamentId) -> Result<(), RegistryError<E::Error>> {
-        let slot = self.slot(id)?;
-        let _guard = slot.lock().await;
-        self.store.delete(id).await?;
-        self.tournaments
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
-        self.publish(|| Change::Deleted { id });
+        let entry = self.slot(id).await?;
+        let _guard = entry.slot.lock().await;
+        match self.store.delete(id).await {
+            // Already deleted by another daemon: the outcome the caller asked for, but the
+            // call did not do it.
+            Ok(()) | Err(StoreError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.forget(id);
         Ok(())
     }
 

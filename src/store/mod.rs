@@ -9,6 +9,7 @@
 //! a list of [`RawEvent`]s, each an event's kind tag and its JSON body, serialized by the
 //! caller on its own worker (so the JSON work never runs on a store's single writer).
 
+pub mod postgres;
 pub mod sqlite;
 
 use std::future::Future;
@@ -36,6 +37,67 @@ pub enum StoreError {
     /// The store's writer stopped unexpectedly: no write can be recorded until a restart.
     #[error("{0}")]
     WriterDied(String),
+    /// The database cannot be reached (PostgreSQL down or restarting): nothing was recorded,
+    /// the store reconnects by itself and the call may be tried again.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// A tournament's head moved in the store (written by any daemon on a shared database), as
+/// told by [`Store::changes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeadChange {
+    pub id: TournamentId,
+    /// The log's kind when the change created it (`None` for later changes).
+    pub kind: Option<LogKind>,
+    /// The new number of events; `None` when it was deleted, or for a resync.
+    pub head: Option<u64>,
+}
+
+impl HeadChange {
+    /// Changes may have been missed (the feed reconnected): followers check every cached
+    /// tournament against the store.
+    pub fn resync() -> HeadChange {
+        HeadChange {
+            id: 0,
+            kind: None,
+            head: None,
+        }
+    }
+
+    pub fn is_resync(&self) -> bool {
+        self.id == 0
+    }
+}
+
+/// `db` fit for a log line: a URL's password is hidden.
+pub fn redacted(db: &str) -> String {
+    if !postgres::is_url(db) {
+        return db.to_string();
+    }
+    // postgres://user:password@host/...: hide what lies between the first ':' after the
+    // scheme and the '@'.
+    let (scheme, rest) = db.split_once("://").unwrap_or(("", db));
+    match rest.split_once('@') {
+        Some((userinfo, host)) if userinfo.contains(':') => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{host}")
+        }
+        _ => db.to_string(),
+    }
+}
+
+/// Opens the store `db` names: a `postgres://` (or `postgresql://`) URL is a PostgreSQL
+/// database, `sqlite:PATH` or anything else a SQLite file.
+pub async fn open(db: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {
+    if postgres::is_url(db) {
+        Ok(std::sync::Arc::new(
+            postgres::PostgresStore::open(db).await?,
+        ))
+    } else {
+        let path = db.strip_prefix("sqlite:").unwrap_or(db);
+        Ok(std::sync::Arc::new(sqlite::SqliteStore::open(path).await?))
+    }
 }
 
 /// Which engine a tournament's log belongs to. Ids are one space across kinds: a client's
@@ -85,6 +147,9 @@ pub struct StoredTournament {
 pub trait Store: Send + Sync {
     /// Every tournament with its events in order.
     fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>>;
+    /// One tournament's events from seq `from` on (its whole log from 0), with its kind; `None`
+    /// if it is not in the store. How a daemon catches up with another daemon's writes.
+    fn load_since(&self, id: TournamentId, from: u64) -> StoreFuture<'_, Option<StoredTournament>>;
     /// Allocates a new tournament id and stores its first events (seq 0..), atomically.
     fn create(&self, kind: LogKind, events: Vec<RawEvent>) -> StoreFuture<'_, TournamentId>;
     /// Appends events at `first_seq`, `first_seq + 1`, ... in one transaction. Fails with
@@ -102,5 +167,10 @@ pub trait Store: Send + Sync {
     /// Whether writes can still be recorded (for `/health`); cheap, no I/O.
     fn health(&self) -> Result<(), StoreError> {
         Ok(())
+    }
+    /// Heads moved by any writer (this daemon included), for stores that several daemons
+    /// share; `None` when this daemon is the only writer (SQLite).
+    fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<HeadChange>> {
+        None
     }
 }

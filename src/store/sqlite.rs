@@ -105,6 +105,11 @@ enum Job {
     LoadAll {
         reply: Reply<Vec<StoredTournament>>,
     },
+    LoadSince {
+        id: TournamentId,
+        from: u64,
+        reply: Reply<Option<StoredTournament>>,
+    },
     Close {
         reply: Reply<()>,
     },
@@ -275,6 +280,10 @@ impl Store for SqliteStore {
         self.send(|reply| Job::LoadAll { reply })
     }
 
+    fn load_since(&self, id: TournamentId, from: u64) -> StoreFuture<'_, Option<StoredTournament>> {
+        self.send(|reply| Job::LoadSince { id, from, reply })
+    }
+
     fn create(&self, kind: LogKind, rows: Vec<RawEvent>) -> StoreFuture<'_, TournamentId> {
         self.send(|reply| Job::Create { kind, rows, reply })
     }
@@ -387,6 +396,10 @@ fn writer_loop(conn: Connection, rx: &mpsc::Receiver<Job>, shared: &Shared) {
                 Job::LoadAll { reply } => {
                     write_batch(&conn, std::mem::take(&mut writes), shared);
                     reply.send(load_all(&conn));
+                }
+                Job::LoadSince { id, from, reply } => {
+                    write_batch(&conn, std::mem::take(&mut writes), shared);
+                    reply.send(load_since(&conn, id, from));
                 }
                 Job::Close { reply } => {
                     write_batch(&conn, std::mem::take(&mut writes), shared);
@@ -692,6 +705,53 @@ fn load_all(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
         });
     }
     Ok(out)
+}
+
+fn load_since(
+    conn: &Connection,
+    id: TournamentId,
+    from: u64,
+) -> Result<Option<StoredTournament>, StoreError> {
+    let head: Option<(i64, String)> = conn
+        .prepare_cached("SELECT next_seq, kind FROM tournaments WHERE id = ?1")
+        .and_then(|mut s| s.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .map_err(db)?;
+    let Some((next, kind)) = head else {
+        return Ok(None);
+    };
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT seq, body FROM events WHERE tournament_id = ?1 AND seq >= ?2 ORDER BY id",
+        )
+        .map_err(db)?;
+    let mut rows = stmt.query(params![id, from as i64]).map_err(db)?;
+    let mut events = Vec::new();
+    while let Some(row) = rows.next().map_err(db)? {
+        let seq: i64 = row.get(0).map_err(db)?;
+        let expected = from + events.len() as u64;
+        if seq != expected as i64 {
+            return Err(StoreError::Corrupt {
+                id,
+                seq: seq as u64,
+                message: format!("expected seq {expected}"),
+            });
+        }
+        events.push(row.get(1).map_err(db)?);
+    }
+    let stored = from as i64 + events.len() as i64;
+    if next != stored {
+        return Err(StoreError::Corrupt {
+            id,
+            seq: stored as u64,
+            message: format!("the head says {next} events, the log has {stored}"),
+        });
+    }
+    let kind = LogKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+        id,
+        seq: 0,
+        message: format!("unknown log kind {kind:?}"),
+    })?;
+    Ok(Some(StoredTournament { id, kind, events }))
 }
 
 #[cfg(test)]

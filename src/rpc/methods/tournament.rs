@@ -140,7 +140,7 @@ async fn mutate<R, F>(
     f: F,
 ) -> Result<(R, u64), RpcError>
 where
-    F: FnOnce(&Tournament) -> Result<(Vec<Event>, R), TournamentError> + Send + 'static,
+    F: Fn(&Tournament) -> Result<(Vec<Event>, R), TournamentError> + Send + Sync + 'static,
     R: Send + 'static,
 {
     ctx.tournaments
@@ -362,7 +362,7 @@ async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let patch: Value = p.get(1, "settings")?;
     let g: Guard = options(&p, 2)?;
     let (settings, rev) = mutate(&ctx, id, g.if_revision, move |t| {
-        let s = settings_over(&t.data.settings, patch)
+        let s = settings_over(&t.data.settings, patch.clone())
             .map_err(|e| TournamentError::Invalid(e.message))?;
         Ok((t.change_settings(s.clone())?, s))
     })
@@ -405,7 +405,10 @@ async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let player: Player =
         serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("player: {e}")))?;
     let g: Guard = options(&p, 2)?;
-    let (pid, rev) = mutate(&ctx, id, g.if_revision, move |t| t.register_player(player)).await?;
+    let (pid, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+        t.register_player(player.clone())
+    })
+    .await?;
     Ok(json!({"revision": rev, "player_id": pid}))
 }
 
@@ -421,7 +424,7 @@ async fn player_update(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let (player, rev) = mutate(&ctx, id, g.if_revision, move |t| {
         let mut v = serde_json::to_value(t.player(pid)?)
             .map_err(|e| TournamentError::Corrupt(e.to_string()))?;
-        merge(&mut v, patch);
+        merge(&mut v, patch.clone());
         let player: Player = serde_json::from_value(v)
             .map_err(|e| TournamentError::Invalid(format!("fields: {e}")))?;
         Ok((t.update_player(player.clone())?, player))
@@ -468,7 +471,7 @@ async fn player_participation(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     }
     let g: Guard = options(&p, 3)?;
     let ((), rev) = mutate(&ctx, id, g.if_revision, move |t| {
-        Ok((t.set_participation(pid, skip)?, ()))
+        Ok((t.set_participation(pid, skip.clone())?, ()))
     })
     .await?;
     Ok(json!({"revision": rev}))
@@ -616,7 +619,7 @@ async fn round_set_games(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             }
             list.push(game);
         }
-        Ok((t.set_round(round, list, byes)?, ()))
+        Ok((t.set_round(round, list, byes.clone())?, ()))
     })
     .await?;
     let r = read(&ctx, id, move |t, _| round_json(t, round)).await?;
@@ -771,7 +774,7 @@ async fn result_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         strict: o.strict.unwrap_or(false),
     };
     let (warnings, rev) = mutate(&ctx, id, o.if_revision, move |t| {
-        t.set_result(round, table, input)
+        t.set_result(round, table, input.clone())
     })
     .await?;
     Ok(json!({

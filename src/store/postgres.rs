@@ -1,0 +1,897 @@
+//! PostgreSQL store through tokio-postgres, for several daemons on one database.
+//!
+//! Writes go through one writer task that owns one connection. Callers queue jobs on a channel;
+//! the writer takes everything queued (up to [`MAX_BATCH`]) and commits it in one transaction
+//! (group commit: one WAL flush for many acknowledged calls, `synchronous_commit` untouched).
+//! Every statement of a batch is sent at once (tokio-postgres pipelines the futures it is given
+//! together), so a batch costs about one round trip plus the commit, however many jobs it holds.
+//! Each job is answered only after COMMIT returned.
+//!
+//! The guard between daemons is each tournament's head, `tournaments.next_seq`: an append is
+//! one statement that moves the head from `first_seq` with a compare-and-set and inserts the
+//! events only if it moved. A job whose head had moved (another daemon wrote first) changes
+//! nothing and fails alone with [`StoreError::Conflict`]; the rest of the batch commits. Writes
+//! lock tournament rows in id order, so two daemons' batches cannot deadlock on each other.
+//!
+//! Every batch also sends one `NOTIFY goswiss_changes` with `id:kind:head` for each tournament
+//! it changed (`head` -1: deleted). PostgreSQL delivers it only on commit; [`Store::changes`]
+//! hands it to the registries, which refresh their caches from it.
+//!
+//! Reads (a whole load, one tournament's tail) use a second connection, so they never wait
+//! behind or run inside a write batch. A third one LISTENs. Why not a pool crate: the store
+//! needs exactly these three long-lived connections with their own reconnect rules; a generic
+//! pool would add a dependency and hide the one connection the group commit relies on.
+//!
+//! When the database goes away every call fails at once with [`StoreError::Unavailable`] and
+//! [`Store::health`] reports it; each connection is re-established by itself (the writer retries
+//! every [`RECONNECT_EVERY`] even with no call), and the store recovers without a restart. A
+//! commit whose answer was lost with the connection is reported as unavailable: the caller's
+//! cache does not move, and its next write meets the compare-and-set if the commit had landed.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures::future::join_all;
+use tokio::sync::{Mutex, broadcast, mpsc, oneshot};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{AsyncMessage, Client, NoTls, Statement};
+
+use super::{
+    HeadChange, LogKind, RawEvent, Store, StoreError, StoreFuture, StoredTournament, TournamentId,
+};
+
+/// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
+const MAX_BATCH: usize = 512;
+/// How often a lost connection is tried again.
+const RECONNECT_EVERY: Duration = Duration::from_millis(500);
+/// How long a connection attempt may take before the database counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The channel the batches notify on.
+const CHANNEL: &str = "goswiss_changes";
+/// A NOTIFY payload must stay under 8000 bytes; batches with more changes send several.
+const NOTIFY_CHUNK: usize = 7000;
+/// Tries of a batch that PostgreSQL aborted as a deadlock or serialization failure.
+const BATCH_TRIES: usize = 3;
+/// Changes a slow follower may fall behind by before it is told it lagged.
+const FEED_BUFFER: usize = 4096;
+
+/// The schema, one step per file: step `k` (from 0) brings `goswiss_schema.version` to `k + 1`.
+/// A new migration is a new file appended here; never edit a released one.
+const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_events.sql")];
+
+/// Any key will do, as long as every goswiss daemon uses the same one: it serializes the
+/// migrations of daemons starting together.
+const MIGRATION_LOCK: i64 = 0x0067_6f73_7769_7373;
+
+const CREATE: &str = "WITH t AS (
+    INSERT INTO tournaments (kind, created_at, next_seq) VALUES ($1, $2, cardinality($3::text[]))
+    RETURNING id
+), e AS (
+    INSERT INTO events (tournament_id, seq, kind, body, at)
+    SELECT t.id, x.ord - 1, x.kind, x.body, $2
+    FROM t, unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, body, ord)
+)
+SELECT id FROM t";
+
+const APPEND: &str = "WITH head AS (
+    UPDATE tournaments SET next_seq = $2 + cardinality($3::text[])
+    WHERE id = $1 AND next_seq = $2
+    RETURNING id
+)
+INSERT INTO events (tournament_id, seq, kind, body, at)
+SELECT head.id, $2 + x.ord - 1, x.kind, x.body, $5
+FROM head, unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, body, ord)";
+
+const DELETE: &str = "WITH e AS (DELETE FROM events WHERE tournament_id = $1)
+DELETE FROM tournaments WHERE id = $1 RETURNING kind";
+
+fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A database error as the callers see it: a lost or refused connection is "unavailable" (try
+/// again later), anything else a database error.
+fn pg(e: tokio_postgres::Error) -> StoreError {
+    if e.is_closed() || e.code().is_none() {
+        StoreError::Unavailable(format!("storage unavailable: {e}"))
+    } else {
+        let detail = e
+            .as_db_error()
+            .map(|d| d.message().to_string())
+            .unwrap_or_else(|| e.to_string());
+        StoreError::Database(detail)
+    }
+}
+
+fn retryable(e: &tokio_postgres::Error) -> bool {
+    matches!(
+        e.code(),
+        Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE
+    )
+}
+
+type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
+
+enum Job {
+    Create {
+        kind: LogKind,
+        rows: Vec<RawEvent>,
+        reply: Reply<TournamentId>,
+    },
+    Append {
+        id: TournamentId,
+        first_seq: u64,
+        rows: Vec<RawEvent>,
+        reply: Reply<()>,
+    },
+    Delete {
+        id: TournamentId,
+        reply: Reply<()>,
+    },
+    Close {
+        reply: Reply<()>,
+    },
+}
+
+struct Shared {
+    /// Whether the writer's connection is up (for `/health`).
+    up: AtomicBool,
+    closed: AtomicBool,
+    /// Why the writer's connection is down.
+    why: StdMutex<String>,
+}
+
+impl Shared {
+    fn down(&self, why: String) {
+        if self.up.swap(false, Ordering::SeqCst) {
+            tracing::warn!(error = %why, "PostgreSQL connection lost; calls fail until it is back");
+        }
+        *self.why.lock().unwrap_or_else(|p| p.into_inner()) = why;
+    }
+
+    fn up(&self) {
+        if !self.up.swap(true, Ordering::SeqCst) {
+            tracing::info!("PostgreSQL connection (re)established");
+        }
+    }
+}
+
+pub struct PostgresStore {
+    config: tokio_postgres::Config,
+    jobs: mpsc::UnboundedSender<Job>,
+    shared: Arc<Shared>,
+    reader: Mutex<Option<Client>>,
+    feed: broadcast::Sender<HeadChange>,
+    listener: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        self.listener.abort();
+    }
+}
+
+/// Opens one connection, its driver running on its own task.
+async fn connect(config: &tokio_postgres::Config) -> Result<Client, StoreError> {
+    let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls))
+        .await
+        .map_err(|_| StoreError::Unavailable("storage unavailable: connection timed out".into()))?
+        .map_err(pg)?;
+    tokio::spawn(async move {
+        // An error here is the connection's end; its calls see it as `is_closed`.
+        let _ = connection.await;
+    });
+    Ok(client)
+}
+
+/// Whether `url` names a PostgreSQL database rather than a SQLite file.
+pub fn is_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+impl PostgresStore {
+    /// Connects, brings the schema up to date and starts the writer and the listener. The
+    /// first connection must succeed: a daemon that cannot reach its database at start says so.
+    pub async fn open(url: &str) -> Result<PostgresStore, StoreError> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::Database(format!("bad PostgreSQL URL: {e}")))?;
+        let mut writer = connect(&config).await?;
+        migrate(&mut writer).await?;
+        let shared = Arc::new(Shared {
+            up: AtomicBool::new(true),
+            closed: AtomicBool::new(false),
+            why: StdMutex::new(String::new()),
+        });
+        let (jobs, rx) = mpsc::unbounded_channel();
+        let statements = Statements::prepare(&writer).await?;
+        tokio::spawn(run_writer(
+            config.clone(),
+            Some((writer, statements)),
+            rx,
+            Arc::clone(&shared),
+        ));
+        let feed = broadcast::channel(FEED_BUFFER).0;
+        let listener = tokio::spawn(run_listener(config.clone(), feed.clone()));
+        Ok(PostgresStore {
+            config,
+            jobs,
+            shared,
+            reader: Mutex::new(None),
+            feed,
+            listener,
+        })
+    }
+
+    fn send<T: Send + 'static>(&self, make: impl FnOnce(Reply<T>) -> Job) -> StoreFuture<'_, T> {
+        let (tx, rx) = oneshot::channel();
+        let sent = self.jobs.send(make(tx)).is_ok();
+        Box::pin(async move {
+            if sent && let Ok(result) = rx.await {
+                return result;
+            }
+            Err(StoreError::Closed)
+        })
+    }
+
+    /// Runs `f` on the read connection, connecting it first if needed; a lost connection is
+    /// dropped so the next read reconnects.
+    async fn read<T>(
+        &self,
+        f: impl AsyncFnOnce(&mut Client) -> Result<T, tokio_postgres::Error>,
+    ) -> Result<T, StoreError> {
+        if self.shared.closed.load(Ordering::SeqCst) {
+            return Err(StoreError::Closed);
+        }
+        let mut guard = self.reader.lock().await;
+        if guard.as_ref().is_none_or(Client::is_closed) {
+            *guard = Some(connect(&self.config).await?);
+        }
+        let client = guard.as_mut().expect("connected above");
+        match f(client).await {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                if client.is_closed() {
+                    *guard = None;
+                }
+                Err(pg(e))
+            }
+        }
+    }
+}
+
+async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let target = MIGRATIONS.len() as i64;
+    let step = |e: tokio_postgres::Error| StoreError::Database(format!("migration: {}", pg(e)));
+    let tx = client.transaction().await.map_err(step)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(step)?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS goswiss_schema (version BIGINT NOT NULL);
+         INSERT INTO goswiss_schema (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM goswiss_schema)",
+    )
+    .await
+    .map_err(step)?;
+    let version: i64 = tx
+        .query_one("SELECT version FROM goswiss_schema", &[])
+        .await
+        .map_err(step)?
+        .get(0);
+    if version > target {
+        return Err(StoreError::Database(format!(
+            "database schema version {version} is newer than this goswiss ({target})"
+        )));
+    }
+    // The steps and the version bump commit together: a crash leaves the old version.
+    for (k, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        tx.batch_execute(sql)
+            .await
+            .map_err(|e| StoreError::Database(format!("migration {}: {}", k + 1, pg(e))))?;
+        tx.execute("UPDATE goswiss_schema SET version = $1", &[&(k as i64 + 1)])
+            .await
+            .map_err(step)?;
+    }
+    tx.commit().await.map_err(step)
+}
+
+/// The writer's prepared statements (prepared once per connection).
+struct Statements {
+    create: Statement,
+    append: Statement,
+    delete: Statement,
+    notify: Statement,
+}
+
+impl Statements {
+    async fn prepare(client: &Client) -> Result<Statements, StoreError> {
+        Ok(Statements {
+            create: client.prepare(CREATE).await.map_err(pg)?,
+            append: client.prepare(APPEND).await.map_err(pg)?,
+            delete: client.prepare(DELETE).await.map_err(pg)?,
+            notify: client
+                .prepare("SELECT pg_notify($1, $2)")
+                .await
+                .map_err(pg)?,
+        })
+    }
+}
+
+type Conn = (Client, Statements);
+
+async fn reconnect(config: &tokio_postgres::Config, shared: &Shared) -> Option<Conn> {
+    let connected = async {
+        let client = connect(config).await?;
+        let statements = Statements::prepare(&client).await?;
+        Ok::<_, StoreError>((client, statements))
+    };
+    match connected.await {
+        Ok(conn) => {
+            shared.up();
+            Some(conn)
+        }
+        Err(e) => {
+            shared.down(e.to_string());
+            None
+        }
+    }
+}
+
+async fn run_writer(
+    config: tokio_postgres::Config,
+    mut conn: Option<Conn>,
+    mut rx: mpsc::UnboundedReceiver<Job>,
+    shared: Arc<Shared>,
+) {
+    loop {
+        if conn.as_ref().is_some_and(|(c, _)| c.is_closed()) {
+            shared.down("storage unavailable: the connection to PostgreSQL closed".into());
+            conn = None;
+        }
+        let first = if conn.is_none() {
+            // Down: try again now and then, even with nothing to write, so /health recovers.
+            tokio::select! {
+                job = rx.recv() => job,
+                () = tokio::time::sleep(RECONNECT_EVERY) => {
+                    conn = reconnect(&config, &shared).await;
+                    continue;
+                }
+            }
+        } else {
+            rx.recv().await
+        };
+        let Some(first) = first else { return };
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let mut close = None;
+        let mut writes = Vec::with_capacity(batch.len());
+        for job in batch {
+            match job {
+                Job::Close { reply } => close = Some(reply),
+                w => writes.push(w),
+            }
+        }
+        if !writes.is_empty() {
+            if conn.is_none() {
+                conn = reconnect(&config, &shared).await;
+            }
+            match &conn {
+                Some((client, statements)) => {
+                    write_batch(client, statements, writes, &shared).await;
+                }
+                None => {
+                    let why = shared.why.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    for job in writes {
+                        fail(job, StoreError::Unavailable(why.clone()));
+                    }
+                }
+            }
+        }
+        if let Some(reply) = close {
+            shared.closed.store(true, Ordering::SeqCst);
+            // Jobs queued behind the close are dropped with the receiver: their callers get
+            // StoreError::Closed.
+            let _ = reply.send(Ok(()));
+            return;
+        }
+    }
+}
+
+fn fail(job: Job, e: StoreError) {
+    match job {
+        Job::Create { reply, .. } => {
+            let _ = reply.send(Err(e));
+        }
+        Job::Append { reply, .. } | Job::Delete { reply, .. } | Job::Close { reply } => {
+            let _ = reply.send(Err(e));
+        }
+    }
+}
+
+fn columns(rows: &[RawEvent]) -> (Vec<&str>, Vec<&str>) {
+    rows.iter().map(|r| (r.kind, r.body.as_str())).unzip()
+}
+
+/// What one job of a batch did, once its statement ran.
+enum Outcome {
+    Created(TournamentId),
+    Written,
+    /// The compare-and-set found another head: classified after the batch.
+    Moved,
+    Missing,
+}
+
+/// Commits a batch of writes in one transaction, pipelined, and answers each job after the
+/// commit. A deadlock or serialization failure (two daemons' batches) is retried whole.
+async fn write_batch(client: &Client, st: &Statements, mut jobs: Vec<Job>, shared: &Shared) {
+    // Row locks in id order on every daemon: no deadlock between two batches.
+    jobs.sort_by_key(|j| match j {
+        Job::Append { id, .. } | Job::Delete { id, .. } => *id,
+        _ => 0,
+    });
+    let at = now_millis();
+    let mut tries = 0;
+    let outcomes = loop {
+        tries += 1;
+        match run_batch(client, st, &jobs, at).await {
+            Ok(outcomes) => break Ok(outcomes),
+            Err(e) if retryable(&e) && tries < BATCH_TRIES => continue,
+            Err(e) => break Err(e),
+        }
+    };
+    let outcomes = match outcomes {
+        Ok(o) => o,
+        Err(e) => {
+            let e = pg(e);
+            if matches!(e, StoreError::Unavailable(_)) || client.is_closed() {
+                shared.down(e.to_string());
+            }
+            for job in jobs {
+                fail(job, clone_error(&e));
+            }
+            return;
+        }
+    };
+    for (job, outcome) in jobs.into_iter().zip(outcomes) {
+        match (job, outcome) {
+            (Job::Create { reply, .. }, Outcome::Created(id)) => {
+                let _ = reply.send(Ok(id));
+            }
+            (Job::Append { reply, .. } | Job::Delete { reply, .. }, Outcome::Written) => {
+                let _ = reply.send(Ok(()));
+            }
+            (Job::Delete { id, reply }, Outcome::Missing) => {
+                let _ = reply.send(Err(StoreError::NotFound(id)));
+            }
+            (
+                Job::Append {
+                    id,
+                    first_seq,
+                    reply,
+                    ..
+                },
+                Outcome::Moved,
+            ) => {
+                // Why the head did not move: read it now (rare: a race lost, or a bug).
+                let head = client
+                    .query_opt("SELECT next_seq FROM tournaments WHERE id = $1", &[&id])
+                    .await
+                    .map(|r| r.map(|r| r.get::<_, i64>(0)));
+                let e = match head {
+                    Err(e) => pg(e),
+                    Ok(None) => StoreError::NotFound(id),
+                    Ok(Some(n)) if (first_seq as i64) < n => {
+                        StoreError::Conflict { id, seq: first_seq }
+                    }
+                    Ok(Some(n)) => StoreError::Database(format!(
+                        "event {first_seq} of tournament {id} would leave a gap in its log (next is {n})"
+                    )),
+                };
+                let _ = reply.send(Err(e));
+            }
+            (job, _) => fail(
+                job,
+                StoreError::Database("internal: mismatched outcome".into()),
+            ),
+        }
+    }
+}
+
+fn clone_error(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::Unavailable(m) => StoreError::Unavailable(m.clone()),
+        other => StoreError::Database(other.to_string()),
+    }
+}
+
+/// One try of a batch: BEGIN, every job's statement and the NOTIFYs sent together, COMMIT.
+async fn run_batch(
+    client: &Client,
+    st: &Statements,
+    jobs: &[Job],
+    at: i64,
+) -> Result<Vec<Outcome>, tokio_postgres::Error> {
+    let begin = client.batch_execute("BEGIN");
+    let mut statements = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        statements.push(async move {
+            match job {
+                Job::Create { kind, rows, .. } => {
+                    let (kinds, bodies) = columns(rows);
+                    let row = client
+                        .query_one(&st.create, &[&kind.as_str(), &at, &kinds, &bodies])
+                        .await?;
+                    Ok(Outcome::Created(row.get(0)))
+                }
+                Job::Append {
+                    id,
+                    first_seq,
+                    rows,
+                    ..
+                } => {
+                    if rows.is_empty() {
+                        return Ok(Outcome::Written);
+                    }
+                    let (kinds, bodies) = columns(rows);
+                    let n = client
+                        .execute(
+                            &st.append,
+                            &[id, &(*first_seq as i64), &kinds, &bodies, &at],
+                        )
+                        .await?;
+                    Ok(if n == 0 {
+                        Outcome::Moved
+                    } else {
+                        Outcome::Written
+                    })
+                }
+                Job::Delete { id, .. } => {
+                    let gone = client.query_opt(&st.delete, &[id]).await?;
+                    Ok(if gone.is_some() {
+                        Outcome::Written
+                    } else {
+                        Outcome::Missing
+                    })
+                }
+                Job::Close { .. } => Ok(Outcome::Written),
+            }
+        });
+    }
+    // Sent in this order, answered in this order: BEGIN first, the jobs, then (below) COMMIT.
+    let (began, outcomes) = futures::join!(begin, join_all(statements));
+    let result = began.and_then(|()| outcomes.into_iter().collect::<Result<Vec<_>, _>>());
+    let outcomes = match result {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = client.batch_execute("ROLLBACK").await;
+            return Err(e);
+        }
+    };
+    let payloads = notifications(jobs, &outcomes);
+    let notifies = payloads.iter().map(|p| {
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&CHANNEL, p];
+        async move { client.execute(&st.notify, &params).await }
+    });
+    let (notified, committed) = futures::join!(join_all(notifies), client.batch_execute("COMMIT"));
+    // A failed NOTIFY aborted the transaction, so the COMMIT answered a rollback: report the
+    // NOTIFY's error, nothing was written.
+    for n in notified {
+        n?;
+    }
+    committed?;
+    Ok(outcomes)
+}
+
+/// `id:kind:head` for every tournament the batch changed (head -1: deleted), joined by spaces
+/// into payloads PostgreSQL accepts.
+fn notifications(jobs: &[Job], outcomes: &[Outcome]) -> Vec<String> {
+    let mut payloads = vec![String::new()];
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        let item = match (job, outcome) {
+            (Job::Create { kind, rows, .. }, Outcome::Created(id)) => {
+                format!("{id}:{}:{}", kind.as_str(), rows.len())
+            }
+            (
+                Job::Append {
+                    id,
+                    first_seq,
+                    rows,
+                    ..
+                },
+                Outcome::Written,
+            ) => format!("{id}:-:{}", first_seq + rows.len() as u64),
+            (Job::Delete { id, .. }, Outcome::Written) => format!("{id}:-:-1"),
+            _ => continue,
+        };
+        let last = payloads.last_mut().expect("never empty");
+        if last.len() + item.len() + 1 > NOTIFY_CHUNK {
+            payloads.push(item);
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(&item);
+        }
+    }
+    payloads.retain(|p| !p.is_empty());
+    payloads
+}
+
+fn parse_notification(payload: &str) -> Vec<HeadChange> {
+    payload
+        .split(' ')
+        .filter_map(|item| {
+            let mut parts = item.split(':');
+            let id = parts.next()?.parse().ok()?;
+            let kind = LogKind::parse(parts.next()?);
+            let head: i64 = parts.next()?.parse().ok()?;
+            Some(HeadChange {
+                id,
+                kind,
+                head: u64::try_from(head).ok(),
+            })
+        })
+        .collect()
+}
+
+/// LISTENs on its own connection and forwards every change; after a reconnect it sends
+/// [`HeadChange::resync`] so followers check what they may have missed meanwhile.
+async fn run_listener(config: tokio_postgres::Config, feed: broadcast::Sender<HeadChange>) {
+    let mut first = true;
+    loop {
+        let connected = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls)).await;
+        let Ok(Ok((client, mut connection))) = connected else {
+            tokio::time::sleep(RECONNECT_EVERY).await;
+            continue;
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let driver = tokio::spawn(async move {
+            let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+            while let Some(message) = futures::StreamExt::next(&mut messages).await {
+                match message {
+                    Ok(AsyncMessage::Notification(n)) => {
+                        if tx.send(n.payload().to_string()).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        });
+        if client
+            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .await
+            .is_ok()
+        {
+            if !first {
+                let _ = feed.send(HeadChange::resync());
+            }
+            first = false;
+            while let Some(payload) = rx.recv().await {
+                for change in parse_notification(&payload) {
+                    let _ = feed.send(change);
+                }
+            }
+        }
+        driver.abort();
+        drop(client);
+        tokio::time::sleep(RECONNECT_EVERY).await;
+    }
+}
+
+impl Store for PostgresStore {
+    fn health(&self) -> Result<(), StoreError> {
+        if self.shared.up.load(Ordering::SeqCst) {
+            Ok(())
+        } else {
+            let why = self
+                .shared
+                .why
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            Err(StoreError::Unavailable(why))
+        }
+    }
+
+    fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>> {
+        Box::pin(async move {
+            let (heads, events) = self
+                .read(async |c: &mut Client| {
+                    // One snapshot for both reads: the heads and the logs agree.
+                    let tx = c
+                        .build_transaction()
+                        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                        .read_only(true)
+                        .start()
+                        .await?;
+                    let heads = tx
+                        .query("SELECT id, kind, next_seq FROM tournaments ORDER BY id", &[])
+                        .await?;
+                    let events = tx
+                        .query(
+                            "SELECT tournament_id, seq, body FROM events ORDER BY tournament_id, seq",
+                            &[],
+                        )
+                        .await?;
+                    tx.commit().await?;
+                    Ok((heads, events))
+                })
+                .await?;
+            let mut logs: HashMap<TournamentId, Vec<String>> = HashMap::new();
+            for row in events {
+                let id: TournamentId = row.get(0);
+                let seq: i64 = row.get(1);
+                let log = logs.entry(id).or_default();
+                if seq != log.len() as i64 {
+                    return Err(StoreError::Corrupt {
+                        id,
+                        seq: seq as u64,
+                        message: format!("expected seq {}", log.len()),
+                    });
+                }
+                log.push(row.get(2));
+            }
+            let mut out = Vec::with_capacity(heads.len());
+            for row in heads {
+                let id: TournamentId = row.get(0);
+                let events = logs.remove(&id).unwrap_or_default();
+                out.push(checked(id, row.get(1), row.get(2), 0, events)?);
+            }
+            if let Some(id) = logs.keys().min() {
+                return Err(StoreError::Corrupt {
+                    id: *id,
+                    seq: 0,
+                    message: "events of a tournament the store does not list".into(),
+                });
+            }
+            Ok(out)
+        })
+    }
+
+    fn load_since(&self, id: TournamentId, from: u64) -> StoreFuture<'_, Option<StoredTournament>> {
+        Box::pin(async move {
+            let (head, events) = self
+                .read(async |c: &mut Client| {
+                    let tx = c
+                        .build_transaction()
+                        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                        .read_only(true)
+                        .start()
+                        .await?;
+                    let head = tx
+                        .query_opt("SELECT kind, next_seq FROM tournaments WHERE id = $1", &[&id])
+                        .await?;
+                    let events = tx
+                        .query(
+                            "SELECT seq, body FROM events WHERE tournament_id = $1 AND seq >= $2 ORDER BY seq",
+                            &[&id, &(from as i64)],
+                        )
+                        .await?;
+                    tx.commit().await?;
+                    Ok((head, events))
+                })
+                .await?;
+            let Some(head) = head else { return Ok(None) };
+            let mut log = Vec::with_capacity(events.len());
+            for row in events {
+                let seq: i64 = row.get(0);
+                if seq != (from + log.len() as u64) as i64 {
+                    return Err(StoreError::Corrupt {
+                        id,
+                        seq: seq as u64,
+                        message: format!("expected seq {}", from + log.len() as u64),
+                    });
+                }
+                log.push(row.get(1));
+            }
+            checked(id, head.get(0), head.get(1), from, log).map(Some)
+        })
+    }
+
+    fn create(&self, kind: LogKind, rows: Vec<RawEvent>) -> StoreFuture<'_, TournamentId> {
+        self.send(|reply| Job::Create { kind, rows, reply })
+    }
+
+    fn append(&self, id: TournamentId, first_seq: u64, rows: Vec<RawEvent>) -> StoreFuture<'_, ()> {
+        self.send(|reply| Job::Append {
+            id,
+            first_seq,
+            rows,
+            reply,
+        })
+    }
+
+    fn delete(&self, id: TournamentId) -> StoreFuture<'_, ()> {
+        self.send(|reply| Job::Delete { id, reply })
+    }
+
+    fn close(&self) -> StoreFuture<'_, ()> {
+        self.listener.abort();
+        self.send(|reply| Job::Close { reply })
+    }
+
+    fn changes(&self) -> Option<broadcast::Receiver<HeadChange>> {
+        Some(self.feed.subscribe())
+    }
+}
+
+/// A loaded log whose head agrees with its events (`from` is the first event's seq).
+fn checked(
+    id: TournamentId,
+    kind: String,
+    next: i64,
+    from: u64,
+    events: Vec<String>,
+) -> Result<StoredTournament, StoreError> {
+    let stored = from as i64 + events.len() as i64;
+    if next != stored {
+        return Err(StoreError::Corrupt {
+            id,
+            seq: stored as u64,
+            message: format!("the head says {next} events, the log has {stored}"),
+        });
+    }
+    let kind = LogKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+        id,
+        seq: 0,
+        message: format!("unknown log kind {kind:?}"),
+    })?;
+    Ok(StoredTournament { id, kind, events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notifications_round_trip_and_stay_under_the_payload_limit() {
+        let (tx, _rx) = oneshot::channel();
+        let mut jobs = vec![Job::Create {
+            kind: LogKind::Tournament,
+            rows: vec![],
+            reply: tx,
+        }];
+        let mut outcomes = vec![Outcome::Created(7)];
+        for id in 0..2000 {
+            let (tx, _rx) = oneshot::channel();
+            jobs.push(Job::Append {
+                id: 1_000_000 + id,
+                first_seq: 5,
+                rows: vec![RawEvent {
+                    kind: "k",
+                    body: "{}".into(),
+                }],
+                reply: tx,
+            });
+            outcomes.push(Outcome::Written);
+        }
+        let payloads = notifications(&jobs, &outcomes);
+        assert!(payloads.len() > 1);
+        assert!(payloads.iter().all(|p| p.len() <= NOTIFY_CHUNK));
+        let changes: Vec<HeadChange> = payloads
+            .iter()
+            .flat_map(|p| parse_notification(p))
+            .collect();
+        assert_eq!(changes.len(), 2001);
+        assert_eq!(
+            (changes[0].id, changes[0].kind, changes[0].head),
+            (7, Some(LogKind::Tournament), Some(0))
+        );
+        assert_eq!(
+            (changes[2000].id, changes[2000].kind, changes[2000].head),
+            (1_001_999, None, Some(6))
+        );
+    }
+}
