@@ -23,6 +23,32 @@ pub const NO_PAIRING: i32 = 610;
 pub const UNKNOWN_MODEL: i32 = 611;
 /// The model's costs are too large to be solved exactly.
 pub const TOO_LARGE: i32 = 612;
+/// More players than one call may pair (see `MAX_PLAYERS`).
+pub const TOO_MANY_PLAYERS: i32 = 613;
+
+/// Players per `pairing.pair` / `pairing.explain` call. Real fields are tens to a few
+/// thousand players; the attack run measured 20,000 players in window mode at over 6 GB, so
+/// the cap keeps one request's memory and time bounded.
+pub const MAX_PLAYERS: usize = 10_000;
+
+/// Upper bound on `options.neighbours` (solver tuning: candidates per player). It never
+/// changes the optimum, only speed, so a client may lower it but not make it dense (n²).
+pub const MAX_NEIGHBOURS: usize = 64;
+
+/// Refuses an over-long `players` array before it is deserialized.
+fn players_capped(p: &Params) -> Result<(), RpcError> {
+    let n = match p.raw(0) {
+        Some(Value::Array(a)) => a.len(),
+        _ => 0,
+    };
+    if n > MAX_PLAYERS {
+        return Err(RpcError::new(
+            TOO_MANY_PLAYERS,
+            format!("{n} players: at most {MAX_PLAYERS} players per pairing call"),
+        ));
+    }
+    Ok(())
+}
 
 pub static METHODS: &[Method] = &[
     Method {
@@ -118,6 +144,7 @@ fn id_text(v: &Value) -> Result<String, RpcError> {
 }
 
 fn players_in(p: &Params) -> Result<(Vec<Player>, Vec<Value>), RpcError> {
+    players_capped(p)?;
     let raw: Vec<PlayerIn> = p.get(0, "players")?;
     let mut players = Vec::with_capacity(raw.len());
     let mut ids = Vec::with_capacity(raw.len());
@@ -297,7 +324,7 @@ pub fn pair(p: &Params) -> RpcResult {
     let field = Field::new(&model, &players, &forbidden, &penalties).map_err(model_error)?;
     let mut so = SolveOptions::default();
     if let Some(k) = opts.neighbours {
-        so.neighbours = k.clamp(1, 1 << 20);
+        so.neighbours = k.clamp(1, MAX_NEIGHBOURS);
     }
     let round = match opts.window {
         None => pair_round(&field, so),
@@ -930,6 +957,7 @@ struct OgField {
 }
 
 fn og_field(p: &Params, options_index: usize) -> Result<OgField, RpcError> {
+    players_capped(p)?;
     let raw: Vec<OgPlayerIn> = p.get(0, "players")?;
     let opts: OgOptionsIn = p.opt(options_index, "options")?.unwrap_or_default();
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -1135,7 +1163,7 @@ fn og_pair(p: &Params) -> RpcResult {
     }
     let mut so = SolveOptions::default();
     if let Some(k) = f.neighbours {
-        so.neighbours = k.clamp(1, 1 << 20);
+        so.neighbours = k.clamp(1, MAX_NEIGHBOURS);
     }
     let r = og::pair_with(costs, so).map_err(|e| match e {
         crate::pairing::SolveError::NoPerfectMatching => RpcError::new(NO_PAIRING, e.to_string()),
@@ -1382,6 +1410,28 @@ mod tests {
         ]))
         .unwrap_err();
         assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn player_cap_and_neighbours_bound() {
+        let many = |n: usize| json!((0..n).map(|i| json!({"id": i})).collect::<Vec<_>>());
+        let over = many(MAX_PLAYERS + 1);
+        let e = pair(&Params::positional(vec![over.clone()])).unwrap_err();
+        assert_eq!(e.code, TOO_MANY_PLAYERS);
+        assert!(e.message.contains("10000"), "{}", e.message);
+        let e = explain(&Params::positional(vec![over.clone(), json!([0, 1])])).unwrap_err();
+        assert_eq!(e.code, TOO_MANY_PLAYERS);
+        let e = pair(&Params::positional(vec![over, json!("opengotha")])).unwrap_err();
+        assert_eq!(e.code, TOO_MANY_PLAYERS);
+        // A huge neighbours is bounded, and the optimum is the same as with the default.
+        let base = pair(&Params::positional(vec![field4(), json!("gopair")])).unwrap();
+        let big = pair(&Params::positional(vec![
+            field4(),
+            json!("gopair"),
+            json!({"neighbours": usize::MAX}),
+        ]))
+        .unwrap();
+        assert_eq!(base["pairs"], big["pairs"]);
     }
 
     #[test]
