@@ -225,8 +225,8 @@ async fn websocket_sessions_are_closed_on_shutdown() {
     ))
     .await
     .unwrap();
-    let first = ws.next().await.unwrap().unwrap();
-    assert!(first.to_text().unwrap().contains("matchmaker.winner"));
+    let first = next_text(&mut ws).await;
+    assert!(first.contains("matchmaker.winner"), "{first}");
     let stop = tokio::spawn(server.stop());
     // The session ends (close frame or EOF) instead of hanging the shutdown.
     let end = tokio::time::timeout(Duration::from_secs(10), async {
@@ -261,13 +261,25 @@ async fn more_websocket_sessions_than_jsonrpsee_allows_by_default() {
         .unwrap();
     }
     for ws in sessions.iter_mut() {
-        let reply = tokio::time::timeout(Duration::from_secs(10), ws.next())
+        let reply = tokio::time::timeout(Duration::from_secs(10), next_text(ws))
             .await
-            .unwrap()
-            .unwrap()
             .unwrap();
-        assert!(reply.to_text().unwrap().contains("no tournament 1"));
+        assert!(reply.contains("no tournament 1"), "{reply}");
     }
     drop(sessions);
     server.stop().await;
+}
+
+/// The next text message of a session, past the daemon's keep-alive pings.
+async fn next_text<S>(ws: &mut S) -> String
+where
+    S: futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    loop {
+        match ws.next().await.expect("session open").expect("message") {
+            Message::Text(t) => return t.to_string(),
+            Message::Ping(_) | Message::Pong(_) => continue,
+            other => panic!("unexpected message {other:?}"),
+        }
+    }
 }

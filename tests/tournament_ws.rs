@@ -25,7 +25,12 @@ async fn http(server: &Server, method: &str, params: Value) -> Value {
 
 #[tokio::test]
 async fn a_subscriber_sees_pairings_and_results_in_log_order() {
-    let server = Server::start().await;
+    // Keep-alive pings are tested elsewhere (slow_clients); here every frame is a message.
+    let server = Server::start_with(goswiss::config::Config {
+        ws_ping_secs: 0,
+        ..goswiss::config::Config::default()
+    })
+    .await;
     let id = http(&server, "tournament.create", json!([{"rounds": 2}])).await["id"].clone();
     let other = http(&server, "tournament.create", json!([{"rounds": 2}])).await["id"].clone();
     for k in 0..4 {
