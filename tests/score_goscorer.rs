@@ -149,6 +149,27 @@ fn render(
         .collect()
 }
 
+/// Where the analysis differs from plain counting (each point not a living stone is the
+/// territory of the one colour its area touches; nothing in seki or an unfilled false eye).
+fn plain_difference(
+    pos: &Position,
+    dead: &[bool],
+    st: &[go::PointStatus],
+    area: &[Stone],
+) -> Option<String> {
+    (0..pos.len()).find_map(|i| {
+        let living = pos.at(i) != Stone::Empty && !dead[i];
+        let want = if living { Stone::Empty } else { area[i] };
+        let s = st[i];
+        (s.territory != want || s.seki != Stone::Empty || s.unscorable_false_eye).then(|| {
+            format!(
+                "point {:?}: analysis {s:?}, plain territory {want:?}",
+                pos.xy(i)
+            )
+        })
+    })
+}
+
 /// Compares every block of every case; returns the mismatches, each with the points that
 /// differ.
 fn check(cases: &[Case]) -> Vec<String> {
@@ -158,6 +179,12 @@ fn check(cases: &[Case]) -> Vec<String> {
         let (pos, dead) = board(rows);
         let st = go::territory_scoring(&pos, &dead, false);
         let area = go::area_scoring(&pos, &dead);
+        // Where `go::score` skips the analysis, the analysis must give the plain answer.
+        if go::plainly_settled(&pos, &dead)
+            && let Some(d) = plain_difference(&pos, &dead, &st, &area)
+        {
+            bad.push(format!("{}: settled plainly, but {d}", case.name));
+        }
         for (block, want) in &case.blocks {
             if block == "BOARD" {
                 continue;
@@ -249,6 +276,21 @@ fn gnugo_final_positions() {
         cases.len(),
         bad.join("\n")
     );
+}
+
+/// The analysis is skipped where plain counting is sure to agree (`check` asserts the
+/// agreement on every case); enough of GNU Go's finished games take that path to matter.
+#[test]
+fn gnugo_final_positions_mostly_settle_plainly() {
+    let cases = parse_cases(&read(&format!("{DIR}expected_gnugo.txt")), "?");
+    let settled = cases
+        .iter()
+        .filter(|c| {
+            let (pos, dead) = board(c.block("BOARD").expect("BOARD block"));
+            go::plainly_settled(&pos, &dead)
+        })
+        .count();
+    assert!(settled >= 20, "{settled} of {} settle plainly", cases.len());
 }
 
 /// goscorer's `test_final_scoring` (its test.py): final territory and area scores of three

@@ -22,4 +22,4 @@ pub use position::Position;
 pub use rules::{Counting, HandicapBonus, KoRule, PlayRules, Preset, RuleSet};
 pub use scorable::{Category, MarkMode, Scorable};
 pub use score::{Owner, Score, ScoreInput, SideScore, parse_result, result_string, score};
-pub use territory::{PointStatus, area_scoring, territory_scoring};
+pub use territory::{PointStatus, area_scoring, plainly_settled, territory_scoring};

@@ -13,7 +13,7 @@ use crate::sgf::Colour;
 use super::board::Stone;
 use super::position::Position;
 use super::rules::{Counting, RuleSet};
-use super::territory::territory_scoring;
+use super::territory::{plainly_settled_areas, territory_scoring};
 
 /// What a point counts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +117,20 @@ struct Regions {
     info: Vec<RegionInfo>,
 }
 
+impl Regions {
+    /// Per region, the one living colour it touches (`Empty` for both or none).
+    fn colours(&self) -> Vec<Stone> {
+        self.info
+            .iter()
+            .map(|r| match (r.black, r.white) {
+                (true, false) => Stone::Black,
+                (false, true) => Stone::White,
+                _ => Stone::Empty,
+            })
+            .collect()
+    }
+}
+
 /// Flood fills the points that are not living stones into regions, recording which living
 /// colours each touches. One pass, one shared stack: no allocation per region.
 fn regions(pos: &Position, live: &[bool]) -> Regions {
@@ -161,7 +175,11 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
         .collect();
     let reg = regions(pos, &live);
     // Territory presets with a seki tax: the seki and false-eye analysis decides each point.
-    let analysis = (rules.seki_tax && rules.counting == Counting::Territory).then(|| {
+    // Skipped where it is sure to agree with plain counting (the usual finished game).
+    let analysis = (rules.seki_tax
+        && rules.counting == Counting::Territory
+        && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours()))
+    .then(|| {
         let marked: Vec<bool> = (0..n)
             .map(|i| pos.at(i) != Stone::Empty && !live[i])
             .collect();
