@@ -187,3 +187,48 @@ fn bad_flags_are_refused() {
         assert!(!out.stderr.is_empty());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replays_tournament_api_events() {
+    let server = Server::start().await;
+    let url = server.url("/");
+    for protocol in ["jsonrpc", "xmlrpc"] {
+        // 11 players (a bye every round), 3 rounds, four tournaments two at a time.
+        let (status, summary, report) = replay(&[
+            "--url",
+            &url,
+            "--protocol",
+            protocol,
+            "--api",
+            "tournament",
+            "--players",
+            "11",
+            "--rounds",
+            "3",
+            "--tournaments",
+            "4",
+            "--concurrency",
+            "2",
+            "--seed",
+            "11",
+        ])
+        .await;
+        assert!(status.success(), "{report}");
+        let n = |k: &str| {
+            summary[k]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{k}: {report}"))
+        };
+        assert_eq!(n("tournaments"), 4, "{report}");
+        assert_eq!(n("finished"), 4, "{report}");
+        assert_eq!(n("problems"), 0, "{report}");
+        assert_eq!(n("violations"), 0, "{report}");
+        assert_eq!(n("matches"), 4 * 3 * 5, "{report}");
+        let count = |m: &str| summary["latency"][m]["count"].as_u64();
+        assert_eq!(count("tournament.result.set"), Some(60), "{report}");
+        assert_eq!(count("tournament.round.pair"), Some(12), "{report}");
+        assert_eq!(count("tournament.player.add"), Some(44), "{report}");
+        assert_eq!(count("tournament.get"), Some(4), "{report}");
+    }
+    server.stop().await;
+}

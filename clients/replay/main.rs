@@ -31,6 +31,12 @@ enum Pairing {
     Rswiss,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Api {
+    Matchmaker,
+    Tournament,
+}
+
 /// Replays whole tournaments against a goswiss daemon and reports throughput, latency and
 /// any broken invariant.
 #[derive(Parser, Debug, Clone)]
@@ -77,6 +83,14 @@ struct Args {
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// Which API the tournaments are played through: `matchmaker` (rswiss's checkout /
+    /// commit cycle) or `tournament` (create, named players with ranks, `round.pair` with the
+    /// OpenGotha weight, `result.set` for every game, the tournament read back at the end).
+    #[arg(long, value_enum, default_value = "matchmaker")]
+    api: Api,
+    /// Rounds of a `--api tournament` event (default: ceil(log2 players) + additional).
+    #[arg(long)]
+    rounds: Option<u32>,
     /// Instead of tournaments, make this many `system.echo` calls (spread over
     /// `--concurrency` clients): the bare cost of the protocol stack, for comparison.
     #[arg(long, default_value_t = 0)]
@@ -416,6 +430,119 @@ async fn play_tournament(args: &Args, index: u64, clients: &mut [Client]) -> Out
     out
 }
 
+/// A call whose failure ends the tournament as a problem.
+async fn must(c: &mut Client, method: &'static str, params: Vec<Value>) -> Result<Value, Outcome> {
+    c.call(method, params).await.map_err(|e| {
+        let mut o = Outcome {
+            problem: Some(format!("{method}: {e}")),
+            ..Outcome::default()
+        };
+        match &e {
+            CallError::Fault(f) => o.problem_code = Some(f.code),
+            _ => o.transport_error = true,
+        }
+        o
+    })
+}
+
+/// Plays tournament number `index` through `tournament.*`: a McMahon event of named,
+/// ranked players, each round paired by the server (OpenGotha's weight) and every game's
+/// result submitted (each a durable write), then the whole tournament read back and checked.
+async fn play_tournament_api(args: &Args, index: u64, c: &mut Client) -> Outcome {
+    match play_tournament_api_inner(args, index, c).await {
+        Ok(o) | Err(o) => o,
+    }
+}
+
+async fn play_tournament_api_inner(
+    args: &Args,
+    index: u64,
+    c: &mut Client,
+) -> Result<Outcome, Outcome> {
+    let n = args.players.max(2);
+    let rounds = args
+        .rounds
+        .unwrap_or_else(|| (usize::BITS - (n - 1).leading_zeros()) + args.additional_rounds);
+    let seed = args.seed.unwrap_or_else(rand::random).wrapping_add(index);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let created = must(
+        c,
+        "tournament.create",
+        vec![
+            json!({"name": format!("replay {index}"), "rounds": rounds, "system": "mcmahon"}),
+            json!({"seed": seed & ((1 << 53) - 1)}),
+        ],
+    )
+    .await?;
+    let id = created["id"].clone();
+    for k in 0..n {
+        // Ranks spread from 20k to 5d, as in a club event.
+        let rank = -20 + (rng.random_range(0..25)) as i64;
+        must(
+            c,
+            "tournament.player.add",
+            vec![
+                id.clone(),
+                json!({"name": format!("Player{k:05}"), "first_name": format!("R{index}"),
+                       "rank": rank, "club": format!("C{}", k % 7)}),
+            ],
+        )
+        .await?;
+    }
+    let mut out = Outcome::default();
+    for r in 1..=rounds {
+        let paired = must(c, "tournament.round.pair", vec![id.clone(), json!(r)]).await?;
+        let games = paired["games"].as_array().cloned().unwrap_or_default();
+        let byes = paired["byes"].as_array().map_or(0, Vec::len);
+        if games.len() * 2 + byes != n {
+            out.violations.push(format!(
+                "round {r}: {} games and {byes} byes for {n} players",
+                games.len()
+            ));
+        }
+        for g in &games {
+            let result = match draw_result(&mut rng, args.results) {
+                1 => "W+",
+                0 => "jigo",
+                _ => "B+",
+            };
+            must(
+                c,
+                "tournament.result.set",
+                vec![id.clone(), json!(r), g["table"].clone(), json!(result)],
+            )
+            .await?;
+            out.matches += 1;
+            c.progress.matches.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let end = must(c, "tournament.get", vec![id.clone()]).await?;
+    let detail = end["rounds_detail"].as_array().map_or(0, Vec::len);
+    if detail != rounds as usize {
+        out.violations.push(format!(
+            "tournament {id}: {detail} rounds stored, {rounds} played"
+        ));
+    }
+    let unknown = end["rounds_detail"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|r| r["games"].as_array().cloned().unwrap_or_default())
+        .filter(|g| {
+            g["result"]
+                .as_str()
+                .is_none_or(|s| s == "?" || s == "unknown")
+        })
+        .count();
+    if unknown > 0 {
+        out.violations.push(format!(
+            "tournament {id}: {unknown} games without their result"
+        ));
+    }
+    out.finished = true;
+    Ok(out)
+}
+
 #[derive(Default)]
 struct Totals {
     tournaments: u64,
@@ -524,7 +651,10 @@ async fn worker(
         if index >= args.tournaments {
             break;
         }
-        let o = play_tournament(&args, index, &mut clients).await;
+        let o = match args.api {
+            Api::Matchmaker => play_tournament(&args, index, &mut clients).await,
+            Api::Tournament => play_tournament_api(&args, index, &mut clients[0]).await,
+        };
         if o.problem.is_some() {
             progress.problems.fetch_add(1, Ordering::Relaxed);
         }

@@ -1,6 +1,9 @@
-//! Reading OpenGotha's XML tournament file into a [`TournamentData`]: players, games with
-//! their results (the forfeit flag kept apart), byes, and the general, handicap and placement
-//! parameters. Missing attributes take OpenGotha's importer defaults.
+//! OpenGotha's XML tournament file, both ways. [`read`] turns one into a [`TournamentData`]:
+//! players, games with their results (the forfeit flag kept apart), byes, and every parameter
+//! set OpenGotha stores (general, handicap, placement, pairing; the display, publishing and
+//! team parameters it does not interpret are kept in `settings.extra`). Missing attributes
+//! take OpenGotha's *importer* defaults, which are not always its defaults for a new
+//! tournament. [`write`] produces the file OpenGotha 3.51 writes for the same tournament.
 
 use std::collections::HashMap;
 
@@ -8,8 +11,12 @@ use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
 use crate::pairing::opengotha::Crit;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
 use crate::tournament::model::{
-    Criterion, Game, Outcome, Player, Registration, Round, TournamentData, parse_rank,
+    Criterion, Game, Mode3, Outcome, Overtime, Player, Rank, Registration, Round, Seeding, System,
+    TournamentData, format_rank, parse_rank,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +51,15 @@ fn int(m: &HashMap<String, String>, k: &str, d: i64) -> Result<i64, XmlError> {
     }
 }
 
+fn long(m: &HashMap<String, String>, k: &str, d: i64) -> Result<i64, XmlError> {
+    int(m, k, d)
+}
+
+fn boolean(m: &HashMap<String, String>, k: &str, d: bool) -> bool {
+    // Java's Boolean.parseBoolean: "true" in any case is true, anything else false.
+    m.get(k).map_or(d, |s| s.eq_ignore_ascii_case("true"))
+}
+
 fn rank(m: &HashMap<String, String>, k: &str, d: &str) -> Result<i32, XmlError> {
     let s = get(m, k, d);
     parse_rank(s).ok_or_else(|| XmlError(format!("attribute {k}={s:?} is not a rank")))
@@ -68,6 +84,191 @@ pub fn parse_result(s: &str) -> Option<(Outcome, bool)> {
     Some((o, forfeit))
 }
 
+/// OpenGotha's ratings range (`Player.MIN_RATING`, `MAX_RATING`).
+const MIN_RATING: i32 = -900;
+const MAX_RATING: i32 = 2949;
+
+/// The data version OpenGotha's own files carry; older files store FFG-scale ratings.
+const DATA_VERSION: i64 = 201;
+
+/// Participation flags OpenGotha writes (`Gotha.MAX_NUMBER_OF_ROUNDS`).
+const OPENGOTHA_ROUNDS: u32 = 20;
+
+/// `settings.extra` keys: the parameter sets OpenGotha stores that goswiss does not interpret.
+pub const EXTRA_GENERAL: &str = "GeneralParameterSet";
+pub const EXTRA_PAIRING: &str = "PairingParameterSet";
+pub const EXTRA_DP: &str = "DPParameterSet";
+pub const EXTRA_PUBLISH: &str = "PublishParameterSet";
+pub const EXTRA_TEAM_GENERAL: &str = "TeamGeneralParameterSet";
+/// Placement criteria as numbered in the file (number → long name), so the empty slots
+/// OpenGotha keeps between criteria are written back where they were.
+pub const EXTRA_PLACEMENT: &str = "PlacementCriteria";
+/// Team placement criteria: number → name.
+pub const EXTRA_TEAM_PLACEMENT: &str = "TeamPlacementCriteria";
+
+/// OpenGotha's long criterion names, the ones its XML carries (its importer knows no other).
+fn crit_long_name(c: Crit) -> &'static str {
+    match c {
+        Crit::Nul => "NULL",
+        Crit::Cat => "CAT",
+        Crit::Rank => "Rank",
+        Crit::Rating => "Rating",
+        Crit::Nbw => "NBW",
+        Crit::Mms => "MMS",
+        Crit::Sts => "STS",
+        Crit::Cps => "CPS",
+        Crit::Sosw => "SOSW",
+        Crit::SoswM1 => "SOSW-1",
+        Crit::SoswM2 => "SOSW-2",
+        Crit::Sodosw => "SODOSW",
+        Crit::Sososw => "SOSOSW",
+        Crit::Cussw => "CUSSW",
+        Crit::Sosm => "SOSM",
+        Crit::SosmM1 => "SOSM-1",
+        Crit::SosmM2 => "SOSM-2",
+        Crit::Sodosm => "SODOSM",
+        Crit::Sososm => "SOSOSM",
+        Crit::Cussm => "CUSSM",
+        Crit::Sosts => "SOSTS",
+        Crit::Ext => "EXT",
+        Crit::Exr => "EXR",
+        Crit::Dc => "DC",
+        Crit::Sdc => "SDC",
+    }
+}
+
+fn parse_crit(name: &str) -> Crit {
+    // OpenGotha writes its long names ("SOSW-1", "Rank"); its importer reads any other name
+    // as no criterion, and so do we (goswiss's short spellings are accepted too).
+    match name {
+        "SOSW-1" => Crit::SoswM1,
+        "SOSW-2" => Crit::SoswM2,
+        "SOSM-1" => Crit::SosmM1,
+        "SOSM-2" => Crit::SosmM2,
+        "SOSWM1" | "SOSWM2" | "SOSMM1" | "SOSMM2" => Crit::Nul,
+        other => Crit::parse(other).unwrap_or(Crit::Nul),
+    }
+}
+
+/// The system a file was made for, from its first placement criterion (OpenGotha stores no
+/// system; its presets differ by that criterion).
+fn infer_system(placement: &[Criterion]) -> System {
+    match placement.first().map(|c| c.0) {
+        Some(Crit::Nbw) => System::Swiss,
+        Some(Crit::Cat) => System::Swisscat,
+        Some(Crit::Cps) => System::Cup,
+        _ => System::Mcmahon,
+    }
+}
+
+fn dudd_mode(s: &str) -> Mode3 {
+    match s {
+        "TOP" => Mode3::Top,
+        "BOT" => Mode3::Bot,
+        _ => Mode3::Mid,
+    }
+}
+
+fn seeding(s: &str, d: Seeding) -> Seeding {
+    match s {
+        "SPLITANDRANDOM" => Seeding::SplitAndRandom,
+        "SPLITANDFOLD" => Seeding::SplitAndFold,
+        "SPLITANDSLIP" => Seeding::SplitAndSlip,
+        _ => d,
+    }
+}
+
+/// Komi as written ("7.5", "-0.5", "6") → half points.
+fn parse_komi2(s: &str) -> Option<i32> {
+    let v: f64 = s.trim().parse().ok()?;
+    let k2 = (v * 2.0).round();
+    if !(-400.0..=400.0).contains(&k2) || (k2 - v * 2.0).abs() > 1e-9 {
+        return None;
+    }
+    Some(k2 as i32)
+}
+
+fn format_komi2(k2: i32) -> String {
+    let sign = if k2 < 0 { "-" } else { "" };
+    let a = k2.unsigned_abs();
+    if a.is_multiple_of(2) {
+        format!("{sign}{}", a / 2)
+    } else {
+        format!("{sign}{}.5", a / 2)
+    }
+}
+
+/// OpenGotha's display parameters when a file has none (a new `DPParameterSet`).
+const DP_DEFAULTS: &[(&str, &str)] = &[
+    ("displayClCol", "true"),
+    ("displayCoCol", "true"),
+    ("displayIndGamesInMatches", "true"),
+    ("displayNPPlayers", "false"),
+    ("displayNumCol", "true"),
+    ("displayPlCol", "true"),
+    ("gameFormat", "full"),
+    ("playerSortType", "name"),
+    ("showByePlayer", "true"),
+    ("showNotFinallyRegisteredPlayers", "true"),
+    ("showNotPairedPlayers", "true"),
+    ("showNotParticipatingPlayers", "false"),
+    ("showPlayerClub", "true"),
+    ("showPlayerCountry", "false"),
+    ("showPlayerGrade", "true"),
+];
+
+/// What OpenGotha's importer takes for an attribute missing from a `DPParameterSet` element
+/// (not all the same as a new set's values above).
+const DP_IMPORT_DEFAULTS: &[(&str, &str)] = &[
+    ("displayClCol", "false"),
+    ("displayCoCol", "true"),
+    ("displayIndGamesInMatches", "true"),
+    ("displayNPPlayers", "false"),
+    ("displayNumCol", "true"),
+    ("displayPlCol", "true"),
+    ("gameFormat", "full"),
+    ("playerSortType", "name"),
+    ("showByePlayer", "true"),
+    ("showNotFinallyRegisteredPlayers", "true"),
+    ("showNotPairedPlayers", "true"),
+    ("showNotParticipatingPlayers", "true"),
+    ("showPlayerClub", "true"),
+    ("showPlayerCountry", "false"),
+    ("showPlayerGrade", "true"),
+];
+
+const PUBLISH_DEFAULTS: &[(&str, &str)] = &[
+    ("exportToLocalFile", "true"),
+    ("htmlAutoScroll", "false"),
+    ("print", "true"),
+];
+
+/// Time-system values OpenGotha keeps for every complementary system, not only the active one.
+const TIME_DEFAULTS: &[(&str, &str)] = &[
+    ("canByoYomiTime", "300"),
+    ("fischerTime", "10"),
+    ("nbMovesCanTime", "15"),
+    ("stdByoYomiTime", "30"),
+];
+
+/// Normalises a flag set the way OpenGotha's importer reads it: known attributes only, a
+/// missing one at the importer default, booleans spelt "true"/"false".
+fn flags(m: &HashMap<String, String>, defaults: &[(&str, &str)]) -> BTreeMap<String, String> {
+    defaults
+        .iter()
+        .map(|(k, d)| {
+            let v = match m.get(*k) {
+                None => (*d).to_string(),
+                Some(v) if *d == "true" || *d == "false" => {
+                    (v.eq_ignore_ascii_case("true")).to_string()
+                }
+                Some(v) => v.clone(),
+            };
+            ((*k).to_string(), v)
+        })
+        .collect()
+}
+
 /// Reads an OpenGotha tournament file.
 pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     let mut t = TournamentData::default();
@@ -76,29 +277,72 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     let mut games: Vec<(u32, HashMap<String, String>)> = Vec::new();
     let mut byes: Vec<(u32, String)> = Vec::new();
     let mut placement: Vec<(i64, Crit)> = Vec::new();
-    let mut categories: Vec<i32> = Vec::new();
+    let mut team_placement: BTreeMap<String, String> = BTreeMap::new();
+    let mut categories: Vec<(i64, i32)> = Vec::new();
     let mut ncat = 1i64;
     let mut seen_root = false;
+    let mut data_version = 200i64;
+    // Placement criteria appear under both the individual and the team parameter sets.
+    let mut in_team_placement = false;
+    let mut depth = 0i64;
     loop {
-        let ev = r.read_event().map_err(|e| XmlError(e.to_string()))?;
+        let ev = r.read_event().map_err(|e| {
+            XmlError(format!(
+                "at byte {}: {e}",
+                r.error_position().max(r.buffer_position())
+            ))
+        })?;
         let e = match &ev {
-            Event::Start(e) | Event::Empty(e) => e,
+            Event::Start(e) => {
+                depth += 1;
+                e
+            }
+            Event::Empty(e) => e,
+            Event::End(e) => {
+                depth -= 1;
+                if e.name().as_ref() == "TeamPlacementParameterSet" {
+                    in_team_placement = false;
+                }
+                continue;
+            }
+            Event::Eof if depth > 0 => {
+                return Err(XmlError("the file ends inside an element".into()));
+            }
             Event::Eof => break,
             _ => continue,
         };
         let m = attrs(e)?;
-        match e.name().as_ref() {
-            "Tournament" => seen_root = true,
+        let name = e.name();
+        let ctx = |x: XmlError| {
+            XmlError(format!(
+                "<{}> at byte {}: {}",
+                name.as_ref(),
+                r.buffer_position(),
+                x.0
+            ))
+        };
+        match name.as_ref() {
+            "Tournament" => {
+                seen_root = true;
+                data_version = int(&m, "dataVersion", 200).map_err(ctx)?;
+            }
             "Player" => {
                 let id = t.players.len() as u32 + 1;
+                let mut rating = int(&m, "rating", -900).map_err(ctx)?;
+                if data_version < DATA_VERSION {
+                    // Older files store FFG-scale ratings (OpenGotha's reader quirk, kept so
+                    // a file reads as OpenGotha reads it).
+                    rating += 2050;
+                }
+                let rating = rating.clamp(MIN_RATING as i64, MAX_RATING as i64) as i32;
                 let mut p = Player {
                     id,
                     name: get(&m, "name", "").to_string(),
                     first_name: get(&m, "firstName", "").to_string(),
-                    rank: rank(&m, "rank", "30K")?,
-                    rating: int(&m, "rating", -900)? as i32,
+                    rank: rank(&m, "rank", "30K").map_err(ctx)?,
+                    rating,
                     rating_origin: get(&m, "ratingOrigin", "").to_string(),
-                    grade: get(&m, "grade", "").to_string(),
+                    grade: get(&m, "grade", "").to_uppercase(),
                     country: get(&m, "country", "").to_string(),
                     club: get(&m, "club", "").to_string(),
                     egf_pin: get(&m, "egfPin", "").to_string(),
@@ -106,7 +350,7 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                     ffg_licence_status: get(&m, "ffgLicenceStatus", "").to_string(),
                     aga_id: get(&m, "agaId", "").to_string(),
                     aga_expiration: get(&m, "agaExpirationDate", "").to_string(),
-                    mms_correction: int(&m, "smmsCorrection", 0)? as i32,
+                    mms_correction: int(&m, "smmsCorrection", 0).map_err(ctx)? as i32,
                     registration: if get(&m, "registeringStatus", "FIN") == "PRE" {
                         Registration::Preliminary
                     } else {
@@ -115,63 +359,178 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                     ..Player::default()
                 };
                 for (k, c) in get(&m, "participating", "").chars().enumerate() {
-                    if c == '0' {
+                    if c == '0' && (k as u32) < crate::tournament::model::MAX_ROUNDS {
                         p.skip.push(k as u32 + 1);
                     }
                 }
-                keys.insert(p.opengotha_key(), id);
+                if p.grade.is_empty() {
+                    // OpenGotha's Player takes the rank as the grade when none is given.
+                    p.grade = format_rank(p.rank);
+                }
+                let key = p.opengotha_key();
+                if keys.insert(key.clone(), id).is_some() {
+                    return Err(ctx(XmlError(format!(
+                        "two players have the key {key:?} (name + first name)"
+                    ))));
+                }
                 t.players.push(p);
             }
-            "Game" => games.push((int(&m, "roundNumber", 1)? as u32, m)),
+            "Game" => games.push((int(&m, "roundNumber", 1).map_err(ctx)? as u32, m)),
             "ByePlayer" => byes.push((
-                int(&m, "roundNumber", 1)? as u32,
+                int(&m, "roundNumber", 1).map_err(ctx)? as u32,
                 get(&m, "player", "").to_string(),
             )),
             "GeneralParameterSet" => {
                 let s = &mut t.settings;
-                s.name = get(&m, "name", "").to_string();
-                s.short_name = get(&m, "shortName", "").to_string();
-                s.location = get(&m, "location", "").to_string();
+                s.name = get(&m, "name", "default Name").to_string();
+                s.short_name = get(&m, "shortName", "defaultshortname").to_string();
+                s.location = get(&m, "location", "Paris").to_string();
                 s.director = get(&m, "director", "").to_string();
+                // A missing date is "today" for OpenGotha; the writer supplies it then.
                 s.begin_date = get(&m, "beginDate", "").to_string();
                 s.end_date = get(&m, "endDate", "").to_string();
-                s.rounds = int(&m, "numberOfRounds", 5)? as u32;
-                s.board_size = int(&m, "size", 19)? as u32;
-                s.internet = get(&m, "bInternet", "false") == "true";
-                s.mcmahon.bar = rank(&m, "genMMBar", "8D")?;
-                s.mcmahon.floor = rank(&m, "genMMFloor", "30K")?;
-                s.mcmahon.zero = rank(&m, "genMMZero", "30K")?;
+                s.rounds = int(&m, "numberOfRounds", 5).map_err(ctx)? as u32;
+                s.board_size = int(&m, "size", 19).map_err(ctx)? as u32;
+                let komi = get(&m, "komi", "7.5");
+                s.komi2 = parse_komi2(komi)
+                    .ok_or_else(|| ctx(XmlError(format!("komi={komi:?} is not a komi"))))?;
+                s.internet = boolean(&m, "bInternet", false);
+                // Files older than the complementary systems only say whether there is
+                // (Canadian) byo-yomi.
+                let old = if boolean(&m, "byoYomi", true) {
+                    "CANBYOYOMI"
+                } else {
+                    "SUDDENDEATH"
+                };
+                let basic = int(&m, "time", 60).map_err(ctx)?;
+                s.time.basic_minutes = int(&m, "basicTime", basic).map_err(ctx)? as u32;
+                let mut time = BTreeMap::new();
+                for (k, d) in TIME_DEFAULTS {
+                    let v = int(&m, k, d.parse().unwrap_or(0)).map_err(ctx)?;
+                    time.insert((*k).to_string(), v.to_string());
+                }
+                let tv = |k: &str| time.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
+                s.time.overtime = match get(&m, "complementaryTimeSystem", old) {
+                    "SUDDENDEATH" => Overtime::SuddenDeath,
+                    "STDBYOYOMI" => Overtime::Byoyomi {
+                        seconds: tv("stdByoYomiTime"),
+                        periods: 1,
+                    },
+                    "FISCHER" => Overtime::Fischer {
+                        increment: tv("fischerTime"),
+                    },
+                    _ => Overtime::Canadian {
+                        stones: tv("nbMovesCanTime"),
+                        seconds: tv("canByoYomiTime"),
+                    },
+                };
+                s.extra.insert(EXTRA_GENERAL.to_string(), time);
+                s.mcmahon.bar = rank(&m, "genMMBar", "4D").map_err(ctx)?;
+                s.mcmahon.floor = rank(&m, "genMMFloor", "20K").map_err(ctx)?;
+                s.mcmahon.zero = rank(&m, "genMMZero", "30K").map_err(ctx)?;
                 let sc = &mut s.scoring;
-                sc.nbw2_absent = int(&m, "genNBW2ValueAbsent", 0)? as i32;
-                sc.nbw2_bye = int(&m, "genNBW2ValueBye", 0)? as i32;
-                sc.mms2_absent = int(&m, "genMMS2ValueAbsent", 1)? as i32;
-                sc.mms2_bye = int(&m, "genMMS2ValueBye", 0)? as i32;
-                sc.round_down = get(&m, "genRoundDownNBWMMS", "true") == "true";
+                sc.nbw2_absent = int(&m, "genNBW2ValueAbsent", 0).map_err(ctx)? as i32;
+                sc.nbw2_bye = int(&m, "genNBW2ValueBye", 0).map_err(ctx)? as i32;
+                sc.mms2_absent = int(&m, "genMMS2ValueAbsent", 0).map_err(ctx)? as i32;
+                sc.mms2_bye = int(&m, "genMMS2ValueBye", 0).map_err(ctx)? as i32;
+                sc.round_down = boolean(&m, "genRoundDownNBWMMS", true);
                 sc.count_not_played_as_half =
-                    get(&m, "genCountNotPlayedGamesAsHalfPoint", "false") == "true";
-                ncat = int(&m, "numberOfCategories", 1)?;
+                    boolean(&m, "genCountNotPlayedGamesAsHalfPoint", false);
+                ncat = int(&m, "numberOfCategories", 1).map_err(ctx)?;
             }
-            "Category" => categories.push(rank(&m, "lowerLimit", "30K")?),
+            "Category" => categories.push((
+                int(&m, "number", 1).map_err(ctx)?,
+                rank(&m, "lowerLimit", "30K").map_err(ctx)?,
+            )),
             "HandicapParameterSet" => {
                 let h = &mut t.settings.handicap;
-                h.based_on_mms = get(&m, "hdBasedOnMMS", "true") == "true";
-                h.no_handicap_threshold = rank(&m, "hdNoHdRankThreshold", "1D")?;
-                h.correction = int(&m, "hdCorrection", 1)? as i32;
-                h.ceiling = int(&m, "hdCeiling", 9)? as i32;
+                h.based_on_mms = boolean(&m, "hdBasedOnMMS", true);
+                h.no_handicap_threshold = rank(&m, "hdNoHdRankThreshold", "1D").map_err(ctx)?;
+                h.correction = int(&m, "hdCorrection", 1).map_err(ctx)? as i32;
+                h.ceiling = int(&m, "hdCeiling", 9).map_err(ctx)? as i32;
+            }
+            "TeamPlacementParameterSet" => in_team_placement = true,
+            "PlacementCriterion" if in_team_placement => {
+                team_placement.insert(
+                    int(&m, "number", 1).map_err(ctx)?.to_string(),
+                    get(&m, "name", "NULL").to_string(),
+                );
             }
             "PlacementCriterion" => {
-                // OpenGotha writes its long names ("SOSW-1", "Rank"); its importer reads any
-                // other name as no criterion, and so do we.
-                let name = get(&m, "name", "NULL");
-                let c = match name {
-                    "SOSW-1" => Crit::SoswM1,
-                    "SOSW-2" => Crit::SoswM2,
-                    "SOSM-1" => Crit::SosmM1,
-                    "SOSM-2" => Crit::SosmM2,
-                    "SOSWM1" | "SOSWM2" | "SOSMM1" | "SOSMM2" => Crit::Nul,
-                    other => Crit::parse(other).unwrap_or(Crit::Nul),
-                };
-                placement.push((int(&m, "number", 1)?, c));
+                let c = parse_crit(get(&m, "name", "NULL"));
+                placement.push((int(&m, "number", 1).map_err(ctx)?, c));
+            }
+            "PairingParameterSet" => {
+                let p = &mut t.settings.pairing;
+                let nx1 = get(&m, "paiStandardNX1Factor", "0.5");
+                p.nx1 = nx1.trim().parse().map_err(|_| {
+                    ctx(XmlError(format!(
+                        "attribute paiStandardNX1Factor={nx1:?} is not a number"
+                    )))
+                })?;
+                p.avoid_dupl_game =
+                    long(&m, "paiBaAvoidDuplGame", 500_000_000_000_000).map_err(ctx)?;
+                p.random = long(&m, "paiBaRandom", 0).map_err(ctx)?;
+                p.deterministic_random = boolean(&m, "paiBaDeterministic", true);
+                p.balance_wb = long(&m, "paiBaBalanceWB", 1000).map_err(ctx)?;
+                p.avoid_mixing_categories =
+                    long(&m, "paiMaAvoidMixingCategories", 20_000_000_000_000).map_err(ctx)?;
+                p.minimize_score_difference =
+                    long(&m, "paiMaMinimizeScoreDifference", 100_000_000_000).map_err(ctx)?;
+                p.dudd_weight = long(&m, "paiMaDUDDWeight", 100_000_000).map_err(ctx)?;
+                p.compensate_dudd = boolean(&m, "paiMaCompensateDUDD", true);
+                p.dudd_upper = dudd_mode(get(&m, "paiMaDUDDUpperMode", "MID"));
+                p.dudd_lower = dudd_mode(get(&m, "paiMaDUDDLowerMode", "MID"));
+                p.maximize_seeding = long(&m, "paiMaMaximizeSeeding", 5_000_000).map_err(ctx)?;
+                let last = int(&m, "paiMaLastRoundForSeedSystem1", 2).map_err(ctx)?;
+                p.last_round_seed_system1 = last.clamp(0, 1000) as u32;
+                p.seed_system1 = seeding(
+                    get(&m, "paiMaSeedSystem1", "SPLITANDRANDOM"),
+                    Seeding::SplitAndRandom,
+                );
+                // OpenGotha reads an unknown second seeding as split-and-random.
+                p.seed_system2 = seeding(
+                    get(&m, "paiMaSeedSystem2", "SPLITANDFOLD"),
+                    Seeding::SplitAndRandom,
+                );
+                let c1 = get(&m, "paiMaAdditionalPlacementCritSystem1", "Rating");
+                p.additional_crit1 = Criterion(match parse_crit(c1) {
+                    Crit::Nul if c1 != "NULL" => Crit::Rating,
+                    c => c,
+                });
+                let c2 = get(&m, "paiMaAdditionalPlacementCritSystem2", "NULL");
+                p.additional_crit2 = Criterion(parse_crit(c2));
+                p.se_rank_threshold = rank(&m, "paiSeRankThreshold", "4D").map_err(ctx)?;
+                p.se_nbwins_threshold_active = boolean(&m, "paiSeNbWinsThresholdActive", true);
+                p.se_bar_threshold_active = boolean(&m, "paiSeBarThresholdActive", true);
+                p.minimize_handicap = long(&m, "paiSeMinimizeHandicap", 0).map_err(ctx)?;
+                p.avoid_same_geo = long(&m, "paiSeAvoidSameGeo", 100_000_000_000).map_err(ctx)?;
+                p.prefer_mms_diff_country =
+                    int(&m, "paiSePreferMMSDiffRatherThanSameCountry", 1).map_err(ctx)? as i32;
+                p.prefer_mms_diff_club =
+                    int(&m, "paiSePreferMMSDiffRatherThanSameClub", 3).map_err(ctx)? as i32;
+                let def_sec = long(&m, "paiSeDefSecCrit", 100_000_000_000).map_err(ctx)?;
+                t.settings.extra.insert(
+                    EXTRA_PAIRING.to_string(),
+                    BTreeMap::from([("paiSeDefSecCrit".to_string(), def_sec.to_string())]),
+                );
+            }
+            "DPParameterSet" => {
+                t.settings
+                    .extra
+                    .insert(EXTRA_DP.to_string(), flags(&m, DP_IMPORT_DEFAULTS));
+            }
+            "PublishParameterSet" => {
+                t.settings
+                    .extra
+                    .insert(EXTRA_PUBLISH.to_string(), flags(&m, PUBLISH_DEFAULTS));
+            }
+            "TeamGeneralParameterSet" => {
+                let size = int(&m, "teamSize", 4).map_err(ctx)?;
+                t.settings.extra.insert(
+                    EXTRA_TEAM_GENERAL.to_string(),
+                    BTreeMap::from([("teamSize".to_string(), size.to_string())]),
+                );
             }
             _ => {}
         }
@@ -179,22 +538,68 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     if !seen_root {
         return Err(XmlError("no <Tournament> element".into()));
     }
+    // Sets the file lacks take the values OpenGotha gives a new tournament, so a file reads
+    // the same whether or not they were written out.
+    let team_placement: BTreeMap<String, String> = (1..=6)
+        .map(|n| {
+            let k = n.to_string();
+            let v = team_placement
+                .get(&k)
+                .cloned()
+                .unwrap_or_else(|| "NULL".into());
+            (k, v)
+        })
+        .collect();
+    let extra = &mut t.settings.extra;
+    extra.insert(EXTRA_TEAM_PLACEMENT.to_string(), team_placement);
+    for (set, defaults) in [
+        (EXTRA_DP, DP_DEFAULTS),
+        (EXTRA_PUBLISH, PUBLISH_DEFAULTS),
+        (EXTRA_TEAM_GENERAL, &[("teamSize", "4")][..]),
+        (EXTRA_GENERAL, TIME_DEFAULTS),
+        (EXTRA_PAIRING, &[("paiSeDefSecCrit", "100000000000")][..]),
+    ] {
+        extra.entry(set.to_string()).or_insert_with(|| {
+            defaults
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        });
+    }
+    if !(1..=crate::tournament::model::MAX_ROUNDS as i64 + 1).contains(&ncat) {
+        return Err(XmlError(format!(
+            "numberOfCategories={ncat} is out of range"
+        )));
+    }
     if ncat > 1 {
-        categories.truncate((ncat - 1) as usize);
-        t.settings.categories = categories;
+        // OpenGotha sizes the limits by numberOfCategories and places each by its number.
+        let mut limits = vec![MIN_RANK_LIMIT; (ncat - 1) as usize];
+        for (n, l) in categories {
+            if n < 1 || n > ncat - 1 {
+                return Err(XmlError(format!("Category number={n} is out of range")));
+            }
+            limits[n as usize - 1] = l;
+        }
+        t.settings.categories = limits;
     } else {
         t.settings.categories = Vec::new();
     }
     placement.sort_by_key(|(n, _)| *n);
+    let layout: BTreeMap<String, String> = placement
+        .iter()
+        .map(|(n, c)| (n.to_string(), crit_long_name(*c).to_string()))
+        .collect();
+    t.settings.extra.insert(EXTRA_PLACEMENT.to_string(), layout);
     t.settings.placement = placement
         .into_iter()
         .filter(|(_, c)| *c != Crit::Nul)
         .map(|(_, c)| Criterion(c))
         .collect();
-    let lookup = |k: &str| -> Result<u32, XmlError> {
+    t.settings.system = infer_system(&t.settings.placement);
+    let lookup = |k: &str, what: &str| -> Result<u32, XmlError> {
         keys.get(k)
             .copied()
-            .ok_or_else(|| XmlError(format!("unknown player key {k:?}")))
+            .ok_or_else(|| XmlError(format!("{what}: unknown player key {k:?}")))
     };
     let max_round = games
         .iter()
@@ -208,19 +613,25 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     t.rounds = vec![Round::default(); max_round as usize];
     for (rn, m) in games {
         if rn == 0 {
-            return Err(XmlError("round number 0".into()));
+            return Err(XmlError("<Game> with round number 0".into()));
         }
+        let table = int(&m, "tableNumber", 0)? as u32;
+        let what = format!("<Game> round {rn} table {table}");
         let res = get(&m, "result", "RESULT_UNKNOWN");
         let (outcome, forfeit) =
-            parse_result(res).ok_or_else(|| XmlError(format!("unknown result {res:?}")))?;
+            parse_result(res).ok_or_else(|| XmlError(format!("{what}: unknown result {res:?}")))?;
         let g = Game {
-            table: int(&m, "tableNumber", 0)? as u32,
-            white: lookup(get(&m, "whitePlayer", ""))?,
-            black: lookup(get(&m, "blackPlayer", ""))?,
-            handicap: int(&m, "handicap", 0)? as u32,
+            table,
+            white: lookup(get(&m, "whitePlayer", ""), &what)?,
+            black: lookup(get(&m, "blackPlayer", ""), &what)?,
+            handicap: int(&m, "handicap", 0)?.clamp(0, 1000) as u32,
+            komi2: t.settings.komi2,
             outcome,
             forfeit,
-            known_colour: get(&m, "knownColor", "true") == "true",
+            // OpenGotha 3.51's importer looks for "strKnownColor", never written, so every
+            // game it reads has known colours; read as it does, so colour balance and
+            // standings agree with it.
+            known_colour: get(&m, "strKnownColor", "true") != "false",
             ..Game::default()
         };
         t.rounds[rn as usize - 1].games.push(g);
@@ -230,10 +641,458 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     }
     for (rn, k) in byes {
         if rn == 0 {
-            return Err(XmlError("round number 0".into()));
+            return Err(XmlError("<ByePlayer> with round number 0".into()));
         }
-        let id = lookup(&k)?;
+        let id = lookup(&k, &format!("<ByePlayer> round {rn}"))?;
         t.rounds[rn as usize - 1].byes.push(id);
     }
     Ok(t)
+}
+
+const MIN_RANK_LIMIT: Rank = crate::tournament::model::MIN_RANK;
+
+/// What [`write`] cannot take from the tournament: the moment of the save.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// OpenGotha's saveDT, `yyyyMMddHHmmss`; its first eight digits date a tournament whose
+    /// begin or end date is not set (OpenGotha's "today").
+    pub save_dt: String,
+}
+
+/// Writes one element with its attributes in the order OpenGotha's XML transformer uses
+/// (alphabetical).
+fn element(out: &mut String, depth: usize, name: &str, attrs: &[(&str, String)], close: bool) {
+    let mut a: Vec<&(&str, String)> = attrs.iter().collect();
+    a.sort_by(|x, y| x.0.cmp(y.0));
+    for _ in 0..depth {
+        out.push_str("    ");
+    }
+    out.push('<');
+    out.push_str(name);
+    for (k, v) in a {
+        let _ = write!(out, " {k}=\"{}\"", escape_attr(v));
+    }
+    out.push_str(if close { "/>\n" } else { ">\n" });
+}
+
+fn end(out: &mut String, depth: usize, name: &str) {
+    for _ in 0..depth {
+        out.push_str("    ");
+    }
+    let _ = writeln!(out, "</{name}>");
+}
+
+fn escape_attr(v: &str) -> String {
+    let mut s = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' => s.push_str("&quot;"),
+            // Attribute normalisation would turn these into spaces on reading.
+            '\n' => s.push_str("&#10;"),
+            '\r' => s.push_str("&#13;"),
+            '\t' => s.push_str("&#9;"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+fn result_name(outcome: Outcome, forfeit: bool) -> String {
+    let base = match outcome {
+        Outcome::Unknown => return "RESULT_UNKNOWN".into(),
+        Outcome::WhiteWins => "RESULT_WHITEWINS",
+        Outcome::BlackWins => "RESULT_BLACKWINS",
+        Outcome::Jigo => "RESULT_EQUAL",
+        Outcome::BothWin => "RESULT_BOTHWIN",
+        Outcome::BothLose => "RESULT_BOTHLOSE",
+    };
+    if forfeit {
+        format!("{base}_BYDEF")
+    } else {
+        base.to_string()
+    }
+}
+
+fn mode_name(m: Mode3) -> &'static str {
+    match m {
+        Mode3::Top => "TOP",
+        Mode3::Mid => "MID",
+        Mode3::Bot => "BOT",
+    }
+}
+
+fn seeding_name(s: Seeding) -> &'static str {
+    match s {
+        Seeding::SplitAndRandom => "SPLITANDRANDOM",
+        Seeding::SplitAndFold => "SPLITANDFOLD",
+        Seeding::SplitAndSlip => "SPLITANDSLIP",
+    }
+}
+
+/// Java's `Double.toString` for the values a factor takes ("0.5", "1.0").
+fn java_double(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e7 {
+        format!("{v:.1}")
+    } else {
+        format!("{v}")
+    }
+}
+
+fn extra_or(
+    t: &TournamentData,
+    set: &str,
+    defaults: &[(&'static str, &str)],
+) -> Vec<(&'static str, String)> {
+    let kept = t.settings.extra.get(set);
+    defaults
+        .iter()
+        .map(|&(k, d)| {
+            let v = kept
+                .and_then(|m| m.get(k))
+                .cloned()
+                .unwrap_or_else(|| d.to_string());
+            (k, v)
+        })
+        .collect()
+}
+
+/// Writes the tournament as OpenGotha 3.51 saves it: the same elements and attributes, with
+/// `dataVersion="201"` added so OpenGotha reads the ratings as they are (3.51 omits it and
+/// then takes its own files for old FFG-scale ones). goswiss-only data (game records, komi per
+/// game, rules, the time text, publication flags) has no place in the format and is left
+/// out; a withdrawal is written as non-participation in the later rounds.
+pub fn write(t: &TournamentData, opts: &WriteOptions) -> String {
+    let s = &t.settings;
+    let mut o = String::with_capacity(4096 + 400 * t.players.len());
+    o.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+    element(
+        &mut o,
+        0,
+        "Tournament",
+        &[
+            ("dataVersion", DATA_VERSION.to_string()),
+            ("externalIPAddress", String::new()),
+            (
+                "fullVersionNumber",
+                format!("goswiss {}", env!("CARGO_PKG_VERSION")),
+            ),
+            ("runningMode", "SAL".into()),
+            ("saveDT", opts.save_dt.clone()),
+        ],
+        false,
+    );
+    let key = |id: u32| t.player(id).map(|p| p.opengotha_key()).unwrap_or_default();
+    element(&mut o, 1, "Players", &[], false);
+    let nflags = OPENGOTHA_ROUNDS.max(s.rounds);
+    for p in &t.players {
+        let part: String = (1..=nflags)
+            .map(|r| if p.participates(r) { '1' } else { '0' })
+            .collect();
+        element(
+            &mut o,
+            2,
+            "Player",
+            &[
+                ("agaExpirationDate", p.aga_expiration.clone()),
+                ("agaId", p.aga_id.clone()),
+                ("club", p.club.clone()),
+                ("country", p.country.clone()),
+                ("egfPin", p.egf_pin.clone()),
+                ("ffgLicence", p.ffg_licence.clone()),
+                ("ffgLicenceStatus", p.ffg_licence_status.clone()),
+                ("firstName", p.first_name.clone()),
+                ("grade", p.grade.clone()),
+                ("name", p.name.clone()),
+                ("participating", part),
+                ("rank", format_rank(p.rank)),
+                ("rating", p.rating.to_string()),
+                ("ratingOrigin", p.rating_origin.clone()),
+                (
+                    "registeringStatus",
+                    match p.registration {
+                        Registration::Preliminary => "PRE",
+                        Registration::Final => "FIN",
+                    }
+                    .into(),
+                ),
+                ("smmsCorrection", p.mms_correction.to_string()),
+            ],
+            true,
+        );
+    }
+    end(&mut o, 1, "Players");
+    element(&mut o, 1, "Games", &[], false);
+    for (i, r) in t.rounds.iter().enumerate() {
+        for g in &r.games {
+            element(
+                &mut o,
+                2,
+                "Game",
+                &[
+                    ("blackPlayer", key(g.black)),
+                    ("handicap", g.handicap.to_string()),
+                    ("knownColor", g.known_colour.to_string()),
+                    ("result", result_name(g.outcome, g.forfeit)),
+                    ("roundNumber", (i + 1).to_string()),
+                    ("tableNumber", g.table.to_string()),
+                    ("whitePlayer", key(g.white)),
+                ],
+                true,
+            );
+        }
+    }
+    end(&mut o, 1, "Games");
+    if t.rounds.iter().any(|r| !r.byes.is_empty()) {
+        element(&mut o, 1, "ByePlayers", &[], false);
+        for (i, r) in t.rounds.iter().enumerate() {
+            for b in &r.byes {
+                element(
+                    &mut o,
+                    2,
+                    "ByePlayer",
+                    &[("player", key(*b)), ("roundNumber", (i + 1).to_string())],
+                    true,
+                );
+            }
+        }
+        end(&mut o, 1, "ByePlayers");
+    }
+    element(&mut o, 1, "TournamentParameterSet", &[], false);
+    let today = {
+        let d = opts.save_dt.get(..8).unwrap_or("20000101");
+        format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..8])
+    };
+    let date = |d: &str| {
+        if d.is_empty() {
+            today.clone()
+        } else {
+            d.to_string()
+        }
+    };
+    let mut time = extra_or(t, EXTRA_GENERAL, TIME_DEFAULTS);
+    let mut set_time = |k: &str, v: u32| {
+        if let Some(slot) = time.iter_mut().find(|(n, _)| *n == k) {
+            slot.1 = v.to_string();
+        }
+    };
+    let cts = match s.time.overtime {
+        Overtime::SuddenDeath => "SUDDENDEATH",
+        Overtime::Byoyomi { seconds, .. } => {
+            set_time("stdByoYomiTime", seconds);
+            "STDBYOYOMI"
+        }
+        Overtime::Canadian { stones, seconds } => {
+            set_time("nbMovesCanTime", stones);
+            set_time("canByoYomiTime", seconds);
+            "CANBYOYOMI"
+        }
+        Overtime::Fischer { increment } => {
+            set_time("fischerTime", increment);
+            "FISCHER"
+        }
+    };
+    let ncat = s.categories.len() + 1;
+    let mut general = vec![
+        ("bInternet", s.internet.to_string()),
+        ("basicTime", s.time.basic_minutes.to_string()),
+        ("beginDate", date(&s.begin_date)),
+        ("complementaryTimeSystem", cts.to_string()),
+        ("director", s.director.clone()),
+        ("endDate", date(&s.end_date)),
+        (
+            "genCountNotPlayedGamesAsHalfPoint",
+            s.scoring.count_not_played_as_half.to_string(),
+        ),
+        ("genMMBar", format_rank(s.mcmahon.bar)),
+        ("genMMFloor", format_rank(s.mcmahon.floor)),
+        ("genMMS2ValueAbsent", s.scoring.mms2_absent.to_string()),
+        ("genMMS2ValueBye", s.scoring.mms2_bye.to_string()),
+        ("genMMZero", format_rank(s.mcmahon.zero)),
+        ("genNBW2ValueAbsent", s.scoring.nbw2_absent.to_string()),
+        ("genNBW2ValueBye", s.scoring.nbw2_bye.to_string()),
+        ("genRoundDownNBWMMS", s.scoring.round_down.to_string()),
+        ("komi", format_komi2(s.komi2)),
+        ("location", s.location.clone()),
+        ("name", s.name.clone()),
+        ("numberOfCategories", ncat.to_string()),
+        ("numberOfRounds", s.rounds.to_string()),
+        ("shortName", s.short_name.clone()),
+        ("size", s.board_size.to_string()),
+    ];
+    general.extend(time);
+    if ncat > 1 {
+        element(&mut o, 2, "GeneralParameterSet", &general, false);
+        element(&mut o, 3, "Categories", &[], false);
+        for (i, l) in s.categories.iter().enumerate() {
+            element(
+                &mut o,
+                4,
+                "Category",
+                &[
+                    ("lowerLimit", format_rank(*l)),
+                    ("number", (i + 1).to_string()),
+                ],
+                true,
+            );
+        }
+        end(&mut o, 3, "Categories");
+        end(&mut o, 2, "GeneralParameterSet");
+    } else {
+        element(&mut o, 2, "GeneralParameterSet", &general, true);
+    }
+    let h = &s.handicap;
+    element(
+        &mut o,
+        2,
+        "HandicapParameterSet",
+        &[
+            ("hdBasedOnMMS", h.based_on_mms.to_string()),
+            ("hdCeiling", h.ceiling.to_string()),
+            ("hdCorrection", h.correction.to_string()),
+            ("hdNoHdRankThreshold", format_rank(h.no_handicap_threshold)),
+        ],
+        true,
+    );
+    element(&mut o, 2, "PlacementParameterSet", &[], false);
+    element(&mut o, 3, "PlacementCriteria", &[], false);
+    // The file's own layout when it still lists the same criteria in the same order.
+    let mut slots: Vec<(String, String)> = Vec::new();
+    if let Some(layout) = s.extra.get(EXTRA_PLACEMENT) {
+        let named: Vec<&str> = layout
+            .values()
+            .map(|v| v.as_str())
+            .filter(|v| *v != "NULL")
+            .collect();
+        let ours: Vec<&str> = s.placement.iter().map(|c| crit_long_name(c.0)).collect();
+        if named == ours {
+            slots = layout.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            slots.sort_by_key(|(k, _)| k.parse::<u32>().unwrap_or(u32::MAX));
+        }
+    }
+    if slots.is_empty() {
+        slots = s
+            .placement
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ((i + 1).to_string(), crit_long_name(c.0).to_string()))
+            .collect();
+    }
+    for n in slots.len() + 1..=6 {
+        slots.push((n.to_string(), "NULL".into()));
+    }
+    for (number, name) in slots {
+        element(
+            &mut o,
+            4,
+            "PlacementCriterion",
+            &[("name", name), ("number", number)],
+            true,
+        );
+    }
+    end(&mut o, 3, "PlacementCriteria");
+    end(&mut o, 2, "PlacementParameterSet");
+    let p = &s.pairing;
+    let def_sec = extra_or(t, EXTRA_PAIRING, &[("paiSeDefSecCrit", "100000000000")]);
+    let mut pairing = vec![
+        ("paiBaAvoidDuplGame", p.avoid_dupl_game.to_string()),
+        ("paiBaBalanceWB", p.balance_wb.to_string()),
+        ("paiBaDeterministic", p.deterministic_random.to_string()),
+        ("paiBaRandom", p.random.to_string()),
+        (
+            "paiMaAdditionalPlacementCritSystem1",
+            crit_long_name(p.additional_crit1.0).into(),
+        ),
+        (
+            "paiMaAdditionalPlacementCritSystem2",
+            crit_long_name(p.additional_crit2.0).into(),
+        ),
+        (
+            "paiMaAvoidMixingCategories",
+            p.avoid_mixing_categories.to_string(),
+        ),
+        ("paiMaCompensateDUDD", p.compensate_dudd.to_string()),
+        ("paiMaDUDDLowerMode", mode_name(p.dudd_lower).into()),
+        ("paiMaDUDDUpperMode", mode_name(p.dudd_upper).into()),
+        ("paiMaDUDDWeight", p.dudd_weight.to_string()),
+        (
+            "paiMaLastRoundForSeedSystem1",
+            p.last_round_seed_system1.to_string(),
+        ),
+        ("paiMaMaximizeSeeding", p.maximize_seeding.to_string()),
+        (
+            "paiMaMinimizeScoreDifference",
+            p.minimize_score_difference.to_string(),
+        ),
+        ("paiMaSeedSystem1", seeding_name(p.seed_system1).into()),
+        ("paiMaSeedSystem2", seeding_name(p.seed_system2).into()),
+        ("paiSeAvoidSameGeo", p.avoid_same_geo.to_string()),
+        (
+            "paiSeBarThresholdActive",
+            p.se_bar_threshold_active.to_string(),
+        ),
+        ("paiSeMinimizeHandicap", p.minimize_handicap.to_string()),
+        (
+            "paiSeNbWinsThresholdActive",
+            p.se_nbwins_threshold_active.to_string(),
+        ),
+        (
+            "paiSePreferMMSDiffRatherThanSameClub",
+            p.prefer_mms_diff_club.to_string(),
+        ),
+        (
+            "paiSePreferMMSDiffRatherThanSameCountry",
+            p.prefer_mms_diff_country.to_string(),
+        ),
+        ("paiSeRankThreshold", format_rank(p.se_rank_threshold)),
+        ("paiStandardNX1Factor", java_double(p.nx1)),
+    ];
+    pairing.extend(def_sec);
+    element(&mut o, 2, "PairingParameterSet", &pairing, true);
+    element(
+        &mut o,
+        2,
+        "DPParameterSet",
+        &extra_or(t, EXTRA_DP, DP_DEFAULTS),
+        true,
+    );
+    element(
+        &mut o,
+        2,
+        "PublishParameterSet",
+        &extra_or(t, EXTRA_PUBLISH, PUBLISH_DEFAULTS),
+        true,
+    );
+    end(&mut o, 1, "TournamentParameterSet");
+    element(&mut o, 1, "TeamTournamentParameterSet", &[], false);
+    element(
+        &mut o,
+        2,
+        "TeamGeneralParameterSet",
+        &extra_or(t, EXTRA_TEAM_GENERAL, &[("teamSize", "4")]),
+        true,
+    );
+    element(&mut o, 2, "TeamPlacementParameterSet", &[], false);
+    element(&mut o, 3, "PlacementCriteria", &[], false);
+    let team = t.settings.extra.get(EXTRA_TEAM_PLACEMENT);
+    for n in 1..=6 {
+        let name = team
+            .and_then(|m| m.get(&n.to_string()))
+            .cloned()
+            .unwrap_or_else(|| "NULL".into());
+        element(
+            &mut o,
+            4,
+            "PlacementCriterion",
+            &[("name", name), ("number", n.to_string())],
+            true,
+        );
+    }
+    end(&mut o, 3, "PlacementCriteria");
+    end(&mut o, 2, "TeamPlacementParameterSet");
+    end(&mut o, 1, "TeamTournamentParameterSet");
+    end(&mut o, 0, "Tournament");
+    o
 }

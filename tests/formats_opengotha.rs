@@ -1,0 +1,240 @@
+//! OpenGotha XML write and round trip: every tournament file we keep reads back unchanged
+//! after our write, and our write of each file equals OpenGotha 3.51's own re-save of it
+//! (`golden/*.resave.xml`, made by its jar) element by element, attribute by attribute.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use goswiss::tournament::formats::opengotha_xml::{self, WriteOptions};
+use quick_xml::Reader;
+use quick_xml::events::Event;
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/opengotha")
+}
+
+fn read_text(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("missing test data {}: {e}", p.display()))
+}
+
+fn xml_files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("missing test data directory {}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    v.sort();
+    v
+}
+
+fn opts() -> WriteOptions {
+    WriteOptions {
+        save_dt: "20260315180000".into(),
+    }
+}
+
+#[test]
+fn read_write_read_keeps_everything() {
+    let d = data_dir();
+    let mut files = xml_files(&d, ".xml");
+    files.extend(xml_files(&d.join("synthetic"), ".xml"));
+    files.extend(xml_files(&d.join("golden"), ".resave.xml"));
+    assert!(
+        files.len() >= 15,
+        "expected the OpenGotha files, found {files:?}"
+    );
+    for f in files {
+        let a =
+            opengotha_xml::read(&read_text(&f)).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(!a.players.is_empty(), "{}: no players read", f.display());
+        let text = opengotha_xml::write(&a, &opts());
+        let b = opengotha_xml::read(&text)
+            .unwrap_or_else(|e| panic!("{}: our write does not read back: {e}", f.display()));
+        // Dates OpenGotha leaves to "today" are filled in by the write; everything else
+        // (players, games, results, byes, every parameter) must be equal.
+        let mut a2 = a.clone();
+        if a2.settings.begin_date.is_empty() {
+            a2.settings.begin_date = "2026-03-15".into();
+        }
+        if a2.settings.end_date.is_empty() {
+            a2.settings.end_date = "2026-03-15".into();
+        }
+        assert_eq!(
+            a2,
+            b,
+            "{}: read → write → read changed the tournament",
+            f.display()
+        );
+        // And a second write is byte-identical (a fixed point).
+        assert_eq!(text, opengotha_xml::write(&b, &opts()), "{}", f.display());
+    }
+}
+
+/// One XML document as a map from an element's identity (its path, with the key attributes
+/// of repeated elements) to its attributes.
+type Flat = BTreeMap<String, BTreeMap<String, String>>;
+
+fn flatten(xml: &str) -> Flat {
+    let mut r = Reader::from_str(xml);
+    let mut stack: Vec<String> = Vec::new();
+    let mut out = Flat::new();
+    loop {
+        let ev = r.read_event().expect("well-formed XML");
+        let (e, empty) = match &ev {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(_) => {
+                stack.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let name = e.name().as_ref().to_string();
+        let mut attrs = BTreeMap::new();
+        for a in e.attributes() {
+            let a = a.expect("attribute");
+            let v = a
+                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .expect("attribute value")
+                .into_owned();
+            attrs.insert(a.key.as_ref().to_string(), v);
+        }
+        let g = |k: &str| attrs.get(k).cloned().unwrap_or_default();
+        let id = match name.as_str() {
+            "Player" => format!("Player[{}{}]", g("name"), g("firstName")),
+            "Game" => format!("Game[r{} t{}]", g("roundNumber"), g("tableNumber")),
+            "ByePlayer" => format!("ByePlayer[r{} {}]", g("roundNumber"), g("player")),
+            "PlacementCriterion" | "Category" => format!("{name}[{}]", g("number")),
+            _ => name.clone(),
+        };
+        stack.push(id);
+        let path = stack.join("/");
+        assert!(
+            out.insert(path.clone(), attrs).is_none(),
+            "element {path} appears twice"
+        );
+        if empty {
+            stack.pop();
+        }
+    }
+    out
+}
+
+/// Root attributes that differ by nature: when and where the file was saved, by which
+/// program, and our `dataVersion` (OpenGotha 3.51 omits it, and then reads its own file as
+/// holding old FFG-scale ratings).
+const BY_NATURE: &[&str] = &[
+    "saveDT",
+    "externalIPAddress",
+    "fullVersionNumber",
+    "runningMode",
+    "dataVersion",
+];
+
+#[test]
+fn our_write_equals_opengotha_resave_element_by_element() {
+    let d = data_dir();
+    let golden = xml_files(&d.join("golden"), ".resave.xml");
+    assert!(
+        golden.len() >= 10,
+        "expected golden re-saves, found {golden:?}"
+    );
+    for g in golden {
+        let stem = g
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".resave.xml"))
+            .expect("golden name");
+        let input = [
+            d.join(format!("{stem}.xml")),
+            d.join("synthetic").join(format!("{stem}.xml")),
+        ]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no input file for {}", g.display()));
+        let resave_text = read_text(&g);
+        let theirs = flatten(&resave_text);
+        // OpenGotha dates a tournament without dates on the day it saves; give our write the
+        // same moment.
+        let save_dt = theirs["Tournament"]["saveDT"].clone();
+        let t = opengotha_xml::read(&read_text(&input)).expect("input reads");
+        let mut ours = flatten(&opengotha_xml::write(&t, &WriteOptions { save_dt }));
+        // A file without dataVersion is "old" to OpenGotha, which then looks the players of
+        // its games up by their obsolete canonical names and silently drops the games it
+        // cannot match (16 of Toulouse's 55). We keep every game; the games OpenGotha
+        // dropped are set aside here, and everything it kept must be equal.
+        if !read_text(&input).contains("dataVersion=") {
+            let set_aside: Vec<String> = ours
+                .keys()
+                .filter(|k| !theirs.contains_key(*k))
+                .cloned()
+                .collect();
+            for k in &set_aside {
+                assert!(
+                    k.starts_with("Tournament/Games/Game["),
+                    "{stem}: {k} is missing from OpenGotha's re-save"
+                );
+            }
+            assert!(!set_aside.is_empty(), "{stem}: expected games to set aside");
+            for k in set_aside {
+                ours.remove(&k);
+            }
+        }
+        let keys_o: Vec<&String> = ours.keys().collect();
+        let keys_t: Vec<&String> = theirs.keys().collect();
+        assert_eq!(keys_o, keys_t, "{stem}: elements differ");
+        let mut compared = 0;
+        for (path, a) in &theirs {
+            let b = &ours[path];
+            let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for n in names {
+                if path == "Tournament" && BY_NATURE.contains(&n.as_str()) {
+                    continue;
+                }
+                assert_eq!(
+                    b.get(n),
+                    a.get(n),
+                    "{stem}: {path} @{n}: ours vs OpenGotha's"
+                );
+                compared += 1;
+            }
+        }
+        assert!(
+            compared > 100,
+            "{stem}: only {compared} attributes compared"
+        );
+    }
+}
+
+#[test]
+fn bad_files_get_clear_errors() {
+    let e = opengotha_xml::read("<Players/>").unwrap_err().to_string();
+    assert!(e.contains("no <Tournament>"), "{e}");
+    let bad_rank = r#"<Tournament><Players><Player name="A" firstName="B" rank="99Q"/></Players></Tournament>"#;
+    let e = opengotha_xml::read(bad_rank).unwrap_err().to_string();
+    assert!(e.contains("<Player>") && e.contains("99Q"), "{e}");
+    let unknown = r#"<Tournament><Players><Player name="A" firstName="B" rank="1D"/></Players>
+        <Games><Game roundNumber="1" tableNumber="1" whitePlayer="AB" blackPlayer="CD"/></Games></Tournament>"#;
+    let e = opengotha_xml::read(unknown).unwrap_err().to_string();
+    assert!(e.contains("round 1 table 1") && e.contains("CD"), "{e}");
+    let dup = r#"<Tournament dataVersion="201"><Players><Player name="A" firstName="B"/><Player name="A " firstName="B"/></Players></Tournament>"#;
+    let e = opengotha_xml::read(dup).unwrap_err().to_string();
+    assert!(e.contains("two players") && e.contains("AB"), "{e}");
+    let e = opengotha_xml::read("<Tournament><Players>")
+        .unwrap_err()
+        .to_string();
+    assert!(!e.is_empty());
+}
+
+#[test]
+fn old_files_get_opengotha_rating_shift() {
+    // A file without dataVersion is read as OpenGotha reads it: FFG-scale ratings + 2050,
+    // clamped to 2949; our own files carry dataVersion 201 and keep their ratings.
+    let old = r#"<Tournament><Players><Player name="A" firstName="B" rank="1D" rating="100"/><Player name="C" firstName="D" rank="1D" rating="2100"/></Players></Tournament>"#;
+    let t = opengotha_xml::read(old).expect("reads");
+    assert_eq!(t.players[0].rating, 2150);
+    assert_eq!(t.players[1].rating, 2949);
+    let back = opengotha_xml::read(&opengotha_xml::write(&t, &opts())).expect("reads");
+    assert_eq!(back.players[0].rating, 2150);
+}
