@@ -584,8 +584,8 @@ pub fn standings_page(tid: TournamentId, tour: &Tournament, after: Option<u32>) 
                     th scope="col" { (t(T::Place)) }
                     th scope="col" { (t(T::Name)) }
                     th scope="col" { (t(T::Rank)) }
-                    th scope="col" { (t(T::Club)) }
-                    th scope="col" { (t(T::Country)) }
+                    th.wide-only scope="col" { (t(T::Club)) }
+                    th.wide-only scope="col" { (t(T::Country)) }
                     @for (_, c) in &crits { th scope="col" { (c.name()) } }
                 } }
                 tbody {
@@ -595,8 +595,8 @@ pub fn standings_page(tid: TournamentId, tour: &Tournament, after: Option<u32>) 
                             td.num { (row.place) }
                             th scope="row" { (player_link(tid, tour, row.id)) }
                             td { (p.map(|p| format_rank(p.rank)).unwrap_or_default()) }
-                            td { (p.map(|p| p.club.as_str()).unwrap_or_default()) }
-                            td { (p.map(|p| p.country.as_str()).unwrap_or_default()) }
+                            td.wide-only { (p.map(|p| p.club.as_str()).unwrap_or_default()) }
+                            td.wide-only { (p.map(|p| p.country.as_str()).unwrap_or_default()) }
                             @for (i, c) in &crits {
                                 td.num { (crit_value(*c, row.values.get(*i).copied().unwrap_or(0))) }
                             }
