@@ -5,6 +5,8 @@
 //! The fragment is what the page script re-fetches (`?fragment=1`) and swaps in when the
 //! tournament changes; the layout around it is rendered once.
 
+use std::collections::HashMap;
+
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::pairing::opengotha::Crit;
@@ -628,11 +630,13 @@ fn after_links(tid: TournamentId, paired: RoundNumber, after: RoundNumber, what:
 /// A player's crosstable cell for round `r`, EGF-style: opponent's place, result (`+`, `-`,
 /// `=`, `?`; `!` after it for a forfeit), `/`, colour (`w`, `b`) and handicap when there is
 /// one: `3+/w2`. A bye is `0+`, an absence `0-`, an unpaired round `-`.
+/// `game` is the player's game of the round, if any (looked up once per round by the caller).
 pub fn cell(
     tour: &Tournament,
-    places: &std::collections::HashMap<PlayerId, u32>,
+    places: &HashMap<PlayerId, u32>,
     p: &Player,
     r: RoundNumber,
+    game: Option<&Game>,
 ) -> String {
     let Some(round) = tour.data.round(r) else {
         return "-".into();
@@ -640,7 +644,7 @@ pub fn cell(
     if round.byes.contains(&p.id) {
         return "0+".into();
     }
-    let Some(g) = round.games.iter().find(|g| g.has(p.id)) else {
+    let Some(g) = game else {
         return if p.participates(r) { "-" } else { "0-" }.into();
     };
     let white = g.white == p.id;
@@ -674,8 +678,18 @@ pub fn crosstable(tid: TournamentId, tour: &Tournament) -> Page {
     let paired = tour.paired_rounds();
     let after = current_round(tour);
     let st = standings(&tour.data, after, &tour.data.settings.placement);
-    let places: std::collections::HashMap<PlayerId, u32> =
-        st.rows.iter().map(|r| (r.id, r.place)).collect();
+    let places: HashMap<PlayerId, u32> = st.rows.iter().map(|r| (r.id, r.place)).collect();
+    // Each player's game per round, found once: a scan per cell would be quadratic.
+    let games: Vec<HashMap<PlayerId, &Game>> = (1..=paired)
+        .map(|r| {
+            tour.data.round(r).map_or_else(HashMap::new, |rd| {
+                rd.games
+                    .iter()
+                    .flat_map(|g| [(g.white, g), (g.black, g)])
+                    .collect()
+            })
+        })
+        .collect();
     let crits = shown_criteria(&st);
     let caption = format!("{} {after}", t(T::CrosstableCaption));
     let body = html! {
@@ -697,7 +711,9 @@ pub fn crosstable(tid: TournamentId, tour: &Tournament) -> Page {
                                 td.num { (row.place) }
                                 th scope="row" { (player_link(tid, tour, row.id)) }
                                 td { (format_rank(p.rank)) }
-                                @for r in 1..=paired { td.cell { (cell(tour, &places, p, r)) } }
+                                @for r in 1..=paired {
+                                    td.cell { (cell(tour, &places, p, r, games[r as usize - 1].get(&p.id).copied())) }
+                                }
                                 @for (i, c) in &crits {
                                     td.num { (crit_value(*c, row.values.get(*i).copied().unwrap_or(0))) }
                                 }
