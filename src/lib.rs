@@ -17,5 +17,6 @@ pub mod server;
 pub mod sgf;
 pub mod store;
 pub mod tournament;
+pub mod web;
 
 pub use server::serve;

@@ -179,6 +179,10 @@ async fn sniffed(app: &App, req: Request, otherwise_json: bool) -> Response {
 
 /// `/`: XML bodies go to XML-RPC, everything else (JSON POSTs, WebSocket upgrades) to JSON-RPC.
 async fn root(State(app): State<App>, req: Request) -> Response {
+    // A plain GET (not a WebSocket upgrade) is a browser asking for the tournament list.
+    if req.method() == Method::GET && !req.headers().contains_key(header::UPGRADE) {
+        return crate::web::index(&app.ctx, crate::web::wants_fragment(req.uri().query())).await;
+    }
     match is_xml(req.headers()) {
         Some(true) => xml_rpc(&app, req).await,
         None if req.method() == Method::POST => sniffed(&app, req, true).await,
@@ -305,6 +309,13 @@ pub async fn serve(
         .to_service_builder()
         .build(crate::rpc::jsonrpc::module(Arc::clone(&ctx)), stop_handle);
 
+    // Live page streams end when the daemon stops, so their connections can close.
+    let (web_stop_tx, web_stop) = watch::channel(false);
+    let shutdown = async move {
+        shutdown.await;
+        let _ = web_stop_tx.send(true);
+    };
+    let web = crate::web::router(Arc::clone(&ctx), web_stop, max_connections as usize / 2);
     let app = App {
         ctx: Arc::clone(&ctx),
         json,
@@ -320,6 +331,7 @@ pub async fn serve(
         .route("/jsonrpc", any(json_path))
         .fallback(fallback)
         .with_state(app)
+        .merge(web)
         .layer(axum::middleware::from_fn_with_state(
             body_timeout,
             with_body_deadline,

@@ -1,0 +1,69 @@
+//! The pages' one stylesheet and one script, compiled into the binary (no files at run time,
+//! nothing fetched from elsewhere). Their URLs carry a hash of their content, so browsers may
+//! keep them for a year: a new build changes the URL.
+
+use std::sync::LazyLock;
+
+use axum::extract::Query;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+pub const CSS: &str = include_str!("assets/site.css");
+pub const JS: &str = include_str!("assets/site.js");
+
+/// FNV-1a, enough to tell two builds' assets apart.
+fn fingerprint(s: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+static CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(CSS));
+static JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(JS));
+
+pub fn css_url() -> String {
+    format!("/assets/site.css?v={}", *CSS_HASH)
+}
+
+pub fn js_url() -> String {
+    format!("/assets/site.js?v={}", *JS_HASH)
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Version {
+    v: Option<String>,
+}
+
+fn asset(body: &'static str, mime: &'static str, hash: &str, asked: Option<String>) -> Response {
+    // Only the URL of this build's content may be cached for ever; any other (an old page
+    // asking for an older version) is revalidated each time.
+    let cache = if asked.as_deref() == Some(hash) {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    let mut resp = (StatusCode::OK, body).into_response();
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{hash}\"")) {
+        h.insert(header::ETAG, etag);
+    }
+    resp
+}
+
+pub async fn css(Query(q): Query<Version>) -> Response {
+    asset(CSS, "text/css; charset=utf-8", &CSS_HASH, q.v)
+}
+
+pub async fn js(Query(q): Query<Version>) -> Response {
+    asset(JS, "text/javascript; charset=utf-8", &JS_HASH, q.v)
+}

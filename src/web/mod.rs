@@ -1,0 +1,608 @@
+//! Web pages for players and directors, served by the daemon on its RPC port: the tournament
+//! list, a tournament's overview, pairings, standings, crosstable, players and game records
+//! (docs/web.md).
+//!
+//! Layering: `server → web → {rpc (registry, method table), tournament, go, sgf}`. Pages read
+//! the tournament registry's cached state; they never write. Directors act through the page
+//! script, which posts JSON-RPC to `/jsonrpc` like any client, so every change goes through
+//! the same methods (and the same checks) as RPC. `GET /t/{id}/live` is a Server-Sent Events
+//! stream fed by the registry's change feed: open pages re-fetch their main fragment
+//! (`?fragment=1`) when it says the tournament changed.
+
+pub mod assets;
+pub mod game;
+pub mod pages;
+pub mod text;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures::Stream;
+use serde_json::{Value, json};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
+
+use crate::rpc::registry::{Change, RegistryError};
+use crate::rpc::{Ctx, Params};
+use crate::store::TournamentId;
+use crate::tournament::{Event, Tournament};
+
+use pages::Page;
+
+/// How often an idle live stream sends a comment, so proxies and the daemon's own write
+/// timeout see a live connection and a vanished client is noticed.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The exports the pages offer when the daemon has `tournament.export`: format and label.
+const EXPORTS: &[(&str, &str)] = &[("h9", "EGF results (.h9)"), ("csv", "Standings (.csv)")];
+
+/// What the handlers share.
+#[derive(Clone)]
+struct Web {
+    ctx: Arc<Ctx>,
+    /// Turns true when the daemon shuts down: live streams end so connections can close.
+    stop: watch::Receiver<bool>,
+    /// Live streams open at once; each also holds one of the daemon's connections.
+    streams: Arc<Semaphore>,
+}
+
+/// The page routes, to merge into the daemon's router. `GET /` (the list) is served by
+/// [`index`] from the root handler, which shares `/` with RPC. `stop` turning true ends every
+/// live stream; at most `max_streams` are open at once (503 beyond).
+pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) -> Router {
+    let web = Web {
+        ctx,
+        stop,
+        streams: Arc::new(Semaphore::new(max_streams.clamp(1, Semaphore::MAX_PERMITS))),
+    };
+    Router::new()
+        .route("/assets/site.css", get(assets::css))
+        .route("/assets/site.js", get(assets::js))
+        .route("/t/{id}", get(overview))
+        .route("/t/{id}/round/{r}", get(pairings))
+        .route("/t/{id}/round/{r}/game/{table}", get(game_page))
+        .route("/t/{id}/standings", get(standings))
+        .route("/t/{id}/crosstable", get(crosstable))
+        .route("/t/{id}/player/{pid}", get(player))
+        .route("/t/{id}/live", get(live))
+        .route("/t/{id}/export/{format}", get(export))
+        .with_state(web)
+}
+
+/// `?fragment=1` asks for the page's main fragment only; `?after=r` picks a round.
+#[derive(Debug, Default, serde::Deserialize)]
+struct PageQuery {
+    fragment: Option<String>,
+    after: Option<String>,
+}
+
+impl PageQuery {
+    fn fragment(&self) -> bool {
+        self.fragment.as_deref().is_some_and(|f| f != "0")
+    }
+}
+
+fn with_page_headers(mut resp: Response) -> Response {
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    // Pages change with every result: always revalidate.
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    // Only our own script and style run; the board's SVG is inline markup, not a script.
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+             connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        ),
+    );
+    resp
+}
+
+/// A rendered page (or its fragment) as HTML text.
+fn render(page: &Page, fragment: bool) -> String {
+    if fragment {
+        page.body.clone().into_string()
+    } else {
+        pages::document(page).into_string()
+    }
+}
+
+fn html(status: StatusCode, body: String) -> Response {
+    with_page_headers((status, body).into_response())
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    html(
+        status,
+        render(&pages::error_page(status.as_u16(), message), false),
+    )
+}
+
+/// A path or query the router could not read (not UTF-8, malformed): 400 as a page.
+fn bad(e: impl std::fmt::Display) -> Response {
+    error(StatusCode::BAD_REQUEST, &e.to_string())
+}
+
+fn not_found(what: &str) -> Response {
+    error(StatusCode::NOT_FOUND, what)
+}
+
+/// A path segment that must be a number: anything else is a 400 naming it.
+fn number<N: std::str::FromStr>(what: &str, s: &str) -> Result<N, String> {
+    s.parse::<N>()
+        .map_err(|_| format!("{what} {s:?} is not a number"))
+}
+
+/// Renders a page from a tournament's state under its lock; `None` from `f` is a 404.
+async fn with_tournament(
+    web: &Web,
+    id: &str,
+    fragment: bool,
+    missing: &str,
+    f: impl FnOnce(TournamentId, &Tournament) -> Option<Page>,
+) -> Response {
+    let id: TournamentId = match number("tournament id", id) {
+        Ok(id) => id,
+        Err(m) => return bad(m),
+    };
+    match web
+        .ctx
+        .tournaments
+        .read(id, |t, _| f(id, t).map(|p| render(&p, fragment)))
+        .await
+    {
+        Ok(Some(body)) => html(StatusCode::OK, body),
+        Ok(None) => not_found(missing),
+        Err(RegistryError::NotFound(_)) => not_found(&format!("no tournament {id}")),
+        Err(e) => {
+            tracing::error!(error = %e, "reading a tournament for a page");
+            error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+        }
+    }
+}
+
+/// The exports offered: none until the daemon has `tournament.export`.
+fn exports() -> &'static [(&'static str, &'static str)] {
+    if crate::rpc::lookup("tournament.export").is_some() {
+        EXPORTS
+    } else {
+        &[]
+    }
+}
+
+/// `GET /`: the tournament list (`tournament.*`, then `matchmaker.*` ones).
+pub async fn index(ctx: &Arc<Ctx>, fragment: bool) -> Response {
+    let mut rows = Vec::new();
+    for id in ctx.tournaments.ids() {
+        // A tournament deleted meanwhile is simply not listed.
+        if let Ok(row) = ctx
+            .tournaments
+            .read(id, |t, _| pages::ListRow {
+                id,
+                name: t.data.settings.name.clone(),
+                system: t.data.settings.system,
+                players: t.data.players.len(),
+                rounds: t.data.settings.rounds,
+                paired: t.paired_rounds(),
+                archived: t.archived,
+            })
+            .await
+        {
+            rows.push(row);
+        }
+    }
+    let mut mm = Vec::new();
+    for id in ctx.registry.ids() {
+        if let Ok(row) = ctx
+            .registry
+            .read(id, |t, _| pages::MatchmakerRow {
+                id,
+                players: t.players().len(),
+                round: t.round(),
+                rounds: t.rounds(),
+                ended: t.has_ended(),
+            })
+            .await
+        {
+            mm.push(row);
+        }
+    }
+    html(StatusCode::OK, render(&pages::index(&rows, &mm), fragment))
+}
+
+async fn overview(
+    State(web): State<Web>,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path(id), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    let ex = exports();
+    with_tournament(&web, &id, q.fragment(), "", |id, t| {
+        Some(pages::overview(id, t, ex))
+    })
+    .await
+}
+
+async fn pairings(
+    State(web): State<Web>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path((id, second)), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    let r: u32 = match number("round", &second) {
+        Ok(r) => r,
+        Err(m) => return bad(m),
+    };
+    with_tournament(
+        &web,
+        &id,
+        q.fragment(),
+        &format!("no round {r}"),
+        |id, t| pages::pairings(id, t, r),
+    )
+    .await
+}
+
+async fn standings(
+    State(web): State<Web>,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path(id), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    let after = match q.after.as_deref().map(|a| number::<u32>("round", a)) {
+        None => None,
+        Some(Ok(a)) => Some(a),
+        Some(Err(m)) => return bad(m),
+    };
+    with_tournament(
+        &web,
+        &id,
+        q.fragment(),
+        "that round is not paired yet",
+        |id, t| pages::standings_page(id, t, after),
+    )
+    .await
+}
+
+async fn crosstable(
+    State(web): State<Web>,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path(id), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    with_tournament(&web, &id, q.fragment(), "", |id, t| {
+        Some(pages::crosstable(id, t))
+    })
+    .await
+}
+
+async fn player(
+    State(web): State<Web>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path((id, second)), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    let pid: u32 = match number("player", &second) {
+        Ok(p) => p,
+        Err(m) => return bad(m),
+    };
+    with_tournament(
+        &web,
+        &id,
+        q.fragment(),
+        &format!("no player {pid}"),
+        |id, t| pages::player(id, t, pid),
+    )
+    .await
+}
+
+async fn game_page(
+    State(web): State<Web>,
+    path: Result<Path<(String, String, String)>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path((id, r, table)), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    let (r, table): (u32, u32) = match (number("round", &r), number("table", &table)) {
+        (Ok(r), Ok(tb)) => (r, tb),
+        (Err(m), _) | (_, Err(m)) => return bad(m),
+    };
+    let Ok(tid) = id.parse::<TournamentId>() else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            &format!("tournament id {id:?} is not a number"),
+        );
+    };
+    // The record is replayed outside the tournament's lock: a long one takes a while, and
+    // other callers should not wait for a page.
+    let record = web
+        .ctx
+        .tournaments
+        .read(tid, |t, _| {
+            let g = t.data.round(r)?.games.iter().find(|g| g.table == table)?;
+            Some(g.record.as_ref().map(|rec| {
+                (
+                    rec.sgf.clone(),
+                    t.data.settings.rules.clone(),
+                    f64::from(g.komi2) / 2.0,
+                    g.handicap,
+                )
+            }))
+        })
+        .await;
+    let view = match record {
+        Ok(Some(rec)) => rec.map(|(sgf, rules, komi, hd)| game::view(&sgf, &rules, komi, hd)),
+        // The page itself says what is missing.
+        _ => None,
+    };
+    with_tournament(
+        &web,
+        &id,
+        q.fragment(),
+        &format!("no game at table {table} of round {r}"),
+        move |id, t| pages::game(id, t, r, table, view),
+    )
+    .await
+}
+
+// ---- live updates ---------------------------------------------------------------------------
+
+/// The SSE message for one durable change of the tournament.
+fn change_event(id: TournamentId, revision: u64, events: &[Event]) -> SseEvent {
+    let kinds: Vec<&str> = events.iter().map(Event::kind).collect();
+    let rounds: Vec<u32> = events.iter().filter_map(Event::round).collect();
+    SseEvent::default().event("change").data(
+        json!({"tournament_id": id, "revision": revision, "kinds": kinds, "rounds": rounds})
+            .to_string(),
+    )
+}
+
+struct LiveState {
+    id: TournamentId,
+    rx: broadcast::Receiver<Change<Event>>,
+    stop: watch::Receiver<bool>,
+    done: bool,
+    /// Held while the stream is open: the cap on live streams.
+    _permit: OwnedSemaphorePermit,
+}
+
+/// The next message of a live stream; `None` ends it (deleted tournament, shutdown).
+async fn next_message(mut s: LiveState) -> Option<(Result<SseEvent, Infallible>, LiveState)> {
+    if s.done {
+        return None;
+    }
+    loop {
+        let change = tokio::select! {
+            r = s.stop.wait_for(|stop| *stop) => {
+                let _ = r;
+                return None;
+            }
+            c = s.rx.recv() => c,
+        };
+        let ev = match change {
+            Ok(Change::Appended {
+                id,
+                first_seq,
+                events,
+            }) if id == s.id => change_event(id, first_seq + events.len() as u64, &events),
+            Ok(Change::Deleted { id }) if id == s.id => {
+                s.done = true;
+                SseEvent::default().event("deleted").data("{}")
+            }
+            Ok(_) => continue,
+            // Missed changes: whatever they were, the page re-reads everything.
+            Err(broadcast::error::RecvError::Lagged(_)) => SseEvent::default()
+                .event("change")
+                .data(json!({"tournament_id": s.id, "lagged": true}).to_string()),
+            Err(broadcast::error::RecvError::Closed) => return None,
+        };
+        return Some((Ok(ev), s));
+    }
+}
+
+async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>) -> Response {
+    let Path(id) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let id: TournamentId = match number("tournament id", &id) {
+        Ok(id) => id,
+        Err(m) => return bad(m),
+    };
+    let Ok(permit) = Arc::clone(&web.streams).try_acquire_owned() else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "30")],
+            "too many live pages open\n",
+        )
+            .into_response();
+    };
+    // Subscribed before the existence check, so no change slips between the two.
+    let rx = web.ctx.tournaments.subscribe();
+    match web.ctx.tournaments.read(id, |_, rev| rev).await {
+        Ok(_) => {}
+        Err(RegistryError::NotFound(_)) => return not_found(&format!("no tournament {id}")),
+        Err(e) => {
+            tracing::error!(error = %e, "opening a live stream");
+            return error(StatusCode::INTERNAL_SERVER_ERROR, "internal error");
+        }
+    }
+    let state = LiveState {
+        id,
+        rx,
+        stop: web.stop.clone(),
+        done: false,
+        _permit: permit,
+    };
+    let stream = futures::stream::unfold(state, next_message);
+    sse(stream)
+}
+
+fn sse(stream: impl Stream<Item = Result<SseEvent, Infallible>> + Send + 'static) -> Response {
+    let mut resp = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive"))
+        .into_response();
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
+}
+
+// ---- exports --------------------------------------------------------------------------------
+
+fn export_mime(format: &str) -> &'static str {
+    match format {
+        "csv" => "text/csv; charset=utf-8",
+        "xml" | "opengotha" => "application/xml; charset=utf-8",
+        _ => "text/plain; charset=utf-8",
+    }
+}
+
+fn export_extension(format: &str) -> &str {
+    match format {
+        "opengotha" => "xml",
+        "aga" => "txt",
+        f => f,
+    }
+}
+
+/// A file name made only of safe characters, for Content-Disposition.
+fn file_stem(name: &str, id: TournamentId) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    if s.trim_matches('_').is_empty() {
+        format!("tournament-{id}")
+    } else {
+        s
+    }
+}
+
+/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces, as a download.
+async fn export(
+    State(web): State<Web>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Response {
+    let Path((id, format)) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let tid: TournamentId = match number("tournament id", &id) {
+        Ok(id) => id,
+        Err(m) => return bad(m),
+    };
+    let Some(method) = crate::rpc::lookup("tournament.export") else {
+        return not_found("this daemon has no exports");
+    };
+    if !EXPORTS.iter().any(|(f, _)| *f == format) {
+        return not_found(&format!("no export format {format:?}"));
+    }
+    let names = web
+        .ctx
+        .tournaments
+        .read(tid, |t, _| {
+            let s = &t.data.settings;
+            if s.short_name.is_empty() {
+                s.name.clone()
+            } else {
+                s.short_name.clone()
+            }
+        })
+        .await;
+    let stem = match names {
+        Ok(n) => file_stem(&n, tid),
+        Err(_) => return not_found(&format!("no tournament {tid}")),
+    };
+    let params = Params::positional(vec![json!(tid), json!(format)]);
+    let answer = match crate::rpc::call(&web.ctx, method, params).await {
+        Ok(v) => v,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                &format!("export failed: {} ({})", e.message, e.code),
+            );
+        }
+    };
+    let content = match &answer {
+        Value::String(s) => s.clone(),
+        Value::Object(m) => match ["content", "text", "data", "file"]
+            .iter()
+            .find_map(|k| m.get(*k).and_then(Value::as_str))
+        {
+            Some(s) => s.to_string(),
+            None => return error(StatusCode::INTERNAL_SERVER_ERROR, "export gave no content"),
+        },
+        _ => return error(StatusCode::INTERNAL_SERVER_ERROR, "export gave no content"),
+    };
+    let disposition = format!(
+        "attachment; filename=\"{stem}.{}\"",
+        export_extension(&format)
+    );
+    let mut resp = (StatusCode::OK, content).into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(export_mime(&format)),
+    );
+    if let Ok(v) = HeaderValue::from_str(&disposition) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
+}
+
+/// Whether a raw query string asks for the fragment only (for the root handler in `server`).
+pub fn wants_fragment(query: Option<&str>) -> bool {
+    query.unwrap_or("").split('&').any(|kv| {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        k == "fragment" && v != "0"
+    })
+}

@@ -1,0 +1,287 @@
+//! The pages in headless Chromium (chromedriver's WebDriver API): a result entered over RPC
+//! shows on an open standings page without a reload; a director sets a result from the
+//! pairings page (the page's own JSON-RPC call); the game viewer steps through the record.
+//! Screenshots of the pairings, standings and game pages at phone and desktop widths are
+//! saved under `target/web-screenshots/` to look at (never compared: no test depends on
+//! fonts or pixels).
+
+mod common;
+// Only this test drives a browser: the driver stays out of the other tests' common module.
+#[path = "common/browser.rs"]
+mod browser;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use browser::Browser;
+use common::{Server, client};
+use serde_json::{Value, json};
+
+async fn rpc(c: &reqwest::Client, server: &Server, method: &str, params: Value) -> Value {
+    let v: Value = c
+        .post(server.url("/jsonrpc"))
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .send()
+        .await
+        .expect("send")
+        .json()
+        .await
+        .expect("reply");
+    v.get("result")
+        .cloned()
+        .unwrap_or_else(|| panic!("{method}: {v}"))
+}
+
+fn shots() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/web-screenshots")
+}
+
+const LIMIT: Duration = Duration::from_secs(5);
+
+#[tokio::test]
+async fn live_pages_director_actions_and_the_game_viewer_in_chromium() {
+    let Some(b) = Browser::start("web_browser").await else {
+        return;
+    };
+    let server = Server::start().await;
+    let c = client();
+    let id = rpc(
+        &c,
+        &server,
+        "tournament.create",
+        json!([{"name": "Browser Open <b>bold</b>", "rounds": 3, "board_size": 9}]),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    for (k, rank) in ["4d", "2d", "1d", "1k", "3k", "6k", "9k", "12k"]
+        .iter()
+        .enumerate()
+    {
+        rpc(
+            &c,
+            &server,
+            "tournament.player.add",
+            json!([id, {"name": format!("Player{k} <i>x</i>"), "first_name": "A", "rank": rank, "club": "Club", "country": "FR"}]),
+        )
+        .await;
+    }
+    let paired = rpc(&c, &server, "tournament.round.pair", json!([id, 1])).await;
+    let tables: Vec<u64> = paired["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["table"].as_u64().unwrap())
+        .collect();
+    let sgf_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/score/games/large_eye_dame_9x9.sgf"
+    );
+    let sgf = std::fs::read_to_string(sgf_path).unwrap_or_else(|e| panic!("{sgf_path}: {e}"));
+    rpc(
+        &c,
+        &server,
+        "tournament.result.set",
+        json!([id, 1, tables[0], "W+", {"sgf": sgf}]),
+    )
+    .await;
+
+    // 1. Standings: a result entered over RPC shows without a reload.
+    b.goto(&server.url(&format!("/t/{id}/standings"))).await;
+    assert!(
+        b.wait_for(
+            "return document.body.getAttribute('data-js') === 'ready' && document.body.getAttribute('data-live-state') === 'open';",
+            LIMIT
+        )
+        .await,
+        "the page script runs and its live stream opens"
+    );
+    b.exec("window.__notReloaded = true;", vec![]).await;
+    rpc(
+        &c,
+        &server,
+        "tournament.result.set",
+        json!([id, 1, tables[1], "B+"]),
+    )
+    .await;
+    // The page's fragment must become what the server renders now.
+    let fresh = c
+        .get(server.url(&format!("/t/{id}/standings?fragment=1")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let same = b
+        .wait_for(
+            &format!(
+                "var t = document.createElement('div'); t.innerHTML = {}; \
+                 return document.getElementById('fragment').innerHTML === t.innerHTML;",
+                serde_json::to_string(&fresh).unwrap()
+            ),
+            LIMIT,
+        )
+        .await;
+    assert!(
+        same,
+        "the standings were not updated in place within {LIMIT:?}"
+    );
+    assert_eq!(
+        b.exec("return window.__notReloaded === true;", vec![])
+            .await,
+        json!(true),
+        "the page was reloaded instead of updated"
+    );
+    // Names typed by clients are text on the page, never markup.
+    assert_eq!(
+        b.exec(
+            "return document.querySelectorAll('#fragment i, #fragment b').length;",
+            vec![]
+        )
+        .await,
+        json!(0)
+    );
+    for (w, h) in [(390, 844), (1280, 900)] {
+        b.set_size(w, h).await;
+        b.screenshot(&shots().join(format!("standings-{w}.png")))
+            .await;
+    }
+
+    // 2. Director mode on the pairings page: set a result with the page's own form.
+    b.goto(&server.url(&format!("/t/{id}/round/1"))).await;
+    assert!(
+        b.wait_for(
+            "return document.body.getAttribute('data-js') === 'ready';",
+            LIMIT
+        )
+        .await
+    );
+    let table = tables[2];
+    b.exec(
+        "document.getElementById('director-toggle').click(); \
+         document.getElementById('director-form').requestSubmit();",
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        b.exec(
+            "return document.body.classList.contains('director');",
+            vec![]
+        )
+        .await,
+        json!(true)
+    );
+    b.exec(
+        &format!(
+            "var s = document.getElementById('res-1-{table}'); s.value = 'jigo'; \
+             s.form.requestSubmit();"
+        ),
+        vec![],
+    )
+    .await;
+    let mut set = false;
+    for _ in 0..50 {
+        let round = rpc(&c, &server, "tournament.round.get", json!([id, 1])).await;
+        let g = round["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["table"].as_u64() == Some(table))
+            .cloned()
+            .unwrap();
+        if g["result"] == "jigo" {
+            set = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(set, "the director's result did not reach the server");
+    assert!(
+        b.wait_for(
+            &format!("var r = document.querySelector('tr[data-table=\"{table}\"] td.result'); return !!r && r.textContent === '½–½';"),
+            LIMIT
+        )
+        .await,
+        "the pairings show the director's result"
+    );
+    // An error from the server is shown, not swallowed: an unknown table.
+    b.exec(
+        &format!(
+            "var f = document.querySelector('form.act-form'); \
+             f.setAttribute('data-params', '[{id},1,999]'); f.requestSubmit();"
+        ),
+        vec![],
+    )
+    .await;
+    assert!(
+        b.wait_for(
+            "var s = document.getElementById('status'); return s.classList.contains('error') && s.textContent.indexOf('1028') >= 0;",
+            LIMIT
+        )
+        .await,
+        "the error is shown"
+    );
+    // Screenshots in visitor mode.
+    b.exec(
+        "document.getElementById('director-toggle').click();",
+        vec![],
+    )
+    .await;
+    for (w, h) in [(390, 844), (1280, 900)] {
+        b.set_size(w, h).await;
+        b.screenshot(&shots().join(format!("pairings-{w}.png")))
+            .await;
+    }
+
+    // 3. The game viewer: first, next, keyboard, last.
+    b.goto(&server.url(&format!("/t/{id}/round/1/game/{}", tables[0])))
+        .await;
+    assert!(
+        b.wait_for(
+            "return document.body.getAttribute('data-js') === 'ready';",
+            LIMIT
+        )
+        .await
+    );
+    let stones = "return document.querySelectorAll('#board circle.s1, #board circle.s2').length;";
+    let at_end = b.exec(stones, vec![]).await;
+    b.exec("document.querySelector('[data-go=first]').click();", vec![])
+        .await;
+    assert_eq!(b.exec(stones, vec![]).await, json!(0));
+    assert_eq!(
+        b.exec(
+            "return document.getElementById('board').classList.contains('at-end');",
+            vec![]
+        )
+        .await,
+        json!(false),
+        "the count's marks are hidden away from the end"
+    );
+    b.exec("document.querySelector('[data-go=next]').click();", vec![])
+        .await;
+    assert_eq!(b.exec(stones, vec![]).await, json!(1));
+    b.exec(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));",
+        vec![],
+    )
+    .await;
+    assert_eq!(b.exec(stones, vec![]).await, json!(2));
+    assert_eq!(
+        b.exec(
+            "return document.getElementById('move-no').textContent;",
+            vec![]
+        )
+        .await,
+        json!("Move 2 / 26")
+    );
+    b.exec("document.querySelector('[data-go=last]').click();", vec![])
+        .await;
+    assert_eq!(b.exec(stones, vec![]).await, at_end);
+    for (w, h) in [(390, 844), (1280, 900)] {
+        b.set_size(w, h).await;
+        b.screenshot(&shots().join(format!("game-{w}.png"))).await;
+    }
+    b.close().await;
+    server.stop().await;
+}
