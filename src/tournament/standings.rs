@@ -17,12 +17,51 @@ use super::model::{Criterion, Outcome, PlayerId, RoundNumber, TournamentData};
 
 /// What a player did in a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Part {
+pub enum Part {
+    /// Not taking part (skipped or withdrawn): scored with the absence values.
     Absent,
+    /// Taking part but neither paired nor given the bye.
     NotAssigned,
     Bye,
     /// Index of the game in the round.
     Paired(usize),
+}
+
+/// What each player (in `t.players` order) did in rounds 1..=`nr` (index k = round k + 1), as
+/// OpenGotha classes it: a game or a bye wins over the participation flags.
+pub fn participation(t: &TournamentData, nr: usize) -> Vec<Vec<Part>> {
+    let idx: HashMap<PlayerId, usize> = t
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id, i))
+        .collect();
+    let mut part = vec![vec![Part::NotAssigned; nr]; t.players.len()];
+    for (i, p) in t.players.iter().enumerate() {
+        for k in 0..nr {
+            if !p.participates(k as u32 + 1) {
+                part[i][k] = Part::Absent;
+            }
+        }
+    }
+    for k in 0..nr {
+        let Some(round) = t.round(k as u32 + 1) else {
+            continue;
+        };
+        for (gi, g) in round.games.iter().enumerate() {
+            for pid in [g.white, g.black] {
+                if let Some(&i) = idx.get(&pid) {
+                    part[i][k] = Part::Paired(gi);
+                }
+            }
+        }
+        for b in &round.byes {
+            if let Some(&i) = idx.get(b) {
+                part[i][k] = Part::Bye;
+            }
+        }
+    }
+    part
 }
 
 /// One player's line.
@@ -87,31 +126,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         })
         .collect();
     // Participation per player per round (0-based round index).
-    let mut part = vec![vec![Part::NotAssigned; nr]; n];
-    for (i, p) in t.players.iter().enumerate() {
-        for k in 0..nr {
-            if !p.participates(k as u32 + 1) {
-                part[i][k] = Part::Absent;
-            }
-        }
-    }
-    for k in 0..nr {
-        let Some(round) = t.round(k as u32 + 1) else {
-            continue;
-        };
-        for (gi, g) in round.games.iter().enumerate() {
-            for pid in [g.white, g.black] {
-                if let Some(&i) = idx.get(&pid) {
-                    part[i][k] = Part::Paired(gi);
-                }
-            }
-        }
-        for b in &round.byes {
-            if let Some(&i) = idx.get(b) {
-                part[i][k] = Part::Bye;
-            }
-        }
-    }
+    let part = participation(t, nr);
     let game = |i: usize, k: usize| -> Option<&super::model::Game> {
         match part[i][k] {
             Part::Paired(gi) => t.round(k as u32 + 1).map(|rd| &rd.games[gi]),
@@ -419,4 +434,138 @@ pub fn standings(
 /// Java's `String.compareTo`: by UTF-16 code units.
 fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Every criterion a client can ask for, in OpenGotha's order (NULL left out).
+pub const CRITERIA: &[Crit] = &[
+    Crit::Cat,
+    Crit::Rank,
+    Crit::Rating,
+    Crit::Nbw,
+    Crit::Mms,
+    Crit::Sts,
+    Crit::Cps,
+    Crit::Sosw,
+    Crit::SoswM1,
+    Crit::SoswM2,
+    Crit::Sodosw,
+    Crit::Sososw,
+    Crit::Cussw,
+    Crit::Sosm,
+    Crit::SosmM1,
+    Crit::SosmM2,
+    Crit::Sodosm,
+    Crit::Sososm,
+    Crit::Cussm,
+    Crit::Sosts,
+    Crit::Ext,
+    Crit::Exr,
+    Crit::Dc,
+    Crit::Sdc,
+];
+
+/// How many internal units make one displayed unit: 2 for half-point criteria, 4 for SODOS
+/// (quarter points), 1 for rank, rating, DC and SDC. CAT is special (see [`display_value`]).
+pub fn coef(c: Crit) -> i64 {
+    match c {
+        Crit::Nul | Crit::Cat | Crit::Rank | Crit::Rating | Crit::Dc | Crit::Sdc => 1,
+        Crit::Sodosw | Crit::Sodosm => 4,
+        _ => 2,
+    }
+}
+
+/// A criterion's value in display units: points (12.5, not 25 half points), SODOS in points
+/// too, the category as its number from 1 (CAT's internal value is minus the 0-based index).
+pub fn display_value(c: Crit, v: i64) -> f64 {
+    match c {
+        Crit::Cat => (1 - v) as f64,
+        c => v as f64 / coef(c) as f64,
+    }
+}
+
+/// A criterion's value as OpenGotha prints it (`formatScore`): whole part, then `½`, `¼` or `¾`.
+/// Java's truncating division is kept, so a negative half prints as its whole part only.
+pub fn format_score(c: Crit, v: i64) -> String {
+    if c == Crit::Cat {
+        return (1 - v).to_string();
+    }
+    let k = coef(c);
+    let (whole, frac) = (v / k, v % k);
+    let f = match (k, frac) {
+        (2, 1) | (4, 2) => "½",
+        (4, 1) => "¼",
+        (4, 3) => "¾",
+        _ => "",
+    };
+    format!("{whole}{f}")
+}
+
+/// OpenGotha's short name of a criterion (the EGF table's column titles).
+pub fn short_name(c: Crit) -> &'static str {
+    match c {
+        Crit::Nul => "NULL",
+        Crit::Cat => "CAT",
+        Crit::Rank => "Rank",
+        Crit::Rating => "Rating",
+        Crit::Nbw => "NBW",
+        Crit::Mms => "MMS",
+        Crit::Sts => "STS",
+        Crit::Cps => "CPS",
+        Crit::Cussw | Crit::Cussm => "CUSS",
+        Crit::Sosw | Crit::Sosm => "SOS",
+        Crit::SoswM1 | Crit::SosmM1 => "SOS-1",
+        Crit::SoswM2 | Crit::SosmM2 => "SOS-2",
+        Crit::Sodosw | Crit::Sodosm => "SODOS",
+        Crit::Sososw | Crit::Sososm => "SOSOS",
+        Crit::Sosts => "SOSTS",
+        Crit::Ext => "EXT",
+        Crit::Exr => "EXR",
+        Crit::Dc => "DC",
+        Crit::Sdc => "SDC",
+    }
+}
+
+/// A criterion by name: ours ("SOSWM1"), OpenGotha's long names ("SOSW-1", "Rating"), any case.
+pub fn parse_criterion(name: &str) -> Option<Crit> {
+    let u = name.trim().to_uppercase();
+    let u = match u.as_str() {
+        "SOSW-1" => "SOSWM1",
+        "SOSW-2" => "SOSWM2",
+        "SOSM-1" => "SOSMM1",
+        "SOSM-2" => "SOSMM2",
+        other => other,
+    };
+    Crit::parse(u)
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+
+    #[test]
+    fn values_display_in_points_and_print_as_opengotha_does() {
+        assert_eq!(display_value(Crit::Mms, 25), 12.5);
+        assert_eq!(display_value(Crit::Sodosm, 7), 1.75);
+        assert_eq!(display_value(Crit::Cat, -2), 3.0);
+        assert_eq!(display_value(Crit::Rating, 2100), 2100.0);
+        assert_eq!(format_score(Crit::Mms, 25), "12½");
+        assert_eq!(format_score(Crit::Sodosw, 7), "1¾");
+        assert_eq!(format_score(Crit::Sodosw, 5), "1¼");
+        assert_eq!(format_score(Crit::Sodosw, 6), "1½");
+        assert_eq!(format_score(Crit::Nbw, 6), "3");
+        // Java's remainder is negative here: OpenGotha prints no fraction.
+        assert_eq!(format_score(Crit::Sosm, -3), "-1");
+        assert_eq!(format_score(Crit::Cat, 0), "1");
+    }
+
+    #[test]
+    fn criteria_parse_by_either_name() {
+        assert_eq!(parse_criterion("SOSW-1"), Some(Crit::SoswM1));
+        assert_eq!(parse_criterion("sosmm2"), Some(Crit::SosmM2));
+        assert_eq!(parse_criterion("Rating"), Some(Crit::Rating));
+        assert_eq!(parse_criterion("XYZ"), None);
+        for &c in CRITERIA {
+            assert_eq!(parse_criterion(c.name()), Some(c));
+        }
+    }
 }

@@ -10,6 +10,7 @@ pub mod score;
 pub mod sgf;
 pub mod system;
 pub mod tournament;
+pub mod tournament_standings;
 
 use super::Method;
 
@@ -22,6 +23,7 @@ pub fn all() -> Vec<&'static Method> {
         pairing::METHODS,
         score::METHODS,
         tournament::METHODS,
+        tournament_standings::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }
