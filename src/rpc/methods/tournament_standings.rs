@@ -23,7 +23,12 @@ pub mod codes {
     pub const BAD_ROUND: i32 = 1040;
     /// A criterion name not known (the message lists the valid ones).
     pub const UNKNOWN_CRITERION: i32 = 1041;
+    /// An export format not known (the message lists the supported ones).
+    pub const UNKNOWN_FORMAT: i32 = 1042;
 }
+
+/// The formats `tournament.export` writes.
+pub const EXPORT_FORMATS: &[&str] = &["h9", "h9_nobydef", "csv"];
 
 /// Most criteria one call may ask for (OpenGotha has 6 slots).
 const MAX_CRITERIA: usize = 12;
@@ -240,6 +245,127 @@ async fn crosstable_method(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     .await?
 }
 
+/// A file name from the tournament's short name (or name): letters, digits, `-` and `_` kept.
+fn file_stem(t: &TournamentData) -> String {
+    let s = &t.settings;
+    let base = if s.short_name.trim().is_empty() {
+        &s.name
+    } else {
+        &s.short_name
+    };
+    let stem: String = base
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if stem.is_empty() {
+        "tournament".into()
+    } else {
+        stem
+    }
+}
+
+/// One export: the file as text, its encoding and a suggested file name.
+struct Export {
+    text: String,
+    encoding: &'static str,
+    file_name: String,
+}
+
+fn export_file(
+    t: &TournamentData,
+    format: &str,
+    after_round: Option<RoundNumber>,
+) -> Result<Export, RpcError> {
+    use crate::tournament::formats::{csv, egf};
+    let stem = file_stem(t);
+    match format {
+        "h9" | "h9_nobydef" => {
+            let o = egf::H9Options {
+                keep_by_default: format == "h9",
+                after_round,
+                ..egf::H9Options::default()
+            };
+            // The bytes are ISO-8859-15; as a string each byte is its Latin-9 character, so a
+            // client writing the text in that encoding gets OpenGotha's file back.
+            let text = latin9_to_string(&egf::h9(t, &o));
+            let file_name = if format == "h9" {
+                format!("{stem}.h9")
+            } else {
+                format!("{stem}_nobydef.h9")
+            };
+            Ok(Export {
+                text,
+                encoding: "ISO-8859-15",
+                file_name,
+            })
+        }
+        "csv" => {
+            let r = after_round.unwrap_or(t.rounds.len() as RoundNumber);
+            Ok(Export {
+                text: csv::standings_csv(t, r),
+                encoding: "UTF-8",
+                file_name: format!("{stem}_standings.csv"),
+            })
+        }
+        other => Err(RpcError::new(
+            codes::UNKNOWN_FORMAT,
+            format!(
+                "unknown export format {:?}; supported: {}",
+                crate::rpc::error::clip(other, 40),
+                EXPORT_FORMATS.join(", ")
+            ),
+        )),
+    }
+}
+
+/// Decodes ISO-8859-15 bytes (the inverse of `egf::encode_latin9`).
+fn latin9_to_string(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            0xA4 => '€',
+            0xA6 => 'Š',
+            0xA8 => 'š',
+            0xB4 => 'Ž',
+            0xB8 => 'ž',
+            0xBC => 'Œ',
+            0xBD => 'œ',
+            0xBE => 'Ÿ',
+            b => b as char,
+        })
+        .collect()
+}
+
+async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id: TournamentId = p.get(0, "tournament_id")?;
+    let format: String = p.get(1, "format")?;
+    let asked: Option<RoundNumber> = p.opt(2, "after_round")?;
+    let format = format.trim().to_ascii_lowercase();
+    compute(&ctx, id, move |t, rev| {
+        let r = match asked {
+            Some(_) => Some(after_round(t, asked)?),
+            None => None,
+        };
+        let e = export_file(t, &format, r)?;
+        Ok(json!({
+            "revision": rev,
+            "format": format,
+            "file_name": e.file_name,
+            "encoding": e.encoding,
+            "text": e.text,
+        }))
+    })
+    .await?
+}
+
 macro_rules! async_handler {
     ($f:ident) => {
         Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture { Box::pin($f(ctx, p)) })
@@ -271,5 +397,18 @@ pub static METHODS: &[Method] = &[
                position and cells [{round, kind, opponent, opponent_position, result, colour, \
                handicap, forfeit, text}] (text EGF-style: 3+/w2, 0=).",
         handler: async_handler!(crosstable_method),
+    },
+    Method {
+        name: "tournament.export",
+        params: &[
+            TID,
+            Param::req("format", "string"),
+            Param::opt("after_round", "int"),
+        ],
+        returns: "struct",
+        help: "The tournament as a file: format h9 (EGF results table as OpenGotha writes it), \
+               h9_nobydef (results by default written 0=), csv (standings) → {revision, format, \
+               file_name, encoding, text}.",
+        handler: async_handler!(export),
     },
 ];
