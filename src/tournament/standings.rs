@@ -27,15 +27,55 @@ pub enum Part {
     Paired(usize),
 }
 
+/// Player id → index in `t.players`: a plain table (ids are small and dense: 1, 2, 3, …), a
+/// hash map only for sparse ids. Standings look players up tens of thousands of times.
+pub struct PlayerIndex {
+    dense: Vec<u32>,
+    sparse: HashMap<PlayerId, usize>,
+}
+
+impl PlayerIndex {
+    pub fn new(t: &TournamentData) -> PlayerIndex {
+        let max = t.players.iter().map(|p| p.id).max().unwrap_or(0) as usize;
+        if max <= 4 * t.players.len() + 1024 {
+            let mut dense = vec![u32::MAX; max + 1];
+            for (i, p) in t.players.iter().enumerate() {
+                dense[p.id as usize] = i as u32;
+            }
+            PlayerIndex {
+                dense,
+                sparse: HashMap::new(),
+            }
+        } else {
+            PlayerIndex {
+                dense: Vec::new(),
+                sparse: t
+                    .players
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.id, i))
+                    .collect(),
+            }
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: PlayerId) -> Option<usize> {
+        if self.dense.is_empty() {
+            self.sparse.get(&id).copied()
+        } else {
+            match self.dense.get(id as usize) {
+                Some(&i) if i != u32::MAX => Some(i as usize),
+                _ => None,
+            }
+        }
+    }
+}
+
 /// What each player (in `t.players` order) did in rounds 1..=`nr` (index k = round k + 1), as
 /// OpenGotha classes it: a game or a bye wins over the participation flags.
 pub fn participation(t: &TournamentData, nr: usize) -> Vec<Vec<Part>> {
-    let idx: HashMap<PlayerId, usize> = t
-        .players
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.id, i))
-        .collect();
+    let idx = PlayerIndex::new(t);
     let mut part = vec![vec![Part::NotAssigned; nr]; t.players.len()];
     for (i, p) in t.players.iter().enumerate() {
         for k in 0..nr {
@@ -50,13 +90,13 @@ pub fn participation(t: &TournamentData, nr: usize) -> Vec<Vec<Part>> {
         };
         for (gi, g) in round.games.iter().enumerate() {
             for pid in [g.white, g.black] {
-                if let Some(&i) = idx.get(&pid) {
+                if let Some(i) = idx.get(pid) {
                     part[i][k] = Part::Paired(gi);
                 }
             }
         }
         for b in &round.byes {
-            if let Some(&i) = idx.get(b) {
+            if let Some(i) = idx.get(*b) {
                 part[i][k] = Part::Bye;
             }
         }
@@ -117,7 +157,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
     let s = &t.settings;
     let n = t.players.len();
     let ids: Vec<PlayerId> = t.players.iter().map(|p| p.id).collect();
-    let idx: HashMap<PlayerId, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let idx = PlayerIndex::new(t);
     let nr = r as usize;
     let mc = &s.mcmahon;
     let smms: Vec<i64> = t
@@ -210,7 +250,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         for k in 0..nr {
             match game(i, k) {
                 Some(g) => {
-                    let o = g.opponent(ids[i]).and_then(|x| idx.get(&x).copied());
+                    let o = g.opponent(ids[i]).and_then(|x| idx.get(x));
                     let Some(o) = o else {
                         osw.push(0);
                         osm.push(2 * smms[i]);
@@ -280,7 +320,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         for k in 0..nr {
             match game(i, k)
                 .and_then(|g| g.opponent(ids[i]))
-                .and_then(|x| idx.get(&x).copied())
+                .and_then(|x| idx.get(x))
             {
                 Some(o) => {
                     ssw += sosw[o];
@@ -322,7 +362,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         let mut v = 0i64;
         for k in 0..nr {
             match game(i, k) {
-                Some(g) => match g.opponent(ids[i]).and_then(|x| idx.get(&x).copied()) {
+                Some(g) => match g.opponent(ids[i]).and_then(|x| idx.get(x)) {
                     Some(o) => {
                         let h = 2 * g.handicap as i64;
                         v += sts_of[o] + if g.white == ids[i] { h } else { -h };
@@ -339,7 +379,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
             let mut v = 0i64;
             for k in 0..nr {
                 match game(i, k) {
-                    Some(g) if g.opponent(ids[i]).is_some_and(|x| idx.contains_key(&x)) => {
+                    Some(g) if g.opponent(ids[i]).is_some_and(|x| idx.get(x).is_some()) => {
                         let h = 2 * g.handicap as i64;
                         v += if g.white == ids[i] { h } else { -h };
                     }
@@ -431,6 +471,7 @@ pub fn standings(
             Vec::new()
         };
         let sec = keys(&sc, &secondary);
+        let games = confrontation::decisive_games(t, after_round, &PlayerIndex::new(t));
         let mut start = 0;
         while start < order.len() {
             let mut end = start + 1;
@@ -439,7 +480,7 @@ pub fn standings(
             }
             if end - start > 1 {
                 let group = &order[start..end];
-                let (dc, sdc) = confrontation::group(t, after_round, group, &sec);
+                let (dc, sdc) = confrontation::group(&games, group, &sec);
                 for (k, &i) in group.iter().enumerate() {
                     sc.table[i][crit_index(Crit::Dc)] = dc[k];
                     sc.table[i][crit_index(Crit::Sdc)] = sdc[k];
@@ -618,38 +659,48 @@ mod display_tests {
 /// as OpenGotha 3.51 computes them (its `defineDirForExAequoGroup` and Matthieu Walraet's
 /// confrontation sort, rewritten from their description and behaviour).
 mod confrontation {
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::{BTreeMap, BTreeSet, HashMap};
 
     use super::super::model::{Outcome, RoundNumber, TournamentData};
 
-    /// Net result between group members over rounds 1..=r: +1 per win, −1 per loss, counting
-    /// only White or Black wins played over the board (no jigo, forfeit or both-win/lose).
-    fn pair_matrix(t: &TournamentData, r: RoundNumber, members: &[usize]) -> Vec<Vec<i64>> {
-        let n = members.len();
-        let pos: std::collections::HashMap<u32, usize> = members
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| (t.players[i].id, k))
-            .collect();
-        let mut m = vec![vec![0i64; n]; n];
+    /// Per player (index in `t.players`), the games won or lost over the board in rounds
+    /// 1..=r: (opponent's index, +1 won / −1 lost). Only White or Black wins count (no jigo,
+    /// forfeit or both-win/lose), as in OpenGotha.
+    pub(super) fn decisive_games(
+        t: &TournamentData,
+        r: RoundNumber,
+        idx: &super::PlayerIndex,
+    ) -> Vec<Vec<(usize, i64)>> {
+        let mut out = vec![Vec::new(); t.players.len()];
         for round in t.rounds.iter().take(r as usize) {
             for g in &round.games {
-                let (Some(&w), Some(&b)) = (pos.get(&g.white), pos.get(&g.black)) else {
+                let (Some(w), Some(b)) = (idx.get(g.white), idx.get(g.black)) else {
                     continue;
                 };
                 if g.forfeit || w == b {
                     continue;
                 }
-                match g.outcome {
-                    Outcome::WhiteWins => {
-                        m[w][b] += 1;
-                        m[b][w] -= 1;
-                    }
-                    Outcome::BlackWins => {
-                        m[w][b] -= 1;
-                        m[b][w] += 1;
-                    }
-                    _ => {}
+                let d = match g.outcome {
+                    Outcome::WhiteWins => 1,
+                    Outcome::BlackWins => -1,
+                    _ => continue,
+                };
+                out[w].push((b, d));
+                out[b].push((w, -d));
+            }
+        }
+        out
+    }
+
+    /// Net result between group members (by position in `members`).
+    fn pair_matrix(games: &[Vec<(usize, i64)>], members: &[usize]) -> Vec<Vec<i64>> {
+        let n = members.len();
+        let pos: HashMap<usize, usize> = members.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        let mut m = vec![vec![0i64; n]; n];
+        for (k, &i) in members.iter().enumerate() {
+            for &(o, d) in &games[i] {
+                if let Some(&j) = pos.get(&o) {
+                    m[k][j] += d;
                 }
             }
         }
@@ -659,14 +710,13 @@ mod confrontation {
     /// DC and SDC of each member of `group` (player indices, in OpenGotha's order: primary
     /// criteria, then names); `sec[i]` are player i's values of the criteria after DC.
     pub(super) fn group(
-        t: &TournamentData,
-        r: RoundNumber,
+        games: &[Vec<(usize, i64)>],
         group: &[usize],
         sec: &[Vec<i64>],
     ) -> (Vec<i64>, Vec<i64>) {
         let n = group.len();
         let mut sdc = vec![0i64; n];
-        let clipped: Vec<Vec<i64>> = pair_matrix(t, r, group)
+        let clipped: Vec<Vec<i64>> = pair_matrix(games, group)
             .into_iter()
             .map(|row| row.into_iter().map(|x| x.clamp(-1, 1)).collect())
             .collect();
@@ -691,7 +741,7 @@ mod confrontation {
         }
         let members: Vec<usize> = sorted.iter().map(|&k| group[k]).collect();
         // Unclipped here: a net +2 between two players adds no edge (OpenGotha's quirk).
-        let pair = pair_matrix(t, r, &members);
+        let pair = pair_matrix(games, &members);
         let mut g = Graph::new(place.iter().map(|&p| (n - p) as i64).collect());
         for i in 0..n {
             for j in 0..n {
