@@ -6,7 +6,6 @@
 //! Pure: reads a [`TournamentData`]. Each cell is a typed [`Cell`] (so pages can render it
 //! their own way) whose `Display` is the EGF text.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
@@ -14,7 +13,7 @@ use serde::Serialize;
 use crate::pairing::opengotha::Crit;
 
 use super::model::{Criterion, Outcome, PlayerId, RoundNumber, TournamentData};
-use super::standings::{Part, Standings, participation, standings};
+use super::standings::{Part, PlayerIndex, Standings, participation, standings};
 
 /// What filled a player's round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -157,18 +156,14 @@ pub fn crosstable(
             };
         }
     }
-    let pos: HashMap<PlayerId, u32> = st
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id, i as u32 + 1))
-        .collect();
-    let index: HashMap<PlayerId, usize> = t
-        .players
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.id, i))
-        .collect();
+    let index = PlayerIndex::new(t);
+    // Line number of each player (by index in `t.players`), 0 when left out.
+    let mut pos = vec![0u32; t.players.len()];
+    for (k, r) in st.rows.iter().enumerate() {
+        if let Some(i) = index.get(r.id) {
+            pos[i] = k as u32 + 1;
+        }
+    }
     let part = participation(t, rounds as usize);
     // OpenGotha writes the McMahon bye/absence values when the first placement criterion is
     // MMS, the number-of-wins ones otherwise.
@@ -188,7 +183,7 @@ pub fn crosstable(
         .rows
         .iter()
         .map(|row| {
-            let Some(&i) = index.get(&row.id) else {
+            let Some(i) = index.get(row.id) else {
                 return Vec::new();
             };
             (0..rounds as usize)
@@ -236,7 +231,7 @@ pub fn crosstable(
                                 round,
                                 kind: CellKind::Game,
                                 opponent: Some(opp),
-                                opponent_position: pos.get(&opp).copied().unwrap_or(0),
+                                opponent_position: index.get(opp).map_or(0, |o| pos[o]),
                                 result,
                                 colour: Some(colour),
                                 handicap: g.handicap,
