@@ -6,6 +6,7 @@
 //! durable and then applies them, and every past state can be rebuilt from the log.
 //! [`model`] is the tournament as data, shared by the engine, standings and formats.
 
+pub mod crosstable;
 pub mod engine;
 pub mod error;
 pub mod formats;

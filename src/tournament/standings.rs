@@ -4,7 +4,7 @@
 //! Pure: reads a [`TournamentData`], does no I/O. Values are kept in OpenGotha's own units
 //! (half points; SODOS in quarter points; CAT as minus the category index) so that comparisons
 //! are exact and the values can be checked one for one against OpenGotha's. Direct
-//! confrontation (DC, SDC) is not computed yet: both are 0.
+//! confrontation (DC, SDC) depends on the criteria chosen, so [`standings`] computes it.
 
 // Players and rounds are indexed together throughout (player i, round k), as OpenGotha does.
 #![allow(clippy::needless_range_loop)]
@@ -17,12 +17,91 @@ use super::model::{Criterion, Outcome, PlayerId, RoundNumber, TournamentData};
 
 /// What a player did in a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Part {
+pub enum Part {
+    /// Not taking part (skipped or withdrawn): scored with the absence values.
     Absent,
+    /// Taking part but neither paired nor given the bye.
     NotAssigned,
     Bye,
     /// Index of the game in the round.
     Paired(usize),
+}
+
+/// Player id → index in `t.players`: a plain table (ids are small and dense: 1, 2, 3, …), a
+/// hash map only for sparse ids. Standings look players up tens of thousands of times.
+pub struct PlayerIndex {
+    dense: Vec<u32>,
+    sparse: HashMap<PlayerId, usize>,
+}
+
+impl PlayerIndex {
+    pub fn new(t: &TournamentData) -> PlayerIndex {
+        let max = t.players.iter().map(|p| p.id).max().unwrap_or(0) as usize;
+        if max <= 4 * t.players.len() + 1024 {
+            let mut dense = vec![u32::MAX; max + 1];
+            for (i, p) in t.players.iter().enumerate() {
+                dense[p.id as usize] = i as u32;
+            }
+            PlayerIndex {
+                dense,
+                sparse: HashMap::new(),
+            }
+        } else {
+            PlayerIndex {
+                dense: Vec::new(),
+                sparse: t
+                    .players
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.id, i))
+                    .collect(),
+            }
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: PlayerId) -> Option<usize> {
+        if self.dense.is_empty() {
+            self.sparse.get(&id).copied()
+        } else {
+            match self.dense.get(id as usize) {
+                Some(&i) if i != u32::MAX => Some(i as usize),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// What each player (in `t.players` order) did in rounds 1..=`nr` (index k = round k + 1), as
+/// OpenGotha classes it: a game or a bye wins over the participation flags.
+pub fn participation(t: &TournamentData, nr: usize) -> Vec<Vec<Part>> {
+    let idx = PlayerIndex::new(t);
+    let mut part = vec![vec![Part::NotAssigned; nr]; t.players.len()];
+    for (i, p) in t.players.iter().enumerate() {
+        for k in 0..nr {
+            if !p.participates(k as u32 + 1) {
+                part[i][k] = Part::Absent;
+            }
+        }
+    }
+    for k in 0..nr {
+        let Some(round) = t.round(k as u32 + 1) else {
+            continue;
+        };
+        for (gi, g) in round.games.iter().enumerate() {
+            for pid in [g.white, g.black] {
+                if let Some(i) = idx.get(pid) {
+                    part[i][k] = Part::Paired(gi);
+                }
+            }
+        }
+        for b in &round.byes {
+            if let Some(i) = idx.get(*b) {
+                part[i][k] = Part::Bye;
+            }
+        }
+    }
+    part
 }
 
 /// One player's line.
@@ -35,6 +114,9 @@ pub struct Row {
     pub tied_with_previous: bool,
     /// The value of each requested criterion, in the order asked.
     pub values: Vec<i64>,
+    /// Direct confrontation and its simplified form (0 unless DC or SDC is a criterion).
+    pub dc: i64,
+    pub sdc: i64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +157,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
     let s = &t.settings;
     let n = t.players.len();
     let ids: Vec<PlayerId> = t.players.iter().map(|p| p.id).collect();
-    let idx: HashMap<PlayerId, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let idx = PlayerIndex::new(t);
     let nr = r as usize;
     let mc = &s.mcmahon;
     let smms: Vec<i64> = t
@@ -87,31 +169,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         })
         .collect();
     // Participation per player per round (0-based round index).
-    let mut part = vec![vec![Part::NotAssigned; nr]; n];
-    for (i, p) in t.players.iter().enumerate() {
-        for k in 0..nr {
-            if !p.participates(k as u32 + 1) {
-                part[i][k] = Part::Absent;
-            }
-        }
-    }
-    for k in 0..nr {
-        let Some(round) = t.round(k as u32 + 1) else {
-            continue;
-        };
-        for (gi, g) in round.games.iter().enumerate() {
-            for pid in [g.white, g.black] {
-                if let Some(&i) = idx.get(&pid) {
-                    part[i][k] = Part::Paired(gi);
-                }
-            }
-        }
-        for b in &round.byes {
-            if let Some(&i) = idx.get(b) {
-                part[i][k] = Part::Bye;
-            }
-        }
-    }
+    let part = participation(t, nr);
     let game = |i: usize, k: usize| -> Option<&super::model::Game> {
         match part[i][k] {
             Part::Paired(gi) => t.round(k as u32 + 1).map(|rd| &rd.games[gi]),
@@ -192,7 +250,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         for k in 0..nr {
             match game(i, k) {
                 Some(g) => {
-                    let o = g.opponent(ids[i]).and_then(|x| idx.get(&x).copied());
+                    let o = g.opponent(ids[i]).and_then(|x| idx.get(x));
                     let Some(o) = o else {
                         osw.push(0);
                         osm.push(2 * smms[i]);
@@ -262,7 +320,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         for k in 0..nr {
             match game(i, k)
                 .and_then(|g| g.opponent(ids[i]))
-                .and_then(|x| idx.get(&x).copied())
+                .and_then(|x| idx.get(x))
             {
                 Some(o) => {
                     ssw += sosw[o];
@@ -304,7 +362,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         let mut v = 0i64;
         for k in 0..nr {
             match game(i, k) {
-                Some(g) => match g.opponent(ids[i]).and_then(|x| idx.get(&x).copied()) {
+                Some(g) => match g.opponent(ids[i]).and_then(|x| idx.get(x)) {
                     Some(o) => {
                         let h = 2 * g.handicap as i64;
                         v += sts_of[o] + if g.white == ids[i] { h } else { -h };
@@ -321,7 +379,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
             let mut v = 0i64;
             for k in 0..nr {
                 match game(i, k) {
-                    Some(g) if g.opponent(ids[i]).is_some_and(|x| idx.contains_key(&x)) => {
+                    Some(g) if g.opponent(ids[i]).is_some_and(|x| idx.get(x).is_some()) => {
                         let h = 2 * g.handicap as i64;
                         v += if g.white == ids[i] { h } else { -h };
                     }
@@ -376,26 +434,66 @@ fn minus_smallest(terms: &[i64]) -> (i64, i64) {
 
 /// The standings after round `after_round` ordered by `criteria` (NULL criteria ignored):
 /// higher values first; players equal on every criterion share a place and are listed by
-/// name, then first name.
+/// name, then first name. With DC or SDC among the criteria, both are computed as OpenGotha
+/// does: within each group of players equal on every criterion before the first of them.
 pub fn standings(
     t: &TournamentData,
     after_round: RoundNumber,
     criteria: &[Criterion],
 ) -> Standings {
-    let sc = scores(t, after_round);
-    let crits: Vec<Crit> = criteria.iter().map(|c| c.0).collect();
+    let mut sc = scores(t, after_round);
+    let crits: Vec<Crit> = criteria
+        .iter()
+        .map(|c| c.0)
+        .filter(|&c| c != Crit::Nul)
+        .collect();
+    let by_name = |a: usize, b: usize| {
+        let (pa, pb) = (&t.players[a], &t.players[b]);
+        utf16_cmp(&pa.name, &pb.name).then_with(|| utf16_cmp(&pa.first_name, &pb.first_name))
+    };
+    let keys = |sc: &Scores, crits: &[Crit]| -> Vec<Vec<i64>> {
+        sc.table
+            .iter()
+            .map(|row| crits.iter().map(|&c| row[crit_index(c)]).collect())
+            .collect()
+    };
     let mut order: Vec<usize> = (0..t.players.len()).collect();
-    let key =
-        |i: usize| -> Vec<i64> { crits.iter().map(|&c| sc.table[i][crit_index(c)]).collect() };
-    order.sort_by(|&a, &b| {
-        key(b).cmp(&key(a)).then_with(|| {
-            let (pa, pb) = (&t.players[a], &t.players[b]);
-            utf16_cmp(&pa.name, &pb.name).then_with(|| utf16_cmp(&pa.first_name, &pb.first_name))
-        })
-    });
+    if let Some(d) = crits.iter().position(|&c| c == Crit::Dc || c == Crit::Sdc) {
+        // The groups tied before DC/SDC, in the order OpenGotha forms them (primary criteria,
+        // then names).
+        let primary = keys(&sc, &crits[..d]);
+        order.sort_by(|&a, &b| primary[b].cmp(&primary[a]).then_with(|| by_name(a, b)));
+        let secondary: Vec<Crit> = if crits[d] == Crit::Dc {
+            crits[d + 1..].to_vec()
+        } else {
+            // OpenGotha orders DC's groups by the criteria after DC; with SDC chosen there
+            // are none and DC is computed on games alone.
+            Vec::new()
+        };
+        let sec = keys(&sc, &secondary);
+        let games = confrontation::decisive_games(t, after_round, &PlayerIndex::new(t));
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len() && primary[order[end]] == primary[order[start]] {
+                end += 1;
+            }
+            if end - start > 1 {
+                let group = &order[start..end];
+                let (dc, sdc) = confrontation::group(&games, group, &sec);
+                for (k, &i) in group.iter().enumerate() {
+                    sc.table[i][crit_index(Crit::Dc)] = dc[k];
+                    sc.table[i][crit_index(Crit::Sdc)] = sdc[k];
+                }
+            }
+            start = end;
+        }
+    }
+    let key = keys(&sc, &crits);
+    order.sort_by(|&a, &b| key[b].cmp(&key[a]).then_with(|| by_name(a, b)));
     let mut rows: Vec<Row> = Vec::with_capacity(order.len());
     for (pos, &i) in order.iter().enumerate() {
-        let values = key(i);
+        let values = key[i].clone();
         let tied = rows.last().is_some_and(|r| r.values == values);
         let place = if tied {
             rows.last().map_or(1, |r| r.place)
@@ -407,6 +505,8 @@ pub fn standings(
             place,
             tied_with_previous: tied,
             values,
+            dc: sc.table[i][crit_index(Crit::Dc)],
+            sdc: sc.table[i][crit_index(Crit::Sdc)],
         });
     }
     Standings {
@@ -419,4 +519,498 @@ pub fn standings(
 /// Java's `String.compareTo`: by UTF-16 code units.
 fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Every criterion a client can ask for, in OpenGotha's order (NULL left out).
+pub const CRITERIA: &[Crit] = &[
+    Crit::Cat,
+    Crit::Rank,
+    Crit::Rating,
+    Crit::Nbw,
+    Crit::Mms,
+    Crit::Sts,
+    Crit::Cps,
+    Crit::Sosw,
+    Crit::SoswM1,
+    Crit::SoswM2,
+    Crit::Sodosw,
+    Crit::Sososw,
+    Crit::Cussw,
+    Crit::Sosm,
+    Crit::SosmM1,
+    Crit::SosmM2,
+    Crit::Sodosm,
+    Crit::Sososm,
+    Crit::Cussm,
+    Crit::Sosts,
+    Crit::Ext,
+    Crit::Exr,
+    Crit::Dc,
+    Crit::Sdc,
+];
+
+/// How many internal units make one displayed unit: 2 for half-point criteria, 4 for SODOS
+/// (quarter points), 1 for rank, rating, DC and SDC. CAT is special (see [`display_value`]).
+pub fn coef(c: Crit) -> i64 {
+    match c {
+        Crit::Nul | Crit::Cat | Crit::Rank | Crit::Rating | Crit::Dc | Crit::Sdc => 1,
+        Crit::Sodosw | Crit::Sodosm => 4,
+        _ => 2,
+    }
+}
+
+/// A criterion's value in display units: points (12.5, not 25 half points), SODOS in points
+/// too, the category as its number from 1 (CAT's internal value is minus the 0-based index).
+pub fn display_value(c: Crit, v: i64) -> f64 {
+    match c {
+        Crit::Cat => (1 - v) as f64,
+        c => v as f64 / coef(c) as f64,
+    }
+}
+
+/// A criterion's value as OpenGotha prints it (`formatScore`): whole part, then `½`, `¼` or `¾`.
+/// Java's truncating division is kept, so a negative half prints as its whole part only.
+pub fn format_score(c: Crit, v: i64) -> String {
+    if c == Crit::Cat {
+        return (1 - v).to_string();
+    }
+    let k = coef(c);
+    let (whole, frac) = (v / k, v % k);
+    let f = match (k, frac) {
+        (2, 1) | (4, 2) => "½",
+        (4, 1) => "¼",
+        (4, 3) => "¾",
+        _ => "",
+    };
+    format!("{whole}{f}")
+}
+
+/// OpenGotha's short name of a criterion (the EGF table's column titles).
+pub fn short_name(c: Crit) -> &'static str {
+    match c {
+        Crit::Nul => "NULL",
+        Crit::Cat => "CAT",
+        Crit::Rank => "Rank",
+        Crit::Rating => "Rating",
+        Crit::Nbw => "NBW",
+        Crit::Mms => "MMS",
+        Crit::Sts => "STS",
+        Crit::Cps => "CPS",
+        Crit::Cussw | Crit::Cussm => "CUSS",
+        Crit::Sosw | Crit::Sosm => "SOS",
+        Crit::SoswM1 | Crit::SosmM1 => "SOS-1",
+        Crit::SoswM2 | Crit::SosmM2 => "SOS-2",
+        Crit::Sodosw | Crit::Sodosm => "SODOS",
+        Crit::Sososw | Crit::Sososm => "SOSOS",
+        Crit::Sosts => "SOSTS",
+        Crit::Ext => "EXT",
+        Crit::Exr => "EXR",
+        Crit::Dc => "DC",
+        Crit::Sdc => "SDC",
+    }
+}
+
+/// A criterion by name: ours ("SOSWM1"), OpenGotha's long names ("SOSW-1", "Rating"), any case.
+pub fn parse_criterion(name: &str) -> Option<Crit> {
+    let u = name.trim().to_uppercase();
+    let u = match u.as_str() {
+        "SOSW-1" => "SOSWM1",
+        "SOSW-2" => "SOSWM2",
+        "SOSM-1" => "SOSMM1",
+        "SOSM-2" => "SOSMM2",
+        other => other,
+    };
+    Crit::parse(u)
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+
+    #[test]
+    fn values_display_in_points_and_print_as_opengotha_does() {
+        assert_eq!(display_value(Crit::Mms, 25), 12.5);
+        assert_eq!(display_value(Crit::Sodosm, 7), 1.75);
+        assert_eq!(display_value(Crit::Cat, -2), 3.0);
+        assert_eq!(display_value(Crit::Rating, 2100), 2100.0);
+        assert_eq!(format_score(Crit::Mms, 25), "12½");
+        assert_eq!(format_score(Crit::Sodosw, 7), "1¾");
+        assert_eq!(format_score(Crit::Sodosw, 5), "1¼");
+        assert_eq!(format_score(Crit::Sodosw, 6), "1½");
+        assert_eq!(format_score(Crit::Nbw, 6), "3");
+        // Java's remainder is negative here: OpenGotha prints no fraction.
+        assert_eq!(format_score(Crit::Sosm, -3), "-1");
+        assert_eq!(format_score(Crit::Cat, 0), "1");
+    }
+
+    #[test]
+    fn criteria_parse_by_either_name() {
+        assert_eq!(parse_criterion("SOSW-1"), Some(Crit::SoswM1));
+        assert_eq!(parse_criterion("sosmm2"), Some(Crit::SosmM2));
+        assert_eq!(parse_criterion("Rating"), Some(Crit::Rating));
+        assert_eq!(parse_criterion("XYZ"), None);
+        for &c in CRITERIA {
+            assert_eq!(parse_criterion(c.name()), Some(c));
+        }
+    }
+}
+
+/// Direct confrontation (DC) and its simplified form (SDC) inside one group of tied players,
+/// as OpenGotha 3.51 computes them (its `defineDirForExAequoGroup` and Matthieu Walraet's
+/// confrontation sort, rewritten from their description and behaviour).
+mod confrontation {
+    use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+    use super::super::model::{Outcome, RoundNumber, TournamentData};
+
+    /// Per player (index in `t.players`), the games won or lost over the board in rounds
+    /// 1..=r: (opponent's index, +1 won / −1 lost). Only White or Black wins count (no jigo,
+    /// forfeit or both-win/lose), as in OpenGotha.
+    pub(super) fn decisive_games(
+        t: &TournamentData,
+        r: RoundNumber,
+        idx: &super::PlayerIndex,
+    ) -> Vec<Vec<(usize, i64)>> {
+        let mut out = vec![Vec::new(); t.players.len()];
+        for round in t.rounds.iter().take(r as usize) {
+            for g in &round.games {
+                let (Some(w), Some(b)) = (idx.get(g.white), idx.get(g.black)) else {
+                    continue;
+                };
+                if g.forfeit || w == b {
+                    continue;
+                }
+                let d = match g.outcome {
+                    Outcome::WhiteWins => 1,
+                    Outcome::BlackWins => -1,
+                    _ => continue,
+                };
+                out[w].push((b, d));
+                out[b].push((w, -d));
+            }
+        }
+        out
+    }
+
+    /// Net result between group members (by position in `members`).
+    fn pair_matrix(games: &[Vec<(usize, i64)>], members: &[usize]) -> Vec<Vec<i64>> {
+        let n = members.len();
+        let pos: HashMap<usize, usize> = members.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        let mut m = vec![vec![0i64; n]; n];
+        for (k, &i) in members.iter().enumerate() {
+            for &(o, d) in &games[i] {
+                if let Some(&j) = pos.get(&o) {
+                    m[k][j] += d;
+                }
+            }
+        }
+        m
+    }
+
+    /// DC and SDC of each member of `group` (player indices, in OpenGotha's order: primary
+    /// criteria, then names); `sec[i]` are player i's values of the criteria after DC.
+    pub(super) fn group(
+        games: &[Vec<(usize, i64)>],
+        group: &[usize],
+        sec: &[Vec<i64>],
+    ) -> (Vec<i64>, Vec<i64>) {
+        let n = group.len();
+        let mut sdc = vec![0i64; n];
+        let clipped: Vec<Vec<i64>> = pair_matrix(games, group)
+            .into_iter()
+            .map(|row| row.into_iter().map(|x| x.clamp(-1, 1)).collect())
+            .collect();
+        // SDC only when every pair of the group has a decided net result.
+        let relevant = (0..n).all(|i| (0..n).all(|j| i == j || clipped[i][j] != 0));
+        if relevant {
+            for i in 0..n {
+                sdc[i] = (0..n).filter(|&j| clipped[i][j] == 1).count() as i64;
+            }
+        }
+        // DC: the group re-ordered (stably) by the criteria after DC; equal players share a
+        // place; each gets sc = n − place, the order used where games do not decide.
+        let mut sorted: Vec<usize> = (0..n).collect();
+        sorted.sort_by(|&a, &b| sec[group[b]].cmp(&sec[group[a]]));
+        let mut place = vec![0usize; n];
+        for k in 1..n {
+            place[k] = if sec[group[sorted[k]]] == sec[group[sorted[k - 1]]] {
+                place[k - 1]
+            } else {
+                k
+            };
+        }
+        let members: Vec<usize> = sorted.iter().map(|&k| group[k]).collect();
+        // Unclipped here: a net +2 between two players adds no edge (OpenGotha's quirk).
+        let pair = pair_matrix(games, &members);
+        let mut g = Graph::new(place.iter().map(|&p| (n - p) as i64).collect());
+        for i in 0..n {
+            for j in 0..n {
+                if pair[i][j] == 1 {
+                    g.game(i, j);
+                }
+            }
+        }
+        let rank = g.sort();
+        let max = rank.iter().copied().max().unwrap_or(0);
+        let mut dc = vec![0i64; n];
+        for (k, &orig) in sorted.iter().enumerate() {
+            dc[orig] = max - rank[k];
+        }
+        (dc, sdc)
+    }
+
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Game,
+        Cycling,
+        Transitive,
+        Tr,
+    }
+
+    struct Edge {
+        from: usize,
+        to: usize,
+        kind: Kind,
+        /// Nodes on the paths this edge stands for (cycle detection).
+        via: BTreeSet<usize>,
+        /// Still in the graph's edge set (removed edges stay in the arena).
+        alive: bool,
+    }
+
+    struct Node {
+        sc: i64,
+        coming: BTreeMap<usize, usize>,
+        outgoing: BTreeMap<usize, usize>,
+        looped: Option<usize>,
+        class: usize,
+        rank: i64,
+    }
+
+    /// Loser → winner edges between the players of a group.
+    struct Graph {
+        nodes: Vec<Node>,
+        edges: Vec<Edge>,
+    }
+
+    impl Graph {
+        fn new(sc: Vec<i64>) -> Graph {
+            Graph {
+                nodes: sc
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, sc)| Node {
+                        sc,
+                        coming: BTreeMap::new(),
+                        outgoing: BTreeMap::new(),
+                        looped: None,
+                        class: i,
+                        rank: 0,
+                    })
+                    .collect(),
+                edges: Vec::new(),
+            }
+        }
+
+        fn find(&self, from: usize, to: usize) -> Option<usize> {
+            if from == to {
+                self.nodes[from].looped
+            } else {
+                self.nodes[from].outgoing.get(&to).copied()
+            }
+        }
+
+        fn register(&mut self, e: usize) {
+            let (from, to) = (self.edges[e].from, self.edges[e].to);
+            if from == to {
+                self.nodes[to].looped = Some(e);
+            } else {
+                self.nodes[from].outgoing.insert(to, e);
+                self.nodes[to].coming.insert(from, e);
+            }
+        }
+
+        fn unregister(&mut self, e: usize) {
+            let (from, to) = (self.edges[e].from, self.edges[e].to);
+            if from == to {
+                self.nodes[to].looped = None;
+            } else {
+                self.nodes[from].outgoing.remove(&to);
+                self.nodes[to].coming.remove(&from);
+            }
+        }
+
+        fn add(&mut self, from: usize, to: usize, kind: Kind) -> usize {
+            self.edges.push(Edge {
+                from,
+                to,
+                kind,
+                via: BTreeSet::new(),
+                alive: true,
+            });
+            let e = self.edges.len() - 1;
+            self.register(e);
+            e
+        }
+
+        fn game(&mut self, winner: usize, loser: usize) {
+            if self.find(loser, winner).is_none() {
+                self.add(loser, winner, Kind::Game);
+            }
+        }
+
+        fn isolate(&mut self, n: usize) {
+            let edges: Vec<usize> = self.nodes[n]
+                .coming
+                .values()
+                .chain(self.nodes[n].outgoing.values())
+                .copied()
+                .collect();
+            for e in edges {
+                self.unregister(e);
+            }
+        }
+
+        /// Every path through `n` becomes a transitive edge (remembering the nodes it went
+        /// through); then `n` leaves the graph.
+        fn transition(&mut self, n: usize) {
+            let coming: Vec<usize> = self.nodes[n].coming.values().copied().collect();
+            let outgoing: Vec<usize> = self.nodes[n].outgoing.values().copied().collect();
+            for &ce in &coming {
+                for &oe in &outgoing {
+                    let (from, to) = (self.edges[ce].from, self.edges[oe].to);
+                    let te = match self.find(from, to) {
+                        Some(e) => e,
+                        None => self.add(from, to, Kind::Transitive),
+                    };
+                    let mut via: BTreeSet<usize> = BTreeSet::new();
+                    via.insert(n);
+                    via.extend(self.edges[ce].via.iter().copied());
+                    via.extend(self.edges[oe].via.iter().copied());
+                    if let Some(l) = self.nodes[n].looped {
+                        via.extend(self.edges[l].via.iter().copied());
+                    }
+                    self.edges[te].via.extend(via);
+                }
+            }
+            self.isolate(n);
+        }
+
+        fn reinit(&mut self) {
+            for e in 0..self.edges.len() {
+                if !self.edges[e].alive {
+                    continue;
+                }
+                if matches!(self.edges[e].kind, Kind::Transitive | Kind::Tr) {
+                    self.unregister(e);
+                    self.edges[e].alive = false;
+                } else {
+                    self.register(e);
+                    self.edges[e].via.clear();
+                }
+            }
+        }
+
+        /// The cycles of the win graph: each node of a cycle gets the cycle's class.
+        fn detect_cycles(&mut self) -> Vec<BTreeSet<usize>> {
+            let mut with_loop: Vec<usize> = Vec::new();
+            for n in 0..self.nodes.len() {
+                self.transition(n);
+                if let Some(l) = self.nodes[n].looped {
+                    // A larger cycle through this node replaces the smaller ones it contains.
+                    let via = self.edges[l].via.clone();
+                    with_loop.retain(|x| !via.contains(x));
+                    with_loop.push(n);
+                }
+            }
+            let mut cycles = Vec::new();
+            for &w in &with_loop {
+                let mut cycle = BTreeSet::new();
+                cycle.insert(w);
+                if let Some(l) = self.nodes[w].looped {
+                    let via: Vec<usize> = self.edges[l].via.iter().copied().collect();
+                    for v in via {
+                        self.nodes[v].class = w;
+                        cycle.insert(v);
+                    }
+                }
+                cycles.push(cycle);
+            }
+            self.reinit();
+            cycles
+        }
+
+        /// Drops the edges inside cycles; each member of a cycle inherits the edges of the
+        /// others, so order across the cycle is kept.
+        fn remove_cycling_edges(&mut self, cycles: &[BTreeSet<usize>]) {
+            for e in 0..self.edges.len() {
+                let (from, to) = (self.edges[e].from, self.edges[e].to);
+                if self.edges[e].alive && self.nodes[from].class == self.nodes[to].class {
+                    self.edges[e].kind = Kind::Cycling;
+                    self.unregister(e);
+                }
+            }
+            for cycle in cycles {
+                for &origin in cycle {
+                    for &dest in cycle {
+                        if dest == origin {
+                            continue;
+                        }
+                        let coming: Vec<usize> = self.nodes[origin]
+                            .coming
+                            .values()
+                            .map(|&e| self.edges[e].from)
+                            .collect();
+                        for from in coming {
+                            if !self.nodes[dest].coming.contains_key(&from) {
+                                self.add(from, dest, Kind::Tr);
+                            }
+                        }
+                        let outgoing: Vec<usize> = self.nodes[origin]
+                            .outgoing
+                            .values()
+                            .map(|&e| self.edges[e].to)
+                            .collect();
+                        for to in outgoing {
+                            if !self.nodes[dest].outgoing.contains_key(&to) {
+                                self.add(dest, to, Kind::Tr);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Ranks from the bottom: repeatedly, the players who beat nobody left, the lowest sc
+        /// first, take the worst free ranks. Returns each node's rank (1 = best).
+        fn sort(&mut self) -> Vec<i64> {
+            let cycles = self.detect_cycles();
+            self.remove_cycling_edges(&cycles);
+            let mut left: BTreeSet<usize> = (0..self.nodes.len()).collect();
+            while !left.is_empty() {
+                let free: Vec<usize> = left
+                    .iter()
+                    .copied()
+                    .filter(|&n| self.nodes[n].coming.is_empty())
+                    .collect();
+                let Some(low) = free.iter().map(|&n| self.nodes[n].sc).min() else {
+                    // Cannot happen once cycles are removed; OpenGotha would loop for ever.
+                    for &n in &left {
+                        self.nodes[n].rank = 1;
+                    }
+                    break;
+                };
+                let chosen: Vec<usize> = free
+                    .into_iter()
+                    .filter(|&n| self.nodes[n].sc == low)
+                    .collect();
+                let rank = 1 + left.len() as i64 - chosen.len() as i64;
+                for n in chosen {
+                    self.isolate(n);
+                    self.nodes[n].rank = rank;
+                    left.remove(&n);
+                }
+            }
+            self.nodes.iter().map(|n| n.rank).collect()
+        }
+    }
 }

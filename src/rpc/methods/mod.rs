@@ -11,6 +11,7 @@ pub mod sgf;
 pub mod system;
 pub mod tournament;
 pub mod tournament_io;
+pub mod tournament_standings;
 
 use super::Method;
 
@@ -24,6 +25,7 @@ pub fn all() -> Vec<&'static Method> {
         score::METHODS,
         tournament::METHODS,
         tournament_io::METHODS,
+        tournament_standings::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }

@@ -2,4 +2,6 @@
 //! files (register.tde + round files, send2aga, results report).
 
 pub mod aga;
+pub mod csv;
+pub mod egf;
 pub mod opengotha_xml;

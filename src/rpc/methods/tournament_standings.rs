@@ -1,0 +1,414 @@
+//! `tournament.standings` and `tournament.crosstable`: read-only views of a tournament of
+//! `tournament.*` (src/tournament/standings.rs and crosstable.rs).
+//!
+//! Values are given in display units: points for the score criteria (MMS 12.5, not 25 half
+//! points), SODOS in points too, CAT as the category number from 1, rank as OpenGotha's
+//! integer (−30 = 30k … 8 = 9d) beside its text. Codes 1040–1059 are this file's.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::pairing::opengotha::Crit;
+use crate::rpc::registry::RegistryError;
+use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::store::TournamentId;
+use crate::tournament::Tournament;
+use crate::tournament::crosstable::{Crosstable, crosstable};
+use crate::tournament::model::{Criterion, RoundNumber, TournamentData, format_rank};
+use crate::tournament::standings::{CRITERIA, Row, display_value, parse_criterion};
+
+pub mod codes {
+    /// `after_round` beyond the tournament's rounds.
+    pub const BAD_ROUND: i32 = 1040;
+    /// A criterion name not known (the message lists the valid ones).
+    pub const UNKNOWN_CRITERION: i32 = 1041;
+    /// An export format not known (the message lists the supported ones).
+    pub const UNKNOWN_FORMAT: i32 = 1042;
+}
+
+/// The formats `tournament.export` writes.
+pub const EXPORT_FORMATS: &[&str] = &["h9", "h9_nobydef", "csv"];
+
+/// Most criteria one call may ask for (OpenGotha has 6 slots).
+const MAX_CRITERIA: usize = 12;
+
+/// Tournaments of more players than this are computed on the blocking pool, from a copy, so
+/// the tournament's lock and the async workers are not held for milliseconds.
+const INLINE_PLAYERS: usize = 500;
+
+fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcError {
+    match e {
+        RegistryError::NotFound(id) => RpcError::new(
+            super::tournament::codes::NO_TOURNAMENT,
+            format!("no tournament {id}"),
+        ),
+        RegistryError::Engine(e) => {
+            tracing::error!(error = %e, "reading a tournament");
+            RpcError::internal("internal error: inconsistent tournament state")
+        }
+        RegistryError::Store(e) => {
+            tracing::error!(error = %e, "store failure");
+            RpcError::internal("storage failure: the tournament could not be read")
+        }
+    }
+}
+
+/// Runs `f` on the tournament's data and revision: inline for small tournaments, on the
+/// blocking pool over a copy for large ones.
+async fn compute<R: Send + 'static>(
+    ctx: &Ctx,
+    id: TournamentId,
+    f: impl FnOnce(&TournamentData, u64) -> R + Send + 'static,
+) -> Result<R, RpcError> {
+    let f = std::sync::Mutex::new(Some(f));
+    let copied = ctx
+        .tournaments
+        .read(id, |t: &Tournament, rev| {
+            if t.data.players.len() > INLINE_PLAYERS {
+                Err((Box::new(t.data.clone()), rev))
+            } else {
+                let f = f.lock().ok().and_then(|mut g| g.take());
+                Ok(f.map(|f| f(&t.data, rev)))
+            }
+        })
+        .await
+        .map_err(registry_error)?;
+    let lost = || RpcError::internal("internal error: standings not computed");
+    match copied {
+        Ok(r) => r.ok_or_else(lost),
+        Err((data, rev)) => {
+            let f = f.lock().ok().and_then(|mut g| g.take()).ok_or_else(lost)?;
+            tokio::task::spawn_blocking(move || f(&data, rev))
+                .await
+                .map_err(|_| lost())
+        }
+    }
+}
+
+/// The round to report after: the given one (0 … the tournament's rounds, or beyond when more
+/// rounds were paired than planned), else the last paired round.
+fn after_round(t: &TournamentData, asked: Option<RoundNumber>) -> Result<RoundNumber, RpcError> {
+    let paired = t.rounds.len() as RoundNumber;
+    let last = t.settings.rounds.max(paired);
+    match asked {
+        None => Ok(paired),
+        Some(r) if r <= last => Ok(r),
+        Some(r) => Err(RpcError::new(
+            codes::BAD_ROUND,
+            format!("after_round {r} is out of range: the tournament has rounds 0 … {last}"),
+        )),
+    }
+}
+
+/// The criteria asked for (names, any case; NULL dropped), or the tournament's own.
+fn criteria(asked: Option<Vec<String>>) -> Result<Option<Vec<Criterion>>, RpcError> {
+    let Some(names) = asked else { return Ok(None) };
+    if names.len() > MAX_CRITERIA {
+        return Err(RpcError::new(
+            codes::UNKNOWN_CRITERION,
+            format!("at most {MAX_CRITERIA} criteria, got {}", names.len()),
+        ));
+    }
+    let mut out = Vec::with_capacity(names.len());
+    for n in &names {
+        match parse_criterion(n) {
+            Some(Crit::Nul) => {}
+            Some(c) => out.push(Criterion(c)),
+            None => {
+                let valid: Vec<&str> = CRITERIA.iter().map(|c| c.name()).collect();
+                return Err(RpcError::new(
+                    codes::UNKNOWN_CRITERION,
+                    format!(
+                        "unknown criterion {:?}; valid: {}",
+                        crate::rpc::error::clip(n, 40),
+                        valid.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+/// A row's player fields and values, shared by both views.
+fn row_json(t: &TournamentData, criteria: &[Criterion], row: &Row, shared: bool) -> Value {
+    let mut values = Map::new();
+    for (c, v) in criteria.iter().zip(&row.values) {
+        values.insert(c.0.name().to_string(), number(display_value(c.0, *v)));
+    }
+    let mut out = json!({
+        "place": row.place,
+        "shared": shared,
+        "player_id": row.id,
+        "values": values,
+    });
+    if let Some(p) = t.player(row.id) {
+        out["name"] = json!(p.name);
+        out["first_name"] = json!(p.first_name);
+        out["rank"] = json!(p.rank);
+        out["rank_text"] = json!(format_rank(p.rank));
+        out["country"] = json!(p.country);
+        out["club"] = json!(p.club);
+    }
+    out
+}
+
+/// Whether each row shares its place with another (the one above or below).
+fn shared_flags(rows: &[Row]) -> Vec<bool> {
+    (0..rows.len())
+        .map(|i| {
+            rows[i].tied_with_previous || rows.get(i + 1).is_some_and(|r| r.tied_with_previous)
+        })
+        .collect()
+}
+
+fn names(criteria: &[Criterion]) -> Vec<&'static str> {
+    criteria.iter().map(|c| c.0.name()).collect()
+}
+
+async fn standings(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id: TournamentId = p.get(0, "tournament_id")?;
+    let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
+    let crit = criteria(p.opt(2, "criteria")?)?;
+    compute(&ctx, id, move |t, rev| {
+        let r = after_round(t, asked)?;
+        let crit = crit.unwrap_or_else(|| t.settings.placement.clone());
+        let st = crate::tournament::standings::standings(t, r, &crit);
+        let shared = shared_flags(&st.rows);
+        let rows: Vec<Value> = st
+            .rows
+            .iter()
+            .zip(shared)
+            .map(|(row, s)| row_json(t, &crit, row, s))
+            .collect();
+        Ok(json!({
+            "revision": rev,
+            "after_round": r,
+            "criteria": names(&crit),
+            "rows": rows,
+        }))
+    })
+    .await?
+}
+
+fn crosstable_json(t: &TournamentData, x: &Crosstable, rev: u64) -> Value {
+    let crit = &x.standings.criteria;
+    let shared = shared_flags(&x.standings.rows);
+    let rows: Vec<Value> = x
+        .standings
+        .rows
+        .iter()
+        .zip(&x.cells)
+        .zip(shared)
+        .enumerate()
+        .map(|(i, ((row, cells), s))| {
+            let mut v = row_json(t, crit, row, s);
+            v["position"] = json!(i + 1);
+            v["cells"] = Value::Array(
+                cells
+                    .iter()
+                    .map(|c| {
+                        let mut cv = serde_json::to_value(c).unwrap_or(Value::Null);
+                        cv["text"] = json!(c.to_string());
+                        cv
+                    })
+                    .collect(),
+            );
+            v
+        })
+        .collect();
+    json!({
+        "revision": rev,
+        "after_round": x.standings.after_round,
+        "criteria": names(crit),
+        "rows": rows,
+    })
+}
+
+async fn crosstable_method(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id: TournamentId = p.get(0, "tournament_id")?;
+    let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
+    compute(&ctx, id, move |t, rev| {
+        let r = after_round(t, asked)?;
+        let x = crosstable(t, r, &t.settings.placement, r, false);
+        Ok(crosstable_json(t, &x, rev))
+    })
+    .await?
+}
+
+/// A file name from the tournament's short name (or name): letters, digits, `-` and `_` kept.
+fn file_stem(t: &TournamentData) -> String {
+    let s = &t.settings;
+    let base = if s.short_name.trim().is_empty() {
+        &s.name
+    } else {
+        &s.short_name
+    };
+    let stem: String = base
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if stem.is_empty() {
+        "tournament".into()
+    } else {
+        stem
+    }
+}
+
+/// One export: the file as text, its encoding and a suggested file name.
+struct Export {
+    text: String,
+    encoding: &'static str,
+    file_name: String,
+}
+
+fn export_file(
+    t: &TournamentData,
+    format: &str,
+    after_round: Option<RoundNumber>,
+) -> Result<Export, RpcError> {
+    use crate::tournament::formats::{csv, egf};
+    let stem = file_stem(t);
+    match format {
+        "h9" | "h9_nobydef" => {
+            let o = egf::H9Options {
+                keep_by_default: format == "h9",
+                after_round,
+                ..egf::H9Options::default()
+            };
+            // The bytes are ISO-8859-15; as a string each byte is its Latin-9 character, so a
+            // client writing the text in that encoding gets OpenGotha's file back.
+            let text = latin9_to_string(&egf::h9(t, &o));
+            let file_name = if format == "h9" {
+                format!("{stem}.h9")
+            } else {
+                format!("{stem}_nobydef.h9")
+            };
+            Ok(Export {
+                text,
+                encoding: "ISO-8859-15",
+                file_name,
+            })
+        }
+        "csv" => {
+            let r = after_round.unwrap_or(t.rounds.len() as RoundNumber);
+            Ok(Export {
+                text: csv::standings_csv(t, r),
+                encoding: "UTF-8",
+                file_name: format!("{stem}_standings.csv"),
+            })
+        }
+        other => Err(RpcError::new(
+            codes::UNKNOWN_FORMAT,
+            format!(
+                "unknown export format {:?}; supported: {}",
+                crate::rpc::error::clip(other, 40),
+                EXPORT_FORMATS.join(", ")
+            ),
+        )),
+    }
+}
+
+/// Decodes ISO-8859-15 bytes (the inverse of `egf::encode_latin9`).
+fn latin9_to_string(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            0xA4 => '€',
+            0xA6 => 'Š',
+            0xA8 => 'š',
+            0xB4 => 'Ž',
+            0xB8 => 'ž',
+            0xBC => 'Œ',
+            0xBD => 'œ',
+            0xBE => 'Ÿ',
+            b => b as char,
+        })
+        .collect()
+}
+
+async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id: TournamentId = p.get(0, "tournament_id")?;
+    let format: String = p.get(1, "format")?;
+    let asked: Option<RoundNumber> = p.opt(2, "after_round")?;
+    let format = format.trim().to_ascii_lowercase();
+    compute(&ctx, id, move |t, rev| {
+        let r = match asked {
+            Some(_) => Some(after_round(t, asked)?),
+            None => None,
+        };
+        let e = export_file(t, &format, r)?;
+        Ok(json!({
+            "revision": rev,
+            "format": format,
+            "file_name": e.file_name,
+            "encoding": e.encoding,
+            "text": e.text,
+        }))
+    })
+    .await?
+}
+
+macro_rules! async_handler {
+    ($f:ident) => {
+        Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture { Box::pin($f(ctx, p)) })
+    };
+}
+
+const TID: Param = Param::req("tournament_id", "int");
+
+pub static METHODS: &[Method] = &[
+    Method {
+        name: "tournament.standings",
+        params: &[
+            TID,
+            Param::opt("after_round", "int"),
+            Param::opt("criteria", "array"),
+        ],
+        returns: "struct",
+        help: "Standings after a round (default the last paired) by the tournament's placement \
+               criteria or the names given (MMS, SOSM, SOSOSM, NBW, SOSW, SOSW-1, DC, …) → \
+               {revision, after_round, criteria, rows: [{place, shared, player_id, name, \
+               first_name, rank, rank_text, country, club, values{criterion: points}}]}.",
+        handler: async_handler!(standings),
+    },
+    Method {
+        name: "tournament.crosstable",
+        params: &[TID, Param::opt("after_round", "int")],
+        returns: "struct",
+        help: "The crosstable after a round (default the last paired): the standings rows with \
+               position and cells [{round, kind, opponent, opponent_position, result, colour, \
+               handicap, forfeit, text}] (text EGF-style: 3+/w2, 0=).",
+        handler: async_handler!(crosstable_method),
+    },
+    Method {
+        name: "tournament.export",
+        params: &[
+            TID,
+            Param::req("format", "string"),
+            Param::opt("after_round", "int"),
+        ],
+        returns: "struct",
+        help: "The tournament as a file: format h9 (EGF results table as OpenGotha writes it), \
+               h9_nobydef (results by default written 0=), csv (standings) → {revision, format, \
+               file_name, encoding, text}.",
+        handler: async_handler!(export),
+    },
+];
