@@ -435,17 +435,25 @@ async fn a_page_script_call_passes_the_cross_site_guard() {
 }
 
 #[tokio::test]
-async fn exports_are_offered_only_when_the_daemon_has_them() {
+async fn exports_download_as_files() {
     let s = site().await;
     let id = s.id;
     let overview = s.page(&format!("/t/{id}")).await;
-    let (status, _, _) = s.get(&format!("/t/{id}/export/h9")).await;
-    if goswiss::rpc::lookup("tournament.export").is_some() {
-        assert!(overview.contains(&format!("/t/{id}/export/h9")));
-        assert_eq!(status, 200);
-    } else {
-        assert!(!overview.contains("/export/"));
-        assert_eq!(status, 404);
+    for (format, ct, start) in [
+        ("h9", "text/plain; charset=iso-8859-15", "; "),
+        ("csv", "text/csv; charset=utf-8", ""),
+        ("opengotha", "application/xml; charset=utf-8", "<?xml"),
+    ] {
+        assert!(
+            overview.contains(&format!("/t/{id}/export/{format}")),
+            "{format} link"
+        );
+        let (status, got_ct, body) = s.get(&format!("/t/{id}/export/{format}")).await;
+        assert_eq!((status, got_ct.as_str()), (200, ct), "{format}: {body}");
+        assert!(
+            body.starts_with(start) && body.len() > 20,
+            "{format}: {body}"
+        );
     }
     let (status, _, _) = s.get(&format!("/t/{id}/export/nonsense")).await;
     assert_eq!(status, 404);

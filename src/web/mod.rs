@@ -41,7 +41,12 @@ use pages::Page;
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The exports the pages offer when the daemon has `tournament.export`: format and label.
-const EXPORTS: &[(&str, &str)] = &[("h9", "EGF results (.h9)"), ("csv", "Standings (.csv)")];
+const EXPORTS: &[(&str, &str)] = &[
+    ("h9", "EGF results (.h9)"),
+    ("csv", "Standings (.csv)"),
+    ("opengotha", "OpenGotha file (.xml)"),
+    ("send2aga", "AGA results (.tde)"),
+];
 
 /// What the handlers share.
 #[derive(Clone)]
@@ -501,7 +506,7 @@ fn export_mime(format: &str) -> &'static str {
 fn export_extension(format: &str) -> &str {
     match format {
         "opengotha" => "xml",
-        "aga" => "txt",
+        "aga" | "send2aga" => "tde",
         f => f,
     }
 }
@@ -571,6 +576,8 @@ async fn export(
             );
         }
     };
+    // The EGF table is ISO-8859-15: its text holds one character per byte of the file.
+    let latin9 = answer.get("encoding").and_then(Value::as_str) == Some("ISO-8859-15");
     let content = match &answer {
         Value::String(s) => s.clone(),
         Value::Object(m) => match ["content", "text", "data", "file"]
@@ -586,12 +593,17 @@ async fn export(
         "attachment; filename=\"{stem}.{}\"",
         export_extension(&format)
     );
-    let mut resp = (StatusCode::OK, content).into_response();
+    let (body, mime) = if latin9 {
+        (
+            crate::tournament::formats::egf::encode_latin9(&content),
+            "text/plain; charset=iso-8859-15",
+        )
+    } else {
+        (content.into_bytes(), export_mime(&format))
+    };
+    let mut resp = (StatusCode::OK, body).into_response();
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(export_mime(&format)),
-    );
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
     if let Ok(v) = HeaderValue::from_str(&disposition) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }

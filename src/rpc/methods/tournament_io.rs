@@ -257,6 +257,9 @@ fn now_save_dt() -> String {
 }
 
 /// The export of one tournament in `format`.
+/// The formats [`export_data`] writes.
+pub const EXPORT_FORMATS: &[&str] = &["opengotha", "aga", "send2aga", "aga_results"];
+
 pub fn export_data(t: &TournamentData, format: &str, o: &Value) -> RpcResult {
     let o: ExportOptions = serde_json::from_value(o.clone())
         .map_err(|e| RpcError::invalid_params(format!("options: {e}")))?;

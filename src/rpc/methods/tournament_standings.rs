@@ -320,7 +320,12 @@ fn export_file(
             format!(
                 "unknown export format {:?}; supported: {}",
                 crate::rpc::error::clip(other, 40),
-                EXPORT_FORMATS.join(", ")
+                EXPORT_FORMATS
+                    .iter()
+                    .chain(super::tournament_io::EXPORT_FORMATS)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         )),
     }
@@ -348,8 +353,21 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let format: String = p.get(1, "format")?;
     let asked: Option<RoundNumber> = p.opt(2, "after_round")?;
+    let options: Option<serde_json::Value> = p.opt(3, "options")?;
     let format = format.trim().to_ascii_lowercase();
     compute(&ctx, id, move |t, rev| {
+        // The OpenGotha and AGA files come from tournament_io (also `tournament.export_file`).
+        if super::tournament_io::EXPORT_FORMATS.contains(&format.as_str()) {
+            let mut v = super::tournament_io::export_data(
+                t,
+                &format,
+                options.as_ref().unwrap_or(&json!({})),
+            )?;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("revision".into(), json!(rev));
+            }
+            return Ok(v);
+        }
         let r = match asked {
             Some(_) => Some(after_round(t, asked)?),
             None => None,
@@ -404,11 +422,13 @@ pub static METHODS: &[Method] = &[
             TID,
             Param::req("format", "string"),
             Param::opt("after_round", "int"),
+            Param::opt("options", "struct"),
         ],
         returns: "struct",
         help: "The tournament as a file: format h9 (EGF results table as OpenGotha writes it), \
                h9_nobydef (results by default written 0=), csv (standings) → {revision, format, \
-               file_name, encoding, text}.",
+               file_name, encoding, text}; opengotha, aga, send2aga, aga_results as \
+               tournament.export_file (options there).",
         handler: async_handler!(export),
     },
 ];
