@@ -93,7 +93,10 @@ pub struct Overrides {
 /// environment, with one line for `--help`.
 pub const SETTINGS: &[(&str, &str)] = &[
     ("listen", "address to listen on (127.0.0.1:9090)"),
-    ("db", "SQLite file (goswiss.db) or postgres://user@host/db"),
+    (
+        "db",
+        "SQLite file (goswiss.db, or sqlite:PATH) or postgres://user[:password]@host[:port]/db (several daemons may share one)",
+    ),
     (
         "log_level",
         "log level or tracing filter (info); RUST_LOG, when set, replaces it",

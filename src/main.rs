@@ -31,6 +31,36 @@ enum Command {
         #[arg(long)]
         example: bool,
     },
+    /// Database tools.
+    Db {
+        #[command(subcommand)]
+        command: DbCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum DbCommand {
+    /// Copy every tournament (both kinds, ids, sequence numbers and timestamps intact) from one
+    /// database to another, then read the target back and check every log's count and checksum.
+    ///
+    /// Either side is a SQLite file (a path or sqlite:PATH) or a postgres://user@host/db URL.
+    /// The source is only read and must have this goswiss's schema (run `goswiss serve` on an
+    /// older one once to migrate it). The target is created or migrated as needed; a target
+    /// that holds tournaments is refused unless --force. The copy is one transaction on the
+    /// target: on any error the target is left as it was. Stop the daemons on the target
+    /// first (they would not see the copied tournaments until restarted).
+    Copy {
+        /// The database to copy from.
+        #[arg(long)]
+        from: String,
+        /// The database to copy into.
+        #[arg(long)]
+        to: String,
+        /// Replace the target's tournaments instead of refusing a non-empty target. Ids stay
+        /// unique: the target's next id is above both databases' earlier ones.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Args)]
@@ -41,7 +71,7 @@ struct Flags {
     /// Address to listen on, e.g. 127.0.0.1:9090.
     #[arg(long)]
     listen: Option<String>,
-    /// SQLite database file.
+    /// Database: a SQLite file (path or sqlite:PATH) or postgres://user[:password]@host[:port]/db.
     #[arg(long)]
     db: Option<String>,
     /// Log level or tracing filter.
@@ -153,6 +183,18 @@ fn run() -> anyhow::Result<()> {
             } else {
                 print!("{}", toml_of(&flags.load()?)?);
             }
+            Ok(())
+        }
+        Command::Db {
+            command: DbCommand::Copy { from, to, force },
+        } => {
+            let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
+            let summary = runtime.block_on(goswiss::store::copy::copy(&from, &to, force))?;
+            println!(
+                "{} -> {}: {summary}",
+                goswiss::store::redacted(&from),
+                goswiss::store::redacted(&to)
+            );
             Ok(())
         }
         Command::Serve(flags) => {

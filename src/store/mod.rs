@@ -9,6 +9,7 @@
 //! a list of [`RawEvent`]s, each an event's kind tag and its JSON body, serialized by the
 //! caller on its own worker (so the JSON work never runs on a store's single writer).
 
+pub mod copy;
 pub mod postgres;
 pub mod sqlite;
 

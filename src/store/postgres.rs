@@ -60,6 +60,8 @@ const FEED_BUFFER: usize = 4096;
 /// The schema, one step per file: step `k` (from 0) brings `goswiss_schema.version` to `k + 1`.
 /// A new migration is a new file appended here; never edit a released one.
 const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_events.sql")];
+/// The schema version this build writes (`goswiss_schema.version`).
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Any key will do, as long as every goswiss daemon uses the same one: it serializes the
 /// migrations of daemons starting together.
@@ -97,7 +99,12 @@ fn now_millis() -> i64 {
 /// A database error as the callers see it: a lost or refused connection is "unavailable" (try
 /// again later), anything else a database error.
 fn pg(e: tokio_postgres::Error) -> StoreError {
-    if e.is_closed() || e.code().is_none() {
+    // Class 08 (connection exception) and 57 (operator intervention: the server shutting down,
+    // crashed or still starting up) mean the database went away, not that the call was wrong.
+    let gone = e
+        .code()
+        .is_some_and(|c| c.code().starts_with("08") || c.code().starts_with("57"));
+    if gone || e.is_closed() || e.code().is_none() {
         StoreError::Unavailable(format!("storage unavailable: {e}"))
     } else {
         let detail = e
@@ -177,7 +184,7 @@ impl Drop for PostgresStore {
 }
 
 /// Opens one connection, its driver running on its own task.
-async fn connect(config: &tokio_postgres::Config) -> Result<Client, StoreError> {
+pub(crate) async fn connect(config: &tokio_postgres::Config) -> Result<Client, StoreError> {
     let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls))
         .await
         .map_err(|_| StoreError::Unavailable("storage unavailable: connection timed out".into()))?
@@ -265,7 +272,7 @@ impl PostgresStore {
     }
 }
 
-async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+pub(crate) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
     let target = MIGRATIONS.len() as i64;
     let step = |e: tokio_postgres::Error| StoreError::Database(format!("migration: {}", pg(e)));
     let tx = client.transaction().await.map_err(step)?;

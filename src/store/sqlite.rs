@@ -45,6 +45,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0004_health_probe.sql"),
 ];
 
+/// The schema version this build writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
 const INSERT_EVENT: &str =
     "INSERT INTO events (tournament_id, seq, kind, body, at) VALUES (?1, ?2, ?3, ?4, ?5)";
 
@@ -306,7 +309,10 @@ impl Store for SqliteStore {
     }
 }
 
-fn open_connection(path: &Path, options: &OpenOptions) -> Result<Connection, StoreError> {
+pub(crate) fn open_connection(
+    path: &Path,
+    options: &OpenOptions,
+) -> Result<Connection, StoreError> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE

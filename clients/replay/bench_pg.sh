@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Durable match cycles/s of a release goswiss on PostgreSQL with 1, 2 and 3 daemons sharing
+# one database, beside one daemon on SQLite, at 64 concurrent tournaments (JSON-RPC), as
+# recorded in BENCHMARKS.md.
+#
+#   cargo build --release && clients/replay/bench_pg.sh
+#
+# The script makes its own throw-away PostgreSQL cluster (initdb in a temporary directory, on
+# a loopback port; as the `postgres` user when run as root) with the stock durability
+# settings: fsync = on, synchronous_commit = on, full_page_writes = on (printed below). With
+# several daemons the 64 tournaments are split between them, one replay process per daemon,
+# and cycles/s is every process's matches over the wall time of the whole level. srv_us/cyc
+# and pg_us/cyc are the CPU time (user + system) the daemons and the PostgreSQL cluster spent
+# per match cycle: on a loaded machine they say more than cycles/s.
+#
+# Environment: PORT (first daemon port, default 19190), PGPORT (default 19290), PLAYERS (16),
+# CONC (64), SCALE (1: multiply the tournament count, 8 per concurrent tournament), DAEMONS
+# ("1 2 3"), SQLITE (1: also measure SQLite), SERVER and REPLAY (default target/release/).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PORT=${PORT:-19190}
+PGPORT=${PGPORT:-19290}
+PLAYERS=${PLAYERS:-16}
+CONC=${CONC:-64}
+SCALE=${SCALE:-1}
+DAEMONS=${DAEMONS:-"1 2 3"}
+SQLITE=${SQLITE:-1}
+SERVER=$(realpath "${SERVER:-target/release/goswiss}")
+REPLAY=$(realpath "${REPLAY:-target/release/goswiss-replay}")
+TOURNAMENTS=$((CONC * 8 * SCALE))
+
+BIN=$(dirname "$(realpath "$(command -v initdb || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")")
+WORK=$(mktemp -d)
+AS=()
+if [ "$(id -u)" = 0 ]; then
+    chown postgres: "$WORK"
+    AS=(runuser -u postgres --)
+fi
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    "${AS[@]}" "$BIN/pg_ctl" stop -m immediate -D "$WORK/data" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+"${AS[@]}" "$BIN/initdb" -D "$WORK/data" -U goswiss --auth=trust -E UTF8 >/dev/null
+"${AS[@]}" "$BIN/pg_ctl" start -w -D "$WORK/data" -l "$WORK/log" \
+    -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $WORK -c max_connections=100" >/dev/null
+psql_() { psql -h 127.0.0.1 -p "$PGPORT" -U goswiss -d postgres -Atc "$1"; }
+
+echo "# $(date -u +%FT%TZ) $(nproc) cores, $(uptime | sed 's/.*load/load/')"
+echo "# $("$BIN/postgres" --version); $(psql_ "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'shared_buffers', 'commit_delay')")"
+echo "# players $PLAYERS, $CONC concurrent tournaments, $TOURNAMENTS tournaments per level, JSON-RPC"
+printf '%-10s %7s %9s %9s %9s %11s %11s  %s\n' store daemons matches seconds cycles/s \
+    srv_us/cyc pg_us/cyc problems
+
+TCK=$(getconf CLK_TCK)
+# CPU ticks (user + system) of the given processes.
+ticks() {
+    local sum=0 p
+    for p in "$@"; do
+        if [ -r "/proc/$p/stat" ]; then
+            sum=$((sum + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+        fi
+    done
+    echo "$sum"
+}
+# The cluster's processes: the postmaster and its children (backends, WAL writer, ...).
+pg_pids() {
+    local pm
+    pm=$(head -1 "$WORK/data/postmaster.pid")
+    echo "$pm" $(pgrep -P "$pm")
+}
+
+wait_up() {
+    for _ in $(seq 1 300); do
+        if curl -sf "http://127.0.0.1:$1/health" >/dev/null 2>&1; then return 0; fi
+        sleep 0.1
+    done
+    echo "daemon on port $1 did not come up" >&2
+    return 1
+}
+
+# level NAME DB N: N daemons on DB, the tournaments split between them.
+level() {
+    local name=$1 db=$2 n=$3 k out
+    local started=()
+    for k in $(seq 0 $((n - 1))); do
+        "$SERVER" serve --listen "127.0.0.1:$((PORT + k))" --db "$db" --log-level error &
+        PIDS+=($!)
+        started+=($!)
+    done
+    for k in $(seq 0 $((n - 1))); do wait_up $((PORT + k)); done
+    out=$(mktemp -d)
+    local t0 t1
+    local s0 p0 s1 p1
+    s0=$(ticks "${started[@]}")
+    p0=$(ticks $(pg_pids))
+    t0=$(date +%s.%N)
+    local replays=()
+    for k in $(seq 0 $((n - 1))); do
+        # CONC and TOURNAMENTS split as evenly as they go.
+        local c=$(( CONC / n + (k < CONC % n ? 1 : 0) ))
+        local t=$(( TOURNAMENTS / n + (k < TOURNAMENTS % n ? 1 : 0) ))
+        "$REPLAY" --url "http://127.0.0.1:$((PORT + k))/" --protocol jsonrpc --players "$PLAYERS" \
+            --tournaments "$t" --concurrency "$c" --allow-repeat --seed "$k" --json --quiet \
+            >"$out/$k.json" &
+        replays+=($!)
+    done
+    local failed=0
+    for p in "${replays[@]}"; do wait "$p" || failed=1; done
+    t1=$(date +%s.%N)
+    s1=$(ticks "${started[@]}")
+    p1=$(ticks $(pg_pids))
+    python3 - "$name" "$n" "$t0" "$t1" "$failed" $((s1 - s0)) $((p1 - p0)) "$TCK" "$out"/*.json <<'EOF'
+import json, sys
+name, n, t0, t1, failed, srv, pgc, tck, *files = sys.argv[1:]
+runs = [json.load(open(f)) for f in files]
+matches = sum(r["matches"] for r in runs)
+problems = sum(r["problems"] + r["violations"] for r in runs)
+secs = float(t1) - float(t0)
+note = "" if problems == 0 and failed == "0" else "  PROBLEMS/VIOLATIONS"
+us = lambda t: int(t) / int(tck) * 1e6 / max(matches, 1)
+pg_us = f"{us(pgc):.1f}" if name == "postgres" else "-"
+print(f"{name:<10} {n:>7} {matches:>9} {secs:>9.2f} {matches / secs:>9.0f} {us(srv):>11.1f} "
+      f"{pg_us:>11}  {problems}{note}")
+EOF
+    rm -rf "$out"
+    for p in "${started[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+}
+
+if [ "$SQLITE" = 1 ]; then
+    mkdir -p "$WORK/sqlite"
+    level sqlite "$WORK/sqlite/bench.db" 1
+fi
+for n in $DAEMONS; do
+    psql_ "CREATE DATABASE bench$n" >/dev/null
+    level postgres "postgres://goswiss@127.0.0.1:$PGPORT/bench$n" "$n"
+done
