@@ -54,6 +54,43 @@ pub struct Config {
     /// (they also get CORS headers). Empty: only the daemon's own pages. `*`: any.
     #[serde(deserialize_with = "list")]
     pub allowed_origins: Vec<String>,
+    /// The operator's token: every call is allowed with it. Setting it turns auth on.
+    pub admin_token: Secret,
+    /// Auth on without an admin token: `tournament.*` writes need the tournament's director
+    /// token. On whenever `admin_token` is set.
+    #[serde(deserialize_with = "flag")]
+    pub auth: bool,
+    /// With auth on, `matchmaker.*` writes need the admin token too (off: rswiss clients, which
+    /// send no token, keep working).
+    #[serde(deserialize_with = "flag")]
+    pub matchmaker_auth: bool,
+    /// Most tournaments (both kinds) that callers holding the admin token may have created and
+    /// not deleted since the daemon started; 0: no limit.
+    pub max_tournaments_per_token: u32,
+    /// Most tournaments (both kinds) that callers without the admin token may have created and
+    /// not deleted from one client address since the daemon started; 0: no limit.
+    pub max_tournaments_per_address: u32,
+}
+
+/// A secret setting: never shown by `Debug` (so never in a log line), compared only through
+/// hashes.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl Secret {
+    pub fn is_set(&self) -> bool {
+        !self.0.is_empty()
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_set() { "<set>" } else { "<unset>" })
+    }
 }
 
 impl Default for Config {
@@ -72,6 +109,11 @@ impl Default for Config {
             ws_ping_secs: 30,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            admin_token: Secret::default(),
+            auth: false,
+            matchmaker_auth: false,
+            max_tournaments_per_token: 0,
+            max_tournaments_per_address: 1000,
         }
     }
 }
@@ -134,6 +176,26 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "allowed_origins",
         "web origins allowed to call, comma-separated (only the daemon's own; * any)",
+    ),
+    (
+        "admin_token",
+        "operator's token, allowed every call; setting it turns auth on (unset)",
+    ),
+    (
+        "auth",
+        "tournament.* writes need the director's or admin token (false; on with admin_token)",
+    ),
+    (
+        "matchmaker_auth",
+        "with auth on, matchmaker.* writes need the admin token (false)",
+    ),
+    (
+        "max_tournaments_per_token",
+        "tournaments the admin token may have created and not deleted (0 no limit)",
+    ),
+    (
+        "max_tournaments_per_address",
+        "tournaments a caller without it may create from one address (1000; 0 no limit)",
     ),
 ];
 
@@ -265,6 +327,11 @@ fn list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error>
 }
 
 impl Config {
+    /// Whether calls are checked for tokens.
+    pub fn auth_on(&self) -> bool {
+        self.auth || self.admin_token.is_set()
+    }
+
     /// Every setting's name, as in the file and (upper-cased, prefixed) in the environment.
     pub fn keys() -> Vec<&'static str> {
         SETTINGS.iter().map(|(k, _)| *k).collect()

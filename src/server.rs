@@ -29,6 +29,7 @@ use tower::ServiceExt;
 use tower::layer::util::Identity;
 
 use crate::config::Config;
+use crate::rpc::auth::Caller;
 use crate::rpc::registry::Registry;
 use crate::rpc::{Ctx, RpcError, xmlrpc};
 use crate::store::Store;
@@ -127,9 +128,9 @@ async fn read_body(body: Body, max: usize, headers: &HeaderMap) -> Result<Bytes,
     }
 }
 
-async fn serve_xml(app: &App, body: &[u8]) -> Response {
+async fn serve_xml(app: &App, body: &[u8], caller: Caller) -> Response {
     let start = Instant::now();
-    let reply = xmlrpc::handle(&app.ctx, body).await;
+    let reply = xmlrpc::handle_as(&app.ctx, body, caller).await;
     record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
     xml_response(reply.body)
 }
@@ -145,7 +146,7 @@ async fn xml_rpc(app: &App, req: Request) -> Response {
     }
     let (parts, body) = req.into_parts();
     match read_body(body, app.max_body, &parts.headers).await {
-        Ok(bytes) => serve_xml(app, &bytes).await,
+        Ok(bytes) => serve_xml(app, &bytes, caller_of(&parts.extensions)).await,
         Err(resp) => resp,
     }
 }
@@ -168,13 +169,34 @@ async fn sniffed(app: &App, req: Request, otherwise_json: bool) -> Response {
         Err(resp) => return resp,
     };
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
-        return serve_xml(app, &bytes).await;
+        return serve_xml(app, &bytes, caller_of(&parts.extensions)).await;
     }
     if otherwise_json {
         json_rpc(app, Request::from_parts(parts, Body::from(bytes))).await
     } else {
         (StatusCode::NOT_FOUND, "not found\n").into_response()
     }
+}
+
+/// The client's address, put on every request by the accept loop.
+#[derive(Clone, Copy)]
+struct Peer(IpAddr);
+
+/// The caller set by [`with_caller`] (anonymous if somehow missing).
+fn caller_of(ext: &axum::http::Extensions) -> Caller {
+    ext.get::<Caller>().cloned().unwrap_or_default()
+}
+
+/// Reads the caller's token (`Authorization`) and address into the request's extensions,
+/// where both protocol adapters find it (jsonrpsee hands a WebSocket upgrade's extensions to
+/// every call of the session). The header itself is never logged.
+async fn with_caller(mut req: Request, next: axum::middleware::Next) -> Response {
+    let addr = req.extensions().get::<Peer>().map(|p| p.0);
+    let caller = Caller::from_headers(req.headers(), addr);
+    req.extensions_mut().insert(caller);
+    // Gone before anything downstream can log it (jsonrpsee traces whole requests).
+    req.headers_mut().remove(header::AUTHORIZATION);
+    next.run(req).await
 }
 
 /// `/`: XML bodies go to XML-RPC, everything else (JSON POSTs, WebSocket upgrades) to JSON-RPC.
@@ -289,6 +311,7 @@ pub async fn serve(
         config,
         registry,
         tournaments,
+        quotas: Default::default(),
     });
     // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.
     let follower = Arc::clone(&ctx);
@@ -332,6 +355,7 @@ pub async fn serve(
         .fallback(fallback)
         .with_state(app)
         .merge(web)
+        .layer(axum::middleware::from_fn(with_caller))
         .layer(axum::middleware::from_fn_with_state(
             body_timeout,
             with_body_deadline,
@@ -428,7 +452,6 @@ async fn accept_loop(
     // One permit per open connection: the cap, and (all permits back) "every connection done".
     let permits = Arc::new(Semaphore::new(max as usize));
     let (stop_tx, stop_rx) = watch::channel(false);
-    let service = TowerToHyperService::new(router);
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -443,11 +466,11 @@ async fn accept_loop(
                 Err(_) => break, // never closed; defensive
             },
         };
-        let (tcp, slot) = tokio::select! {
+        let (tcp, slot, peer) = tokio::select! {
             () = &mut shutdown => break,
             r = listener.accept() => match r {
                 Ok((tcp, peer)) => match per_ip.admit(peer.ip(), limits.per_ip) {
-                    Some(slot) => (tcp, slot),
+                    Some(slot) => (tcp, slot, Peer(peer.ip())),
                     None => {
                         // Closed at once: the client sees a reset, not a wait.
                         tracing::debug!(%peer, "connection refused: max_connections_per_ip");
@@ -466,10 +489,17 @@ async fn accept_loop(
         };
         // Replies go out as soon as they are written: no Nagle delay on keep-alive connections.
         let _ = tcp.set_nodelay(true);
+        // Every request of the connection carries its client's address (quotas).
+        let service = TowerToHyperService::new(router.clone().map_request(
+            move |mut req: Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(peer);
+                req
+            },
+        ));
         let conn = http
             .serve_connection(
                 TokioIo::new(deadline::WriteDeadline::new(tcp, limits.write_timeout)),
-                service.clone(),
+                service,
             )
             .with_upgrades();
         let mut stop = stop_rx.clone();

@@ -650,6 +650,9 @@ impl PairCosts for Field<'_> {
         }
         Some(self.pair_cost(u, v, false))
     }
+    fn allowed(&self, u: usize, v: usize) -> bool {
+        v == self.n || !self.is_forbidden(u, v)
+    }
     fn lower_bound(&self, u: usize, v: usize) -> i128 {
         if v == self.n || !self.bound_ok {
             return self.cost(u, v).unwrap_or(i128::MAX);

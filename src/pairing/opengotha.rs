@@ -1664,6 +1664,15 @@ impl PairCosts for RoundCosts<'_> {
         }
         Some(self.max - self.weights(u, v).total() as i128)
     }
+    fn allowed(&self, u: usize, v: usize) -> bool {
+        for (a, b) in [(u, v), (v, u)] {
+            if Some(b) == self.bye {
+                return !self.no_bye.contains(&self.vertex[a]);
+            }
+        }
+        let (a, b) = (self.vertex[u], self.vertex[v]);
+        !self.forbidden.contains(&(a.min(b), a.max(b)))
+    }
     fn lower_bound(&self, u: usize, v: usize) -> i128 {
         if Some(u) == self.bye || Some(v) == self.bye || !self.bounds_ok {
             return self.cost(u, v).unwrap_or(i128::MAX);

@@ -9,6 +9,7 @@ use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
+use super::auth::Caller;
 use super::{Ctx, Method, Params, RpcError, TABLE};
 
 fn to_error(e: RpcError) -> ErrorObjectOwned {
@@ -92,12 +93,14 @@ pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
     let mut module = RpcModule::new(());
     for method in TABLE.iter().copied() {
         let ctx = Arc::clone(&ctx);
-        let registered = module.register_async_method(method.name, move |params, _, _| {
+        let registered = module.register_async_method(method.name, move |params, _, ext| {
             let ctx = Arc::clone(&ctx);
+            // The HTTP request's (or WebSocket upgrade's) caller, put there by the server.
+            let caller = ext.get::<Caller>().cloned().unwrap_or_default();
             async move {
                 let start = Instant::now();
                 let result = match params_for(method, params.as_str()) {
-                    Ok(p) => super::call(&ctx, method, p).await,
+                    Ok(p) => super::call(&ctx, method, p.with_caller(caller)).await,
                     Err(e) => Err(e),
                 };
                 crate::server::record(method.name, "jsonrpc", result.is_ok(), start);

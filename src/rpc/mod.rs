@@ -4,6 +4,7 @@
 //! Handlers see `serde_json::Value`s whatever the wire was: the XML-RPC adapter converts its
 //! values on the way in and out, so one handler gives the same answer on both protocols.
 
+pub mod auth;
 pub mod error;
 pub mod jsonrpc;
 pub mod methods;
@@ -33,6 +34,8 @@ pub struct Ctx {
     pub registry: Registry<crate::matchmaker::Tournament>,
     /// `tournament.*` tournaments (logs of the other kind), over the same store.
     pub tournaments: Registry<crate::tournament::Tournament>,
+    /// Tournaments created per caller, for the creation quotas.
+    pub quotas: auth::Quotas,
 }
 
 /// How a method runs.
@@ -119,17 +122,33 @@ impl Method {
 #[derive(Debug, Clone, Default)]
 pub struct Params {
     values: Vec<Option<Value>>,
+    /// Who is calling (token hash, address): anonymous unless the adapter says otherwise.
+    caller: auth::Caller,
 }
 
 impl Params {
     pub fn positional(values: Vec<Value>) -> Params {
         Params {
             values: values.into_iter().map(Some).collect(),
+            caller: auth::Caller::default(),
         }
     }
 
     pub fn from_options(values: Vec<Option<Value>>) -> Params {
-        Params { values }
+        Params {
+            values,
+            caller: auth::Caller::default(),
+        }
+    }
+
+    /// The same parameters, called by `caller`.
+    pub fn with_caller(mut self, caller: auth::Caller) -> Params {
+        self.caller = caller;
+        self
+    }
+
+    pub fn caller(&self) -> &auth::Caller {
+        &self.caller
     }
 
     /// Number of parameters given (counting up to the last one present).
@@ -198,6 +217,7 @@ fn check_arity(method: &Method, params: &Params) -> Result<(), RpcError> {
 /// block (a blocking-pool thread): for batches such as `system.multicall`'s.
 pub fn call_inline(ctx: &Ctx, method: &'static Method, params: &Params) -> RpcResult {
     check_arity(method, params)?;
+    auth::authorize_inline(ctx, method, params)?;
     let Handler::Sync(f) = method.handler else {
         return Err(RpcError::internal(format!(
             "{} is not an inline method",
@@ -214,7 +234,8 @@ pub fn call_inline(ctx: &Ctx, method: &'static Method, params: &Params) -> RpcRe
 /// go through here so both wires behave the same.
 pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> RpcResult {
     check_arity(method, &params)?;
-    match method.handler {
+    let ticket = auth::authorize(ctx, method, &params).await?;
+    let result = match method.handler {
         // A panic is a bug, but it must cost the caller one error, not the connection.
         Handler::Sync(f) => {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
@@ -233,7 +254,9 @@ pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Rp
                 })
         }
         Handler::Async(f) => f(Arc::clone(ctx), params).await,
-    }
+    };
+    auth::settle(ctx, ticket, &result);
+    result
 }
 
 /// The answer to a call of a method that does not exist. It is rswiss's fault 1, which XML-RPC

@@ -521,8 +521,13 @@ pub struct Reply {
     pub ok: bool,
 }
 
-/// Serves one XML-RPC request body.
+/// Serves one XML-RPC request body from an anonymous caller.
 pub async fn handle(ctx: &Arc<Ctx>, body: &[u8]) -> Reply {
+    handle_as(ctx, body, super::auth::Caller::default()).await
+}
+
+/// Serves one XML-RPC request body from `caller`.
+pub async fn handle_as(ctx: &Arc<Ctx>, body: &[u8], caller: super::auth::Caller) -> Reply {
     let call = match parse_call(body) {
         Ok(c) => c,
         Err(msg) => return fault_reply(&RpcError::parse_error(msg)),
@@ -530,7 +535,8 @@ pub async fn handle(ctx: &Arc<Ctx>, body: &[u8]) -> Reply {
     let Some(method) = super::lookup(&call.name) else {
         return fault_reply(&super::unknown_method(&call.name));
     };
-    let params = Params::positional(call.params.into_iter().map(to_json).collect());
+    let params =
+        Params::positional(call.params.into_iter().map(to_json).collect()).with_caller(caller);
     let (body, ok) = match super::call(ctx, method, params).await {
         Ok(v) => (write_response(&v, call.uses_nil), true),
         Err(e) => (write_fault(&e), false),

@@ -25,4 +25,7 @@ pub use moves::{
     Play, SetupAndMoves, get_setup_and_moves, indicate_first_player, set_initial_position,
 };
 pub use props::{Colour, Point, PropType, Value};
-pub use tree::{Game, LoadOptions, NodeId, load_collection, parse, parse_collection};
+pub use tree::{
+    Exceeded, Game, LoadOptions, NodeId, load_collection, load_collection_within, parse,
+    parse_collection,
+};

@@ -167,6 +167,50 @@ pub fn load_collection(
     Ok(games)
 }
 
+/// A cap [`load_collection_within`] hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exceeded {
+    /// More games than the cap.
+    Games(usize),
+    /// More nodes, over the games read so far, than the cap.
+    Nodes(usize),
+}
+
+/// [`load_collection`] that stops reading as soon as the collection has more than
+/// `max_games` games or `max_nodes` nodes in all, so that memory stays bounded by the caps
+/// rather than by the input: `Ok(Err(_))` says which cap was hit.
+pub fn load_collection_within(
+    bytes: &[u8],
+    opts: &LoadOptions,
+    max_games: usize,
+    max_nodes: usize,
+) -> Result<Result<Vec<Result<Game, SgfError>>, Exceeded>, SgfError> {
+    let mut games = Vec::new();
+    let mut nodes = 0usize;
+    let mut exceeded = None;
+    let walk = each_game(bytes, opts, |n, game| {
+        if n >= max_games {
+            exceeded = Some(Exceeded::Games(max_games));
+        } else if let Ok(g) = &game {
+            nodes += g.node_count();
+            if nodes > max_nodes {
+                exceeded = Some(Exceeded::Nodes(max_nodes));
+            }
+        }
+        if exceeded.is_some() {
+            // Stops the walk; the cap, not this error, is reported.
+            return Err(SgfError::value("cap exceeded"));
+        }
+        games.push(game);
+        Ok(())
+    });
+    if let Some(e) = exceeded {
+        return Ok(Err(e));
+    }
+    walk?;
+    Ok(Ok(games))
+}
+
 /// Hands each game of a collection to `on_game` with its index, in order: the game, or why
 /// its root does not load, or (last) the syntax error that stops the collection. An error
 /// from `on_game` stops the walk and is returned; no game at all is `no SGF data found`.

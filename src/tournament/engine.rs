@@ -40,6 +40,10 @@ pub enum Event {
         /// The event format the log was written in ([`FORMAT`]).
         #[serde(default)]
         format: u32,
+        /// SHA-256 (hex) of the director token, set by the RPC layer; the token itself is
+        /// never stored.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        director_token_sha256: Option<String>,
     },
     SettingsChanged {
         settings: Settings,
@@ -106,6 +110,10 @@ pub enum Event {
     Archived {
         archived: bool,
     },
+    /// A new director token (SHA-256, hex) replaces the previous one.
+    DirectorTokenSet {
+        director_token_sha256: String,
+    },
 }
 
 impl Event {
@@ -127,6 +135,7 @@ impl Event {
             Event::ResultSet { .. } => "result_set",
             Event::RoundPublished { .. } => "round_published",
             Event::Archived { .. } => "archived",
+            Event::DirectorTokenSet { .. } => "director_token_set",
         }
     }
 
@@ -159,6 +168,9 @@ pub struct Tournament {
     /// `tournament.events`.
     #[serde(skip)]
     pub log: Vec<Event>,
+    /// SHA-256 (hex) of the director token, if the tournament has one.
+    #[serde(skip)]
+    pub director_token: Option<String>,
 }
 
 fn invalid(message: impl Into<String>) -> TournamentError {
@@ -420,12 +432,18 @@ impl Tournament {
             settings,
             seed,
             format: FORMAT,
+            director_token_sha256: None,
         })
     }
 
     fn from_created(event: &Event) -> Result<Tournament> {
         match event {
-            Event::Created { settings, seed, .. } => Ok(Tournament {
+            Event::Created {
+                settings,
+                seed,
+                director_token_sha256,
+                ..
+            } => Ok(Tournament {
                 data: TournamentData {
                     settings: settings.clone(),
                     players: Vec::new(),
@@ -436,6 +454,7 @@ impl Tournament {
                 archived: false,
                 next_player_id: 1,
                 log: vec![event.clone()],
+                director_token: director_token_sha256.clone(),
             }),
             other => Err(TournamentError::Corrupt(format!(
                 "the log starts with {} instead of created",
@@ -980,6 +999,9 @@ impl Tournament {
                 self.round_mut(*round)?.published = *published;
             }
             Event::Archived { archived } => self.archived = *archived,
+            Event::DirectorTokenSet {
+                director_token_sha256,
+            } => self.director_token = Some(director_token_sha256.clone()),
         }
         self.revision += 1;
         self.log.push(event.clone());

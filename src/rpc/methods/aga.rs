@@ -29,6 +29,28 @@ pub mod codes {
     pub const REPORT_REFUSED: i32 = 911;
     /// tscore: a player is in no scoring band.
     pub const NOT_IN_BAND: i32 = 912;
+    /// The files of one call have more lines than [`super::MAX_LINES`].
+    pub const TOO_MANY_LINES: i32 = 913;
+}
+
+/// Most lines the files of one call may hold together. A national TDList has ~22,000; the
+/// cap keeps a call's memory and reply (a few hundred bytes per line) bounded, whatever the
+/// body size allows (a 4 MiB body of newlines is 4 million lines).
+pub const MAX_LINES: usize = 200_000;
+
+/// Refuses texts of more than [`MAX_LINES`] lines in all, before anything is parsed.
+fn check_lines<'a>(method: &str, texts: impl IntoIterator<Item = &'a str>) -> Result<(), RpcError> {
+    let lines: usize = texts
+        .into_iter()
+        .map(|t| memchr::memchr_iter(b'\n', t.as_bytes()).count() + 1)
+        .sum();
+    if lines > MAX_LINES {
+        return Err(RpcError::new(
+            codes::TOO_MANY_LINES,
+            format!("{method}: {lines} lines, over the limit of {MAX_LINES} lines per call"),
+        ));
+    }
+    Ok(())
 }
 
 /// A rank, rating or ID given as a string or a number.
@@ -71,6 +93,10 @@ fn load(p: &Params) -> Result<(Tournament, Value), RpcError> {
     let register: String = p.get(0, "register")?;
     let rounds: Vec<Option<String>> = p.opt(1, "rounds")?.unwrap_or_default();
     let rounds: Vec<Option<&str>> = rounds.iter().map(|r| r.as_deref()).collect();
+    check_lines(
+        "aga.* files",
+        std::iter::once(register.as_str()).chain(rounds.iter().flatten().copied()),
+    )?;
     let mut options = match p.raw(2) {
         None | Some(Value::Null) => Value::Object(Default::default()),
         Some(v @ Value::Object(_)) => v.clone(),
@@ -239,6 +265,7 @@ pub fn handicap_method(p: &Params) -> RpcResult {
 
 pub fn parse_register_method(p: &Params) -> RpcResult {
     let text: String = p.get(0, "text")?;
+    check_lines("aga.parse_register", [text.as_str()])?;
     let mode = mode_param(p, 1)?;
     let mut lines = Vec::new();
     for (i, raw) in text.split_inclusive('\n').enumerate() {
@@ -271,6 +298,7 @@ pub fn parse_register_method(p: &Params) -> RpcResult {
 
 pub fn parse_round_method(p: &Params) -> RpcResult {
     let text: String = p.get(0, "text")?;
+    check_lines("aga.parse_round", [text.as_str()])?;
     let round: Option<u32> = p.opt(1, "round")?;
     let strict = mode_param(p, 2)? == Mode::Strict;
     let file = round.map_or("round.tde".to_string(), |r| format!("{r}.tde"));
@@ -312,6 +340,7 @@ struct TdListParams {
 
 pub fn parse_tdlist_method(p: &Params) -> RpcResult {
     let text: String = p.get(0, "text")?;
+    check_lines("aga.parse_tdlist", [text.as_str()])?;
     let o: TdListParams = options(p, 1, "options")?;
     let limit = o.limit.unwrap_or(usize::MAX);
     let mut records = Vec::new();

@@ -25,6 +25,25 @@ pub mod codes {
     pub const ENCODING: i32 = 712;
     /// A JSON tree given to `sgf.serialise` is not a valid SGF tree.
     pub const TREE: i32 = 713;
+    /// The record is over a per-call cap ([`super::MAX_NODES`], [`super::MAX_GAMES`]).
+    pub const LIMIT: i32 = 714;
+}
+
+/// Most nodes one call may load (all games of a collection together). Each node costs a few
+/// hundred bytes as a JSON tree, so the cap bounds a call's memory and reply (about 3× the
+/// record's text plus ~100 bytes per node) whatever the body size allows (a 4 MiB body of
+/// `;` is 4 million empty nodes). Real records have hundreds of nodes, big commented
+/// problem or joseki collections tens of thousands.
+pub const MAX_NODES: usize = 500_000;
+
+/// Most games one `sgf.parse` of a collection may hold.
+pub const MAX_GAMES: usize = 10_000;
+
+fn over_nodes(n: usize) -> RpcError {
+    RpcError::new(
+        codes::LIMIT,
+        format!("the record has {n} nodes, over the limit of {MAX_NODES} nodes per call"),
+    )
 }
 
 /// Options shared by every method (all optional).
@@ -124,7 +143,14 @@ fn sgf_error(code: i32, e: &SgfError) -> RpcError {
 
 fn load(p: &Params, opts: &Options) -> Result<Game, RpcError> {
     let (bytes, text) = input_bytes(p, opts)?;
-    Game::from_bytes_with(&bytes, &opts.load_options(text)).map_err(|e| sgf_error(codes::LOAD, &e))
+    let game = Game::from_bytes_with(&bytes, &opts.load_options(text))
+        .map_err(|e| sgf_error(codes::LOAD, &e))?;
+    // The parsed tree is compact (a few words per node); what a method builds from it is
+    // not, so the cap is checked before any of that.
+    if game.node_count() > MAX_NODES {
+        return Err(over_nodes(game.node_count()));
+    }
+    Ok(game)
 }
 
 // ---------------------------------------------------------------- JSON views
@@ -308,8 +334,19 @@ pub fn parse(p: &Params) -> RpcResult {
         sgf::Charset::lookup(name).map_err(|e| sgf_error(codes::LOAD, &e))?;
     }
     let (bytes, text) = input_bytes(p, &opts)?;
-    let entries = sgf::load_collection(&bytes, &opts.load_options(text))
-        .map_err(|e| sgf_error(codes::LOAD, &e))?;
+    let entries =
+        sgf::load_collection_within(&bytes, &opts.load_options(text), MAX_GAMES, MAX_NODES)
+            .map_err(|e| sgf_error(codes::LOAD, &e))?
+            .map_err(|e| match e {
+                sgf::Exceeded::Games(max) => RpcError::new(
+                    codes::LIMIT,
+                    format!("the collection has more than {max} games, the limit per call"),
+                ),
+                sgf::Exceeded::Nodes(max) => RpcError::new(
+                    codes::LIMIT,
+                    format!("the collection has more than {max} nodes, the limit per call"),
+                ),
+            })?;
     if let [Err(e)] = entries.as_slice() {
         return Err(sgf_error(codes::LOAD, e));
     }

@@ -68,7 +68,9 @@ async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let mut results = Vec::with_capacity(calls.len());
     let mut inline: Vec<Result<(&'static Method, Params), RpcError>> = Vec::new();
     for call in calls {
-        match resolve(call) {
+        // Each call runs as the multicall's caller (its token and quota).
+        let call = resolve(call).map(|(m, params)| (m, params.with_caller(p.caller().clone())));
+        match call {
             Ok((method, params)) if !matches!(method.handler, Handler::Sync(_)) => {
                 run_inline_batch(&ctx, std::mem::take(&mut inline), &mut results).await;
                 results.push(wrap(rpc::call(&ctx, method, params).await));

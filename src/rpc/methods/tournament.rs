@@ -301,13 +301,48 @@ async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let settings = settings_over(&Settings::defaults(system), patch)?;
     let o: CreateOptions = options(&p, 1)?;
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
-    let created = Tournament::create(settings, seed).map_err(engine_error)?;
+    let mut created = Tournament::create(settings, seed).map_err(engine_error)?;
+    // Only the hash is stored; the token is in this reply and nowhere else.
+    let (token, hashed) = crate::rpc::auth::new_token();
+    if let Event::Created {
+        director_token_sha256,
+        ..
+    } = &mut created
+    {
+        *director_token_sha256 = Some(hashed);
+    }
     let id = ctx
         .tournaments
         .create(vec![created])
         .await
         .map_err(registry_error)?;
-    Ok(json!({"id": id, "revision": 1}))
+    Ok(json!({"id": id, "revision": 1, "director_token": token}))
+}
+
+/// Replaces the director token (the old one stops working at once).
+async fn token_rotate(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let id = tid(&p)?;
+    let (token, hashed) = crate::rpc::auth::new_token();
+    let ((), rev) = mutate(&ctx, id, None, move |_| {
+        Ok((
+            vec![Event::DirectorTokenSet {
+                director_token_sha256: hashed.clone(),
+            }],
+            (),
+        ))
+    })
+    .await?;
+    Ok(json!({"revision": rev, "director_token": token}))
+}
+
+/// An event as `tournament.events` shows it: without the director token's hash (a hash of
+/// a random token reveals nothing, but it has no business leaving the daemon).
+fn event_json(e: &Event) -> Value {
+    let mut v = clean(serde_json::to_value(e).unwrap_or(Value::Null));
+    if let Value::Object(m) = &mut v {
+        m.remove("director_token_sha256");
+    }
+    v
 }
 
 async fn get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
@@ -383,7 +418,7 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
                 let mut v = json!({
                     "revision": from + k + 1,
                     "kind": e.kind(),
-                    "event": clean(serde_json::to_value(e).unwrap_or(Value::Null)),
+                    "event": event_json(e),
                 });
                 if let Some(r) = e.round() {
                     v["round"] = json!(r);
@@ -827,8 +862,17 @@ pub static METHODS: &[Method] = &[
         returns: "struct",
         help: "Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, \
                komi2, mcmahon{bar,floor}, handicap{…}, scoring{…}, placement[…], pairing{…}, …) \
-               over OpenGotha's defaults for the system; options {seed}. → {id, revision}.",
+               over OpenGotha's defaults for the system; options {seed}. → {id, revision, \
+               director_token} (keep the token: with auth on, writes need it).",
         handler: async_handler!(create),
+    },
+    Method {
+        name: "tournament.token.rotate",
+        params: &[TID],
+        returns: "struct",
+        help: "Replaces the tournament's director token (director or admin token needed when \
+               auth is on) → {director_token, revision}; the old token stops working.",
+        handler: async_handler!(token_rotate),
     },
     Method {
         name: "tournament.get",

@@ -76,6 +76,7 @@ pub fn import_events(mut data: TournamentData, seed: u64) -> Result<Vec<Event>, 
         settings: data.settings.clone(),
         seed,
         format: FORMAT,
+        director_token_sha256: None,
     }];
     let mut keys = HashSet::new();
     for (i, p) in data.players.iter_mut().enumerate() {
@@ -211,14 +212,29 @@ async fn import(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     }
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let (players, rounds) = (t.players.len(), t.rounds.len());
-    let events = import_events(t, seed)?;
+    let mut events = import_events(t, seed)?;
+    // As tournament.create: the director token is in this reply only, its hash in the log.
+    let (token, hashed) = crate::rpc::auth::new_token();
+    if let Some(Event::Created {
+        director_token_sha256,
+        ..
+    }) = events.first_mut()
+    {
+        *director_token_sha256 = Some(hashed);
+    }
     let revision = events.len();
     let id = ctx
         .tournaments
         .create(events)
         .await
         .map_err(registry_error)?;
-    Ok(json!({"id": id, "revision": revision, "players": players, "rounds": rounds}))
+    Ok(json!({
+        "id": id,
+        "revision": revision,
+        "players": players,
+        "rounds": rounds,
+        "director_token": token,
+    }))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -334,7 +350,7 @@ pub static METHODS: &[Method] = &[
         returns: "struct",
         help: "Creates a tournament from a file: format opengotha (data: the XML text) or aga \
                (data: {register, rounds:[1.tde text, …]}); name overrides the file's; options \
-               {seed}. → {id, revision, players, rounds}.",
+               {seed}. → {id, revision, players, rounds, director_token}.",
         handler: async_handler!(import),
     },
     Method {
