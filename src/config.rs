@@ -218,6 +218,14 @@ pub const OTHER_VARIABLES: &[(&str, &str)] = &[
         "GOSWISS_REQUIRE_MOUNT",
         "tests: fail instead of skipping when a tmpfs cannot be mounted",
     ),
+    (
+        "GOSWISS_REQUIRE_POSTGRES",
+        "tests: fail instead of skipping when initdb/pg_ctl are missing",
+    ),
+    (
+        "GOSWISS_REQUIRE_CHROMIUM",
+        "tests: fail instead of skipping when chromium/chromedriver are missing",
+    ),
 ];
 
 /// The environment's part of `--help`: every variable goswiss reads.

@@ -56,7 +56,7 @@ impl Browser {
                 );
             }
             eprintln!(
-                "\n*** SKIP {test}: chromium and chromedriver not found \
+                "\nSKIPPED {test}: chromium and chromedriver not found \
                  (apt-get install chromium chromium-driver) ***\n"
             );
             return None;

@@ -62,7 +62,7 @@ impl Postgres {
                 panic!("GOSWISS_REQUIRE_POSTGRES is set but {what} were not found");
             }
             eprintln!(
-                "\n*** SKIPPED: PostgreSQL tests need {what}; install the `postgresql` package ***\n"
+                "\nSKIPPED PostgreSQL test: it needs {what}; install the `postgresql` package\n"
             );
             return None;
         };
