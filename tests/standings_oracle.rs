@@ -119,7 +119,15 @@ fn every_criterion_of_every_player_of_every_round_matches_opengotha() {
         // is its re-save by the same harness run, which is compared instead.
         let t = if name == "toulouse2024_R1-3" {
             let original = load(&name);
-            let resaved = load_path(&golden.join(format!("{name}.resave.xml")));
+            // The re-save holds the ratings OpenGotha computed with (already shifted) but,
+            // like its source, no dataVersion: read as it stands it would be shifted a
+            // second time. Marked current, it is read as the state OpenGotha saved.
+            let path = golden.join(format!("{name}.resave.xml"));
+            let xml = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+                .replacen("<Tournament ", "<Tournament dataVersion=\"201\" ", 1);
+            let resaved =
+                opengotha_xml::read(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let games = |t: &TournamentData| t.rounds.iter().map(|r| r.games.len()).sum::<usize>();
             assert_eq!((games(&original), games(&resaved)), (55, 39), "{name}");
             resaved
