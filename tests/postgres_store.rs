@@ -72,12 +72,72 @@ async fn contract(store: &dyn Store) {
     assert_eq!((all[1].id, all[1].kind), (b, LogKind::Tournament));
     assert_eq!(all[1].events.len(), 2);
 
+    // Several tails in one call, in the order asked; a missing tournament is None.
+    let tails = store
+        .load_tails(vec![(b, 1), (b + 1000, 0), (a, 3), (a, 0)])
+        .await
+        .unwrap();
+    assert_eq!(tails.len(), 4);
+    let t0 = tails[0].as_ref().unwrap();
+    assert_eq!(
+        (t0.id, t0.kind, t0.events.len()),
+        (b, LogKind::Tournament, 1)
+    );
+    assert!(tails[1].is_none());
+    assert_eq!(tails[2].as_ref().unwrap().events, bodies(&[3]));
+    assert_eq!(tails[3].as_ref().unwrap().events, bodies(&[0, 1, 2, 3]));
+    assert!(store.load_tails(vec![]).await.unwrap().is_empty());
+
     let tail = store.load_since(a, 2).await.unwrap().unwrap();
     assert_eq!((tail.id, tail.kind), (a, LogKind::Matchmaker));
     assert_eq!(tail.events, bodies(&[2, 3]));
     let none = store.load_since(a, 4).await.unwrap().unwrap();
     assert!(none.events.is_empty());
     assert!(store.load_since(b + 1000, 0).await.unwrap().is_none());
+
+    // Appends to many tournaments at once (a store may commit them as one statement), one
+    // of them stale: it alone fails, as a conflict; the others land whole and in order.
+    let mut many = Vec::new();
+    for k in 0..20u32 {
+        many.push(
+            store
+                .create(LogKind::Matchmaker, vec![ev("created", k)])
+                .await
+                .unwrap(),
+        );
+    }
+    let stale_one = many[7];
+    store.append(stale_one, 1, vec![ev("x", 1)]).await.unwrap();
+    let writes = many
+        .iter()
+        .map(|&id| store.append(id, 1, vec![ev("x", 1), ev("x", 2)]));
+    let outcomes = futures::future::join_all(writes).await;
+    for (id, outcome) in many.iter().zip(&outcomes) {
+        if *id == stale_one {
+            assert!(
+                matches!(outcome, Err(StoreError::Conflict { seq: 1, .. })),
+                "{outcome:?}"
+            );
+        } else {
+            assert!(outcome.is_ok(), "{id}: {outcome:?}");
+        }
+    }
+    let tails = store
+        .load_tails(many.iter().map(|&id| (id, 0)).collect())
+        .await
+        .unwrap();
+    for (id, tail) in many.iter().zip(tails) {
+        let events = tail.unwrap().events;
+        let k = many.iter().position(|x| x == id).unwrap() as u32;
+        if *id == stale_one {
+            assert_eq!(events, bodies(&[k, 1]));
+        } else {
+            assert_eq!(events, bodies(&[k, 1, 2]));
+        }
+    }
+    for id in many {
+        store.delete(id).await.unwrap();
+    }
 
     store.delete(a).await.unwrap();
     assert!(store.load_since(a, 0).await.unwrap().is_none());

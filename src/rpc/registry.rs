@@ -104,6 +104,9 @@ impl<Ev> Clone for Change<Ev> {
 /// Changes a slow subscriber may fall behind by before it is told it lagged.
 const CHANGES_BUFFER: usize = 4096;
 
+/// Changes of the store's feed [`Registry::follow`] handles together at most (one store read).
+const FOLLOW_BURST: usize = 1024;
+
 struct Slot<E> {
     state: E,
     /// Number of events stored so far: the sequence number of the next one.
@@ -233,10 +236,24 @@ impl<E: Engine> Registry<E> {
             self.forget(id);
             return Err(RegistryError::NotFound(id));
         };
-        if t.events.is_empty() {
+        self.apply_tail(id, entry, slot, slot.seq, &t.events)
+    }
+
+    /// Applies a tail of the log read from seq `from` (at most the slot's seq: the log only
+    /// grows) under the tournament's lock: the events the slot does not hold yet.
+    fn apply_tail(
+        &self,
+        id: TournamentId,
+        entry: &Entry<E>,
+        slot: &mut Slot<E>,
+        from: u64,
+        bodies: &[String],
+    ) -> Result<(), RegistryError<E::Error>> {
+        let skip = slot.seq.saturating_sub(from) as usize;
+        if from > slot.seq || skip >= bodies.len() {
             return Ok(());
         }
-        let events = decode::<E>(id, slot.seq, &t.events)?;
+        let events = decode::<E>(id, slot.seq, &bodies[skip..])?;
         for e in &events {
             slot.state.apply(e).map_err(RegistryError::Engine)?;
         }
@@ -253,61 +270,150 @@ impl<E: Engine> Registry<E> {
 
     /// Applies the store's change feed (other daemons' writes, and this one's echoes) until
     /// the store goes away. Does nothing on a store with no feed. Spawn it once per registry.
+    ///
+    /// Changes are taken in bursts (everything the feed holds, up to [`FOLLOW_BURST`]) and the
+    /// tournaments that moved are read back in one store call: under load a follower costs a
+    /// query per burst, not one per write of every other daemon.
     pub async fn follow(&self) {
         let Some(mut feed) = self.store.changes() else {
             return;
         };
         loop {
+            let mut burst = Vec::new();
+            let mut resync = false;
+            let mut closed = false;
             match feed.recv().await {
-                Ok(change) if change.is_resync() => self.resync().await,
-                Ok(change) => self.apply_change(change).await,
+                Ok(change) if change.is_resync() => resync = true,
+                Ok(change) => burst.push(change),
                 // Changes were dropped: whatever they were, a check of every cached
                 // tournament finds them.
-                Err(broadcast::error::RecvError::Lagged(_)) => self.resync().await,
+                Err(broadcast::error::RecvError::Lagged(_)) => resync = true,
                 Err(broadcast::error::RecvError::Closed) => return,
+            }
+            while burst.len() < FOLLOW_BURST {
+                match feed.try_recv() {
+                    Ok(change) if change.is_resync() => resync = true,
+                    Ok(change) => burst.push(change),
+                    Err(broadcast::error::TryRecvError::Lagged(_)) => resync = true,
+                    Err(broadcast::error::TryRecvError::Empty) => break,
+                    Err(broadcast::error::TryRecvError::Closed) => {
+                        closed = true;
+                        break;
+                    }
+                }
+            }
+            if resync {
+                self.resync().await;
+            } else {
+                self.apply_changes(burst).await;
+            }
+            if closed {
+                return;
             }
         }
     }
 
     async fn resync(&self) {
-        for id in self.ids() {
-            self.apply_change(HeadChange {
+        // Chunks bound the size of one query; every cached tournament is read from its head.
+        for ids in self.ids().chunks(FOLLOW_BURST) {
+            let changes = ids.iter().map(|&id| HeadChange {
                 id,
                 kind: None,
                 head: Some(u64::MAX),
-            })
-            .await;
+            });
+            self.apply_changes(changes.collect()).await;
         }
     }
 
-    async fn apply_change(&self, change: HeadChange) {
-        let id = change.id;
-        let entry = {
-            let map = self.tournaments.read().unwrap_or_else(|p| p.into_inner());
-            map.get(&id).cloned()
-        };
-        let outcome = match (entry, change.head) {
-            (Some(_), None) => {
-                self.forget(id);
-                Ok(())
-            }
-            (Some(entry), Some(head)) => {
-                if entry.seq.load(Ordering::Acquire) >= head {
-                    return;
+    /// Brings the cache up to a burst of changes, in order per tournament: deletions forget,
+    /// heads beyond the cached one are read (all in one store call) and applied, and
+    /// tournaments of this engine created elsewhere are cached.
+    async fn apply_changes(&self, burst: Vec<HeadChange>) {
+        // What each tournament needs, in the order first heard of: `None` when it was
+        // deleted, else the highest head heard of (`u64::MAX`: unknown, read it) and whether
+        // it was created as one of this engine's.
+        let mut order = Vec::new();
+        let mut needs: HashMap<TournamentId, Option<(u64, bool)>> = HashMap::new();
+        for change in burst {
+            let need = change.head.map(|h| (h, change.kind == Some(E::KIND)));
+            match needs.get_mut(&change.id) {
+                None => {
+                    order.push(change.id);
+                    needs.insert(change.id, need);
                 }
-                let mut slot = entry.slot.lock().await;
-                if slot.seq >= head && head != u64::MAX {
-                    return;
+                // Deleted for good: ids are never given out again.
+                Some(None) => {}
+                Some(old @ Some(_)) => {
+                    *old = match (*old, need) {
+                        (Some((a, new_a)), Some((b, new_b))) => Some((a.max(b), new_a || new_b)),
+                        _ => None,
+                    }
                 }
-                self.catch_up(id, &entry, &mut slot).await
             }
-            // Created elsewhere for this engine: cache it now, so subscribers hear of it.
-            (None, Some(_)) if change.kind == Some(E::KIND) => self.load(id).await.map(|_| ()),
-            (None, _) => Ok(()),
+        }
+        let mut wants = Vec::new();
+        let mut cached = Vec::new();
+        for id in order {
+            let entry = {
+                let map = self.tournaments.read().unwrap_or_else(|p| p.into_inner());
+                map.get(&id).cloned()
+            };
+            match (entry, needs[&id]) {
+                (Some(_), None) => self.forget(id),
+                (None, None) => {}
+                (Some(entry), Some((head, _))) => {
+                    let known = head != u64::MAX;
+                    if known && entry.seq.load(Ordering::Acquire) >= head {
+                        continue;
+                    }
+                    // This daemon's own write may be applying right now (its echo came
+                    // first): wait for it rather than read what it is about to hold.
+                    let seq = entry.slot.lock().await.seq;
+                    if known && seq >= head {
+                        continue;
+                    }
+                    wants.push((id, seq));
+                    cached.push(Some(entry));
+                }
+                // Created elsewhere for this engine: cache it now, so subscribers hear of it.
+                (None, Some((_, true))) => {
+                    wants.push((id, 0));
+                    cached.push(None);
+                }
+                // Another engine's, or one this daemon never cached: nothing to follow.
+                (None, Some((_, false))) => {}
+            }
+        }
+        if wants.is_empty() {
+            return;
+        }
+        let tails = match self.store.load_tails(wants.clone()).await {
+            Ok(tails) => tails,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read other daemons' changes");
+                return;
+            }
         };
-        match outcome {
-            Ok(()) | Err(RegistryError::NotFound(_)) => {}
-            Err(e) => tracing::warn!(id, error = %e, "cannot apply another daemon's change"),
+        for (((id, from), entry), tail) in wants.into_iter().zip(cached).zip(tails) {
+            let outcome = match (entry, tail) {
+                (Some(_), None) => {
+                    self.forget(id);
+                    Ok(())
+                }
+                (Some(entry), Some(t)) => {
+                    let mut slot = entry.slot.lock().await;
+                    self.apply_tail(id, &entry, &mut slot, from, &t.events)
+                }
+                (None, Some(t)) if t.kind == E::KIND => Self::replay_stored(&t)
+                    .map(|(state, events)| {
+                        self.insert(id, state, events);
+                    })
+                    .map_err(RegistryError::from),
+                (None, _) => Ok(()),
+            };
+            if let Err(e) = outcome {
+                tracing::warn!(id, error = %e, "cannot apply another daemon's change");
+            }
         }
     }
 

@@ -151,6 +151,22 @@ pub trait Store: Send + Sync {
     /// One tournament's events from seq `from` on (its whole log from 0), with its kind; `None`
     /// if it is not in the store. How a daemon catches up with another daemon's writes.
     fn load_since(&self, id: TournamentId, from: u64) -> StoreFuture<'_, Option<StoredTournament>>;
+    /// The tails of several logs at once: for each `(id, from)` asked, that tournament's events
+    /// from seq `from` on, or `None` if it is not in the store, in the order asked. How a
+    /// daemon catches up with many tournaments other daemons wrote; a store may answer it with
+    /// one query instead of one per tournament.
+    fn load_tails(
+        &self,
+        wants: Vec<(TournamentId, u64)>,
+    ) -> StoreFuture<'_, Vec<Option<StoredTournament>>> {
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(wants.len());
+            for (id, from) in wants {
+                out.push(self.load_since(id, from).await?);
+            }
+            Ok(out)
+        })
+    }
     /// Allocates a new tournament id and stores its first events (seq 0..), atomically.
     fn create(&self, kind: LogKind, events: Vec<RawEvent>) -> StoreFuture<'_, TournamentId>;
     /// Appends events at `first_seq`, `first_seq + 1`, ... in one transaction. Fails with

@@ -7,18 +7,21 @@
 //! together), so a batch costs about one round trip plus the commit, however many jobs it holds.
 //! Each job is answered only after COMMIT returned.
 //!
-//! The guard between daemons is each tournament's head, `tournaments.next_seq`: an append is
-//! one statement that moves the head from `first_seq` with a compare-and-set and inserts the
-//! events only if it moved. A job whose head had moved (another daemon wrote first) changes
-//! nothing and fails alone with [`StoreError::Conflict`]; the rest of the batch commits. Writes
-//! lock tournament rows in id order, so two daemons' batches cannot deadlock on each other.
+//! The guard between daemons is each tournament's head, `tournaments.next_seq`: an append
+//! moves the head from `first_seq` with a compare-and-set and inserts the events only if it
+//! moved. A job whose head had moved (another daemon wrote first) changes nothing and fails
+//! alone with [`StoreError::Conflict`]; the rest of the batch commits. All the appends of a
+//! batch go as one statement ([`APPEND_MANY`]: one parse, plan and executor start per batch
+//! rather than per job), unless the batch deletes or names a tournament twice; then each job
+//! has its own. Writes lock tournament rows in id order, so two daemons' batches cannot
+//! deadlock on each other.
 //!
 //! Every batch also sends one `NOTIFY goswiss_changes` with `id:kind:head` for each tournament
 //! it changed (`head` -1: deleted). PostgreSQL delivers it only on commit; [`Store::changes`]
 //! hands it to the registries, which refresh their caches from it.
 //!
-//! Reads (a whole load, one tournament's tail) use a second connection, so they never wait
-//! behind or run inside a write batch. A third one LISTENs. Why not a pool crate: the store
+//! Reads (a whole load, the tails of the logs other daemons moved, in one statement however
+//! many) use a second connection, so they never wait behind or run inside a write batch. A third one LISTENs. Why not a pool crate: the store
 //! needs exactly these three long-lived connections with their own reconnect rules; a generic
 //! pool would add a dependency and hide the one connection the group commit relies on.
 //!
@@ -85,6 +88,42 @@ const APPEND: &str = "WITH head AS (
 INSERT INTO events (tournament_id, seq, kind, body, at)
 SELECT head.id, $2 + x.ord - 1, x.kind, x.body, $5
 FROM head, unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, body, ord)";
+
+/// Every append of a batch in one statement (when no tournament is in it twice): the same
+/// compare-and-set as [`APPEND`] for each tournament, its events inserted only if its head
+/// moved, and the ids whose head moved returned. `locked` takes the row locks in id order
+/// before the update touches a row, so two daemons' batches cannot deadlock. One statement
+/// instead of one per job: PostgreSQL parses, plans and starts an executor once per batch,
+/// and the connection exchanges one message set instead of one per job.
+const APPEND_MANY: &str = "WITH w AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS w(id, first_seq, n)
+), locked AS (
+    SELECT t.id FROM tournaments t WHERE t.id IN (SELECT id FROM w) ORDER BY t.id FOR UPDATE OF t
+), head AS (
+    UPDATE tournaments t SET next_seq = w.first_seq + w.n
+    FROM w, locked
+    WHERE t.id = w.id AND locked.id = w.id AND t.next_seq = w.first_seq
+    RETURNING t.id
+), e AS (
+    INSERT INTO events (tournament_id, seq, kind, body, at)
+    SELECT x.id, x.seq, x.kind, x.body, $8
+    FROM unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[]) AS x(id, seq, kind, body)
+    WHERE x.id IN (SELECT id FROM head)
+)
+SELECT id FROM head";
+
+/// The tails of several logs in one statement (one snapshot, so each head agrees with its
+/// events): a row per event from each `from_seq` on, and one row with null `seq` for a
+/// tournament with nothing new; a tournament not in the store has no row. The events come
+/// from a LATERAL subquery the planner cannot flatten (its ORDER BY), so each tail is an
+/// index range scan: a plain join could be planned as a scan of the whole events table.
+const TAILS: &str = "SELECT w.ord, t.kind, t.next_seq, e.seq, e.body
+FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS w(id, from_seq, ord)
+JOIN tournaments t ON t.id = w.id
+LEFT JOIN LATERAL (
+    SELECT seq, body FROM events WHERE tournament_id = w.id AND seq >= w.from_seq ORDER BY seq
+) e ON true
+ORDER BY w.ord, e.seq";
 
 const DELETE: &str = "WITH e AS (DELETE FROM events WHERE tournament_id = $1)
 DELETE FROM tournaments WHERE id = $1 RETURNING kind";
@@ -172,7 +211,7 @@ pub struct PostgresStore {
     config: tokio_postgres::Config,
     jobs: mpsc::UnboundedSender<Job>,
     shared: Arc<Shared>,
-    reader: Mutex<Option<Client>>,
+    reader: Mutex<Option<Reader>>,
     feed: broadcast::Sender<HeadChange>,
     listener: tokio::task::JoinHandle<()>,
 }
@@ -250,26 +289,70 @@ impl PostgresStore {
     /// dropped so the next read reconnects.
     async fn read<T>(
         &self,
-        f: impl AsyncFnOnce(&mut Client) -> Result<T, tokio_postgres::Error>,
+        f: impl AsyncFnOnce(&mut Reader) -> Result<T, tokio_postgres::Error>,
     ) -> Result<T, StoreError> {
         if self.shared.closed.load(Ordering::SeqCst) {
             return Err(StoreError::Closed);
         }
         let mut guard = self.reader.lock().await;
-        if guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = Some(connect(&self.config).await?);
+        if guard.as_ref().is_none_or(|r| r.client.is_closed()) {
+            let client = connect(&self.config).await?;
+            let tails = client.prepare(TAILS).await.map_err(pg)?;
+            *guard = Some(Reader { client, tails });
         }
-        let client = guard.as_mut().expect("connected above");
-        match f(client).await {
+        let reader = guard.as_mut().expect("connected above");
+        match f(reader).await {
             Ok(v) => Ok(v),
             Err(e) => {
-                if client.is_closed() {
+                if reader.client.is_closed() {
                     *guard = None;
                 }
                 Err(pg(e))
             }
         }
     }
+}
+
+/// The read connection with its prepared statement.
+struct Reader {
+    client: Client,
+    tails: Statement,
+}
+
+/// Groups [`TAILS`]' rows by the tournament asked for: `wants[k]`'s tail, or `None`.
+fn tails(
+    wants: &[(TournamentId, u64)],
+    rows: Vec<tokio_postgres::Row>,
+) -> Result<Vec<Option<StoredTournament>>, StoreError> {
+    let mut out: Vec<Option<StoredTournament>> = Vec::with_capacity(wants.len());
+    let mut rows = rows.into_iter().peekable();
+    for (k, &(id, from)) in wants.iter().enumerate() {
+        let ord = k as i64 + 1;
+        let mut head: Option<(String, i64)> = None;
+        let mut log = Vec::new();
+        while let Some(row) = rows.next_if(|r| r.get::<_, i64>(0) == ord) {
+            if head.is_none() {
+                head = Some((row.get(1), row.get(2)));
+            }
+            let Some(seq) = row.get::<_, Option<i64>>(3) else {
+                continue;
+            };
+            let expected = from + log.len() as u64;
+            if seq != expected as i64 {
+                return Err(StoreError::Corrupt {
+                    id,
+                    seq: seq as u64,
+                    message: format!("expected seq {expected}"),
+                });
+            }
+            log.push(row.get(4));
+        }
+        out.push(match head {
+            Some((kind, next)) => Some(checked(id, kind, next, from, log)?),
+            None => None,
+        });
+    }
+    Ok(out)
 }
 
 pub(crate) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
@@ -311,15 +394,24 @@ pub(crate) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
 struct Statements {
     create: Statement,
     append: Statement,
+    append_many: Statement,
     delete: Statement,
     notify: Statement,
 }
 
 impl Statements {
     async fn prepare(client: &Client) -> Result<Statements, StoreError> {
+        // The writer's statements look tournaments up by id among a batch's few: index probes
+        // (nested loops) are right at any table size, while the planner, which cannot see
+        // how many ids an array holds, could pick a hash join over a scan of the whole table.
+        client
+            .batch_execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
+            .await
+            .map_err(pg)?;
         Ok(Statements {
             create: client.prepare(CREATE).await.map_err(pg)?,
             append: client.prepare(APPEND).await.map_err(pg)?,
+            append_many: client.prepare(APPEND_MANY).await.map_err(pg)?,
             delete: client.prepare(DELETE).await.map_err(pg)?,
             notify: client
                 .prepare("SELECT pg_notify($1, $2)")
@@ -521,13 +613,68 @@ fn clone_error(e: &StoreError) -> StoreError {
     }
 }
 
-/// One try of a batch: BEGIN, every job's statement and the NOTIFYs sent together, COMMIT.
+/// Whether a batch's appends can go as one [`APPEND_MANY`] statement: no deletes (each locks
+/// its row in its own statement, which would break the id order of the locks), and no
+/// tournament twice (possible when a caller gave up on an append still queued and its next
+/// call queued another: the second must meet the first's head, which needs its own statement).
+fn appends_together(jobs: &[Job]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    jobs.iter().all(|job| match job {
+        Job::Delete { .. } => false,
+        Job::Append { id, rows, .. } => rows.is_empty() || seen.insert(*id),
+        Job::Create { .. } | Job::Close { .. } => true,
+    })
+}
+
+/// [`APPEND_MANY`]'s array parameters: one entry per tournament, one per event.
+#[derive(Default)]
+struct Appends<'a> {
+    ids: Vec<i64>,
+    first_seqs: Vec<i64>,
+    counts: Vec<i64>,
+    event_ids: Vec<i64>,
+    event_seqs: Vec<i64>,
+    kinds: Vec<&'a str>,
+    bodies: Vec<&'a str>,
+}
+
+impl<'a> Appends<'a> {
+    fn of(jobs: &'a [Job]) -> Appends<'a> {
+        let mut a = Appends::default();
+        for job in jobs {
+            if let Job::Append {
+                id,
+                first_seq,
+                rows,
+                ..
+            } = job
+                && !rows.is_empty()
+            {
+                let first = *first_seq as i64;
+                a.ids.push(*id);
+                a.first_seqs.push(first);
+                a.counts.push(rows.len() as i64);
+                for (k, row) in rows.iter().enumerate() {
+                    a.event_ids.push(*id);
+                    a.event_seqs.push(first + k as i64);
+                    a.kinds.push(row.kind);
+                    a.bodies.push(&row.body);
+                }
+            }
+        }
+        a
+    }
+}
+
+/// One try of a batch: BEGIN, the jobs' statements and the NOTIFYs sent together, COMMIT. The
+/// appends go as one statement when they can ([`appends_together`]), else one each.
 async fn run_batch(
     client: &Client,
     st: &Statements,
     jobs: &[Job],
     at: i64,
 ) -> Result<Vec<Outcome>, tokio_postgres::Error> {
+    let together = appends_together(jobs);
     let begin = client.batch_execute("BEGIN");
     let mut statements = Vec::with_capacity(jobs.len());
     for job in jobs {
@@ -538,17 +685,17 @@ async fn run_batch(
                     let row = client
                         .query_one(&st.create, &[&kind.as_str(), &at, &kinds, &bodies])
                         .await?;
-                    Ok(Outcome::Created(row.get(0)))
+                    Ok(Some(Outcome::Created(row.get(0))))
                 }
+                Job::Append { rows, .. } if rows.is_empty() => Ok(Some(Outcome::Written)),
+                // Answered by the one statement below.
+                Job::Append { .. } if together => Ok(None),
                 Job::Append {
                     id,
                     first_seq,
                     rows,
                     ..
                 } => {
-                    if rows.is_empty() {
-                        return Ok(Outcome::Written);
-                    }
                     let (kinds, bodies) = columns(rows);
                     let n = client
                         .execute(
@@ -556,27 +703,63 @@ async fn run_batch(
                             &[id, &(*first_seq as i64), &kinds, &bodies, &at],
                         )
                         .await?;
-                    Ok(if n == 0 {
+                    Ok(Some(if n == 0 {
                         Outcome::Moved
                     } else {
                         Outcome::Written
-                    })
+                    }))
                 }
                 Job::Delete { id, .. } => {
                     let gone = client.query_opt(&st.delete, &[id]).await?;
-                    Ok(if gone.is_some() {
+                    Ok(Some(if gone.is_some() {
                         Outcome::Written
                     } else {
                         Outcome::Missing
-                    })
+                    }))
                 }
-                Job::Close { .. } => Ok(Outcome::Written),
+                Job::Close { .. } => Ok(Some(Outcome::Written)),
             }
         });
     }
+    let all = async {
+        let a = Appends::of(jobs);
+        if !together || a.ids.is_empty() {
+            return Ok(Default::default());
+        }
+        let moved = client
+            .query(
+                &st.append_many,
+                &[
+                    &a.ids,
+                    &a.first_seqs,
+                    &a.counts,
+                    &a.event_ids,
+                    &a.event_seqs,
+                    &a.kinds,
+                    &a.bodies,
+                    &at,
+                ],
+            )
+            .await?;
+        Ok::<std::collections::HashSet<i64>, tokio_postgres::Error>(
+            moved.iter().map(|r| r.get(0)).collect(),
+        )
+    };
     // Sent in this order, answered in this order: BEGIN first, the jobs, then (below) COMMIT.
-    let (began, outcomes) = futures::join!(begin, join_all(statements));
-    let result = began.and_then(|()| outcomes.into_iter().collect::<Result<Vec<_>, _>>());
+    let (began, outcomes, moved) = futures::join!(begin, join_all(statements), all);
+    let result = began.and_then(|()| {
+        let moved = moved?;
+        jobs.iter()
+            .zip(outcomes)
+            .map(|(job, outcome)| {
+                Ok(match (outcome?, job) {
+                    (Some(o), _) => o,
+                    (None, Job::Append { id, .. }) if moved.contains(id) => Outcome::Written,
+                    (None, _) => Outcome::Moved,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+    });
     let outcomes = match result {
         Ok(o) => o,
         Err(e) => {
@@ -715,9 +898,10 @@ impl Store for PostgresStore {
     fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>> {
         Box::pin(async move {
             let (heads, events) = self
-                .read(async |c: &mut Client| {
+                .read(async |r: &mut Reader| {
                     // One snapshot for both reads: the heads and the logs agree.
-                    let tx = c
+                    let tx = r
+                        .client
                         .build_transaction()
                         .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
                         .read_only(true)
@@ -769,41 +953,25 @@ impl Store for PostgresStore {
 
     fn load_since(&self, id: TournamentId, from: u64) -> StoreFuture<'_, Option<StoredTournament>> {
         Box::pin(async move {
-            let (head, events) = self
-                .read(async |c: &mut Client| {
-                    let tx = c
-                        .build_transaction()
-                        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-                        .read_only(true)
-                        .start()
-                        .await?;
-                    let head = tx
-                        .query_opt("SELECT kind, next_seq FROM tournaments WHERE id = $1", &[&id])
-                        .await?;
-                    let events = tx
-                        .query(
-                            "SELECT seq, body FROM events WHERE tournament_id = $1 AND seq >= $2 ORDER BY seq",
-                            &[&id, &(from as i64)],
-                        )
-                        .await?;
-                    tx.commit().await?;
-                    Ok((head, events))
-                })
-                .await?;
-            let Some(head) = head else { return Ok(None) };
-            let mut log = Vec::with_capacity(events.len());
-            for row in events {
-                let seq: i64 = row.get(0);
-                if seq != (from + log.len() as u64) as i64 {
-                    return Err(StoreError::Corrupt {
-                        id,
-                        seq: seq as u64,
-                        message: format!("expected seq {}", from + log.len() as u64),
-                    });
-                }
-                log.push(row.get(1));
+            let mut tails = self.load_tails(vec![(id, from)]).await?;
+            Ok(tails.pop().flatten())
+        })
+    }
+
+    fn load_tails(
+        &self,
+        wants: Vec<(TournamentId, u64)>,
+    ) -> StoreFuture<'_, Vec<Option<StoredTournament>>> {
+        Box::pin(async move {
+            if wants.is_empty() {
+                return Ok(Vec::new());
             }
-            checked(id, head.get(0), head.get(1), from, log).map(Some)
+            let ids: Vec<i64> = wants.iter().map(|w| w.0).collect();
+            let froms: Vec<i64> = wants.iter().map(|w| w.1 as i64).collect();
+            let rows = self
+                .read(async |r: &mut Reader| r.client.query(&r.tails, &[&ids, &froms]).await)
+                .await?;
+            tails(&wants, rows)
         })
     }
 
