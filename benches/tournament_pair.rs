@@ -6,7 +6,8 @@
 //!
 //! Run: `nice -n 10 cargo bench --bench tournament_pair`. For a profile of one process,
 //! `GOSWISS_PAIR_PROFILE=N target/release/deps/tournament_pair-* --bench` skips criterion and
-//! runs N pair/unpair cycles (for `valgrind --tool=callgrind`).
+//! runs N pair/unpair cycles (for `valgrind --tool=callgrind`); `GOSWISS_PAIR_MODEL=gopair`
+//! pairs them under that model instead of OpenGotha's weight.
 
 use std::time::{Duration, Instant};
 
@@ -134,13 +135,16 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
-/// Pairs round 4 and unpairs it, `n` times; returns the time spent in `round.pair` calls.
-async fn cycles(d: &Daemon, id: i64, n: u64) -> Duration {
+/// Pairs round 4 with `options` and unpairs it, `n` times; returns the time spent in
+/// `round.pair` calls.
+async fn cycles(d: &Daemon, id: i64, n: u64, options: &Value) -> Duration {
     let round = PLAYED_ROUNDS + 1;
     let mut spent = Duration::ZERO;
     for _ in 0..n {
         let start = Instant::now();
-        let r = d.call("tournament.round.pair", json!([id, round])).await;
+        let r = d
+            .call("tournament.round.pair", json!([id, round, options]))
+            .await;
         spent += start.elapsed();
         assert_eq!(r["games"].as_array().map(Vec::len), Some(PLAYERS / 2));
         d.call("tournament.round.unpair", json!([id, round])).await;
@@ -156,7 +160,11 @@ fn bench(c: &mut Criterion) {
     g.sample_size(20);
     g.measurement_time(Duration::from_secs(20));
     g.bench_function("round_pair_1000_players_round_4_jsonrpc", |b| {
-        b.iter_custom(|n| rt.block_on(cycles(&d, id, n)))
+        b.iter_custom(|n| rt.block_on(cycles(&d, id, n, &json!({}))))
+    });
+    // The same round under gopair's weighted terms (the cheaper solver).
+    g.bench_function("round_pair_1000_players_round_4_jsonrpc_gopair", |b| {
+        b.iter_custom(|n| rt.block_on(cycles(&d, id, n, &json!({"model": "gopair"}))))
     });
     g.finish();
     rt.block_on(d.stop());
@@ -166,7 +174,9 @@ fn profile(n: u64) {
     let rt = runtime();
     let d = rt.block_on(Daemon::start());
     let id = rt.block_on(event(&d));
-    let spent = rt.block_on(cycles(&d, id, n));
+    let model = std::env::var("GOSWISS_PAIR_MODEL").ok();
+    let options = model.map_or_else(|| json!({}), |m| json!({ "model": m }));
+    let spent = rt.block_on(cycles(&d, id, n, &options));
     println!(
         "{n} round.pair calls, {:.1} ms each",
         spent.as_secs_f64() * 1000.0 / n as f64
