@@ -587,3 +587,128 @@ async fn sixteen_clients_enter_results_at_once() {
     let _ = Arc::new(());
     server.stop().await;
 }
+
+/// The pairs of a `round.pair` answer as sorted id pairs.
+fn pair_set(paired: &Value) -> Vec<(i64, i64)> {
+    let mut v: Vec<(i64, i64)> = paired["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let (w, b) = (g["white"].as_i64().unwrap(), g["black"].as_i64().unwrap());
+            (w.min(b), w.max(b))
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+#[tokio::test]
+async fn round_pair_takes_the_pairing_cost_models() {
+    let server = Server::start().await;
+    for proto in [Proto::Json, Proto::Xml] {
+        let cl = Client::new(&server, proto);
+        let created = cl
+            .ok(
+                "tournament.create",
+                vec![json!({"name": "Models", "rounds": 5, "system": "swiss"})],
+            )
+            .await;
+        let id = created["id"].as_i64().unwrap();
+        let mut ids = vec![];
+        for (name, rank) in [("A", "4d"), ("B", "3d"), ("C", "2d"), ("D", "1d")] {
+            let r = cl
+                .ok(
+                    "tournament.player.add",
+                    vec![
+                        json!(id),
+                        json!({"name": name, "first_name": "X", "rank": rank}),
+                    ],
+                )
+                .await;
+            ids.push(r["player_id"].as_i64().unwrap());
+        }
+        let (a, b, c, d) = (ids[0], ids[1], ids[2], ids[3]);
+        // Bad models are refused with 1036 and change nothing.
+        let before = rev(&cl.ok("tournament.get", vec![json!(id)]).await);
+        for bad in [
+            json!("nonesuch"),
+            json!("rswiss"),
+            json!({"weights": {"bogus": 1}}),
+            json!({"preset": "gopair", "bye": {"moon": 1}}),
+            json!({"preset": "opengotha", "weights": {"rating": 1}}),
+            json!({"preset": "custom", "colour": 1}),
+            json!(5),
+        ] {
+            assert_eq!(
+                cl.code(
+                    "tournament.round.pair",
+                    vec![json!(id), json!(1), json!({"model": bad.clone()})],
+                )
+                .await,
+                1036,
+                "{bad} ({proto:?})"
+            );
+        }
+        assert_eq!(rev(&cl.ok("tournament.get", vec![json!(id)]).await), before);
+        // Round 1 under rating distance alone: 4d–3d and 2d–1d (AGA ratings 4, 3, 2, 1:
+        // cost 1 + 1), reported as costs, not OpenGotha weights.
+        let r1 = cl
+            .ok(
+                "tournament.round.pair",
+                vec![
+                    json!(id),
+                    json!(1),
+                    json!({"model": {"preset": "custom", "weights": {"rating": 1}}}),
+                ],
+            )
+            .await;
+        assert_eq!(r1["model"], "custom", "{r1}");
+        assert_eq!(r1["objective"], 2, "{r1}");
+        assert!(r1.get("total_weight").is_none(), "{r1}");
+        assert_eq!(pair_set(&r1), vec![(a, b), (c, d)]);
+        for g in r1["games"].as_array().unwrap() {
+            assert_eq!(g["cost"], 1, "{g}");
+            assert!(g.get("weight").is_none(), "{g}");
+        }
+        // The stronger player wins.
+        for g in r1["games"].as_array().unwrap() {
+            let w = g["white"].as_i64().unwrap();
+            let result = if w == a || w == c { "W+" } else { "B+" };
+            cl.ok(
+                "tournament.result.set",
+                vec![json!(id), json!(1), g["table"].clone(), json!(result)],
+            )
+            .await;
+        }
+        // Round 2 under gopair: A and C (1 win) meet, B and D (0): rating 2 + 2 (collapsed
+        // 3, 2, 1, 0), no wins gap, early-round push 1 + 1 = 6, against 7 + 1 for A–D/B–C and
+        // 16 per repeat for A–B/C–D.
+        let r2 = cl
+            .ok(
+                "tournament.round.pair",
+                vec![json!(id), json!(2), json!({"model": "gopair"})],
+            )
+            .await;
+        assert_eq!(r2["model"], "gopair");
+        assert_eq!(pair_set(&r2), vec![(a, c), (b, d)], "{r2}");
+        assert_eq!(r2["objective"], 6, "{r2}");
+        assert_eq!(r2["repeats"], 0);
+        // Tables: the game of the winners first.
+        let g1 = &r2["games"][0];
+        assert!(g1["white"] == a || g1["black"] == a, "{r2}");
+        // "opengotha" named explicitly is the default weight.
+        cl.ok("tournament.round.unpair", vec![json!(id), json!(2)])
+            .await;
+        let og = cl
+            .ok(
+                "tournament.round.pair",
+                vec![json!(id), json!(2), json!({"model": "opengotha"})],
+            )
+            .await;
+        assert_eq!(og["model"], "opengotha");
+        assert!(og["total_weight"].as_i64().unwrap() > 0 || og["total_weight"].is_f64());
+        assert!(og["games"][0]["weight"].as_i64().unwrap() > 0, "{og}");
+    }
+    server.stop().await;
+}

@@ -12,6 +12,16 @@
 
 Both transports keep one HTTP/1.1 connection alive per client object; use one object per
 thread. Faults (XML-RPC) and error objects (JSON-RPC) both raise `Fault(code, message)`.
+
+`tournament.*` (a whole Go tournament kept by the daemon) has its own class, `Tournaments`;
+clients/python/mcmahon_event.py walks a whole McMahon event with it:
+
+    from goswiss_client import tournaments
+    t = tournaments("http://localhost:9090/", "jsonrpc")
+    created = t.create({"name": "Autumn Cup", "rounds": 4, "system": "mcmahon"})
+    t.use_token(created["director_token"])                # needed when the daemon has auth on
+    tid = created["id"]
+    t.add_player(tid, {"name": "Lee", "first_name": "Ann", "rank": "3d", "country": "KR"})
 """
 
 import http.client
@@ -20,7 +30,16 @@ import json
 import urllib.parse
 import xmlrpc.client
 
-__all__ = ["Fault", "TransportError", "XmlRpc", "JsonRpc", "Matchmaker", "connect"]
+__all__ = [
+    "Fault",
+    "TransportError",
+    "XmlRpc",
+    "JsonRpc",
+    "Matchmaker",
+    "Tournaments",
+    "connect",
+    "tournaments",
+]
 
 
 class Fault(Exception):
@@ -39,11 +58,17 @@ class TransportError(Exception):
 class XmlRpc:
     """XML-RPC through the standard library's `xmlrpc.client` (keep-alive transport)."""
 
-    def __init__(self, url, timeout=60):
+    def __init__(self, url, timeout=60, token=None):
         self.url = url
+        self.timeout = timeout
+        self._build(token)
+
+    def _build(self, token):
+        url, timeout = self.url, self.timeout
         scheme = urllib.parse.urlsplit(url).scheme
         transport_cls = xmlrpc.client.SafeTransport if scheme == "https" else xmlrpc.client.Transport
-        transport = transport_cls()
+        headers = [("Authorization", f"Bearer {token}")] if token else []
+        transport = transport_cls(headers=headers)
         # xmlrpc.client has no timeout parameter; set it on each new connection.
         make = transport.make_connection
 
@@ -53,7 +78,13 @@ class XmlRpc:
             return conn
 
         transport.make_connection = make_connection
-        self.proxy = xmlrpc.client.ServerProxy(url, transport=transport)
+        # allow_none: an optional parameter skipped before a given one travels as <nil/>.
+        self.proxy = xmlrpc.client.ServerProxy(url, transport=transport, allow_none=True)
+
+    def set_token(self, token):
+        """Sends `Authorization: Bearer token` from now on (None: no header)."""
+        self.proxy("close")()
+        self._build(token)
 
     def call(self, method, *params):
         try:
@@ -72,8 +103,9 @@ class XmlRpc:
 class JsonRpc:
     """JSON-RPC 2.0 over one keep-alive `http.client` connection."""
 
-    def __init__(self, url, timeout=60):
+    def __init__(self, url, timeout=60, token=None):
         self.url = url
+        self.token = token
         parts = urllib.parse.urlsplit(url)
         self.host = parts.hostname or "localhost"
         self.port = parts.port
@@ -93,6 +125,8 @@ class JsonRpc:
         rid = next(self.ids)
         body = json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": list(params)})
         headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
         for attempt in (1, 2):
             conn = self._connection()
             try:
@@ -120,6 +154,10 @@ class JsonRpc:
         if "result" not in reply:
             raise TransportError(f"{method}: reply without result: {data[:200]!r}")
         return reply["result"]
+
+    def set_token(self, token):
+        """Sends `Authorization: Bearer token` from now on (None: no header)."""
+        self.token = token
 
     def close(self):
         if self.conn is not None:
@@ -170,10 +208,138 @@ class Matchmaker:
         self.rpc.close()
 
 
+def _trim(params):
+    """Drops trailing None parameters (optional and not given); inner ones are sent as null."""
+    params = list(params)
+    while params and params[-1] is None:
+        params.pop()
+    return params
+
+
+class Tournaments:
+    """The `tournament.*` methods (docs/tournament.md) over either transport.
+
+    Each method is one RPC call and returns its answer as the server sends it (dicts and
+    lists). Mutating methods take `options` last (`if_revision` and the method's own
+    options); errors raise `Fault` with the codes of docs/tournament.md (1001 no such
+    tournament, 1002 stale revision, ...). Ranks are given as text ("3d", "12k") or
+    OpenGotha's integers (-30 = 30k ... 0 = 1d ... 8 = 9d).
+    """
+
+    def __init__(self, rpc):
+        self.rpc = rpc
+
+    def _call(self, method, *params):
+        return self.rpc.call("tournament." + method, *_trim(params))
+
+    def use_token(self, token):
+        """Sends a director (or admin) token with every later call: needed with auth on."""
+        self.rpc.set_token(token)
+
+    # -- tournaments
+    def create(self, settings=None, options=None):
+        """-> {id, revision, director_token}; settings over OpenGotha's defaults."""
+        return self._call("create", settings if settings is not None else {}, options)
+
+    def get(self, tid):
+        return self._call("get", tid)
+
+    def list(self):
+        return self._call("list")
+
+    def set_settings(self, tid, settings, options=None):
+        return self._call("settings.set", tid, settings, options)
+
+    def events(self, tid, since_revision=None):
+        return self._call("events", tid, since_revision)
+
+    def archive(self, tid, options=None):
+        return self._call("archive", tid, options)
+
+    def delete(self, tid, options=None):
+        return self._call("delete", tid, options)
+
+    # -- players
+    def add_player(self, tid, player, options=None):
+        """-> {player_id, revision}; after round k is paired the player skips 1..k."""
+        return self._call("player.add", tid, player, options)
+
+    def update_player(self, tid, player_id, fields, options=None):
+        return self._call("player.update", tid, player_id, fields, options)
+
+    def withdraw(self, tid, player_id, options=None):
+        return self._call("player.withdraw", tid, player_id, options)
+
+    def set_participation(self, tid, player_id, skip, options=None):
+        """The rounds `player_id` skips (absences), as a list of round numbers."""
+        return self._call("player.set_participation", tid, player_id, list(skip), options)
+
+    def remove_player(self, tid, player_id, options=None):
+        return self._call("player.remove", tid, player_id, options)
+
+    def players(self, tid):
+        return self._call("player.list", tid)
+
+    # -- rounds
+    def pair(self, tid, round_number, options=None):
+        """Pairs the next round -> {revision, games [{table, white, black, handicap, ...}], byes}."""
+        return self._call("round.pair", tid, round_number, options)
+
+    def unpair(self, tid, round_number, options=None):
+        return self._call("round.unpair", tid, round_number, options)
+
+    def set_games(self, tid, round_number, games, options=None):
+        return self._call("round.set_games", tid, round_number, list(games), options)
+
+    def swap(self, tid, round_number, player_a, player_b, options=None):
+        return self._call("round.swap", tid, round_number, player_a, player_b, options)
+
+    def publish(self, tid, round_number, options=None):
+        return self._call("round.publish", tid, round_number, options)
+
+    def round(self, tid, round_number):
+        return self._call("round.get", tid, round_number)
+
+    def explain(self, tid, round_number, player_a, player_b=None):
+        return self._call("round.explain", tid, round_number, player_a, player_b)
+
+    # -- results
+    def set_result(self, tid, round_number, table, result, options=None):
+        """Sets or corrects a result ("W+", "B+", "jigo", "B+!" for a forfeit, ...);
+        options {sgf, strict, forfeit, remove_record} -> {revision, result, warnings}."""
+        return self._call("result.set", tid, round_number, table, result, options)
+
+    def game_sgf(self, tid, round_number, table):
+        return self._call("game.sgf", tid, round_number, table)
+
+    # -- views and files
+    def standings(self, tid, after_round=None, criteria=None):
+        return self._call("standings", tid, after_round, None if criteria is None else list(criteria))
+
+    def crosstable(self, tid, after_round=None):
+        return self._call("crosstable", tid, after_round)
+
+    def export(self, tid, fmt, after_round=None, options=None):
+        """-> {file_name, encoding, text}: write `text` in `encoding` to get the file."""
+        return self._call("export", tid, fmt, after_round, options)
+
+    def close(self):
+        self.rpc.close()
+
+
+def _transport(url, protocol, timeout, token=None):
+    if protocol == "xmlrpc":
+        return XmlRpc(url, timeout, token)
+    if protocol == "jsonrpc":
+        return JsonRpc(url, timeout, token)
+    raise ValueError(f"unknown protocol {protocol!r} (xmlrpc or jsonrpc)")
+
+
 def connect(url, protocol="xmlrpc", timeout=60):
     """A `Matchmaker` over XML-RPC (`protocol="xmlrpc"`) or JSON-RPC (`"jsonrpc"`)."""
-    if protocol == "xmlrpc":
-        return Matchmaker(XmlRpc(url, timeout))
-    if protocol == "jsonrpc":
-        return Matchmaker(JsonRpc(url, timeout))
-    raise ValueError(f"unknown protocol {protocol!r} (xmlrpc or jsonrpc)")
+    return Matchmaker(_transport(url, protocol, timeout))
+
+
+def tournaments(url, protocol="xmlrpc", timeout=60, token=None):
+    """A `Tournaments` client over XML-RPC or JSON-RPC; `token` as for `use_token`."""
+    return Tournaments(_transport(url, protocol, timeout, token))

@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use super::engine::{Event, Tournament};
 use super::error::TournamentError;
-use super::model::{Game, Outcome, PlayerId, RoundNumber, Settings};
+use super::model::{Game, Outcome, PlayerId, Round, RoundNumber, Settings, TournamentData};
+use super::standings;
+use crate::pairing::model::{self as terms, Model, ModelError};
 use crate::pairing::opengotha::{self as og, Crit};
 use crate::pairing::{SolveError, SolveOptions};
 
@@ -119,16 +121,23 @@ pub fn og_history(t: &Tournament, round: RoundNumber) -> og::History {
 pub struct PairOptions {
     /// Pair only these players (default: every player who can play the round).
     pub players: Option<Vec<PlayerId>>,
+    /// A weighted-term cost model (`pairing::model`: gopair, opengotha_terms, custom
+    /// weights) instead of OpenGotha's exact weight (`None`, the default).
+    pub model: Option<Model>,
 }
 
-/// One board of a pairing, with the weight OpenGotha gives the pair.
+/// One board of a pairing, with the weight OpenGotha gives the pair (or its cost under a
+/// weighted-term model).
 #[derive(Debug, Clone, Serialize)]
 pub struct BoardReport {
     pub table: u32,
     pub white: PlayerId,
     pub black: PlayerId,
     pub handicap: u32,
-    pub weight: i64,
+    /// OpenGotha's weight (larger = better); `None` under a weighted-term model.
+    pub weight: Option<i64>,
+    /// The pair's cost under a weighted-term model, in micro-units (smaller = better).
+    pub cost: Option<i128>,
     /// Games the two played before this round.
     pub games_before: u32,
 }
@@ -137,10 +146,14 @@ pub struct BoardReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct PairReport {
     pub round: RoundNumber,
+    /// `opengotha`, or the weighted-term model's name.
+    pub model: String,
     pub boards: Vec<BoardReport>,
     pub byes: Vec<PlayerId>,
-    /// Σ OpenGotha weight over the boards (OpenGotha maximises it).
+    /// Σ OpenGotha weight over the boards (OpenGotha maximises it); 0 under a model.
     pub total_weight: i128,
+    /// Under a weighted-term model: the minimised total cost, in micro-units.
+    pub objective: Option<i128>,
     /// Pairs that already met.
     pub repeats: u32,
 }
@@ -173,6 +186,23 @@ fn solve_error(round: RoundNumber, e: SolveError) -> TournamentError {
         SolveError::CostTooLarge => TournamentError::TooLarge,
         other => TournamentError::Corrupt(other.to_string()),
     }
+}
+
+/// A board of a solved round, players as indices into `players`.
+struct Seat {
+    white: usize,
+    black: usize,
+    handicap: i32,
+    weight: Option<i64>,
+    cost: Option<i128>,
+}
+
+/// A solved round before its tables are numbered.
+struct Solved {
+    boards: Vec<Seat>,
+    bye: Option<usize>,
+    total_weight: i128,
+    objective: Option<i128>,
 }
 
 impl Tournament {
@@ -252,56 +282,94 @@ impl Tournament {
         let history = og_history(self, round);
         og::check_history(&history).map_err(|e| TournamentError::Corrupt(e.to_string()))?;
         let state = og::RoundState::new(&params, &history, round as usize - 1);
-        let mut costs = og::RoundCosts::new(&state, &to_pair);
-        for &(a, b) in &d.settings.pairing.forbidden_pairs {
-            if let (Some(a), Some(b)) = (index(a), index(b)) {
-                costs.forbidden.insert((a.min(b), a.max(b)));
+        let solved = match &opts.model {
+            None => {
+                let mut costs = og::RoundCosts::new(&state, &to_pair);
+                for &(a, b) in &d.settings.pairing.forbidden_pairs {
+                    if let (Some(a), Some(b)) = (index(a), index(b)) {
+                        costs.forbidden.insert((a.min(b), a.max(b)));
+                    }
+                }
+                let pairing = og::pair_with(costs, SolveOptions::default())
+                    .map_err(|e| solve_error(round, e))?;
+                let boards = pairing
+                    .boards
+                    .iter()
+                    .map(|b| Seat {
+                        white: b.white,
+                        black: b.black,
+                        handicap: b.handicap,
+                        weight: Some(b.weights.total()),
+                        cost: None,
+                    })
+                    .collect();
+                Solved {
+                    boards,
+                    bye: pairing.bye,
+                    total_weight: pairing.total_weight,
+                    objective: None,
+                }
             }
-        }
-        let pairing =
-            og::pair_with(costs, SolveOptions::default()).map_err(|e| solve_error(round, e))?;
-        let order = table_order(&state, &pairing.boards);
+            Some(model) => self.pair_with_model(model, round, &state, &to_pair)?,
+        };
         let s = &d.settings;
+        let byes: Vec<PlayerId> = solved.bye.map(|i| d.players[i].id).into_iter().collect();
+        let unnumbered: Vec<Game> = solved
+            .boards
+            .iter()
+            .map(|b| {
+                let handicap = b.handicap.max(0) as u32;
+                Game {
+                    table: 0,
+                    white: d.players[b.white].id,
+                    black: d.players[b.black].id,
+                    handicap,
+                    komi2: if handicap > 0 {
+                        s.handicap_komi2
+                    } else {
+                        s.komi2
+                    },
+                    outcome: Outcome::Unknown,
+                    forfeit: false,
+                    known_colour: true,
+                    record: None,
+                }
+            })
+            .collect();
+        let order = table_order(d, round, &unnumbered, &byes);
         let mut games = Vec::with_capacity(order.len());
         let mut boards = Vec::with_capacity(order.len());
         let mut repeats = 0;
-        for (k, &b) in order.iter().enumerate() {
-            let b = &pairing.boards[b];
-            let (white, black) = (d.players[b.white].id, d.players[b.black].id);
-            let handicap = b.handicap.max(0) as u32;
+        for (k, &i) in order.iter().enumerate() {
+            let b = &solved.boards[i];
             let before = state.games_between(b.white, b.black);
             repeats += u32::from(before > 0);
             let table = k as u32 + 1;
-            games.push(Game {
+            let game = Game {
                 table,
-                white,
-                black,
-                handicap,
-                komi2: if handicap > 0 {
-                    s.handicap_komi2
-                } else {
-                    s.komi2
-                },
-                outcome: Outcome::Unknown,
-                forfeit: false,
-                known_colour: true,
-                record: None,
-            });
+                ..unnumbered[i].clone()
+            };
             boards.push(BoardReport {
                 table,
-                white,
-                black,
-                handicap,
-                weight: b.weights.total(),
+                white: game.white,
+                black: game.black,
+                handicap: game.handicap,
+                weight: b.weight,
+                cost: b.cost,
                 games_before: before,
             });
+            games.push(game);
         }
-        let byes: Vec<PlayerId> = pairing.bye.map(|i| d.players[i].id).into_iter().collect();
         let report = PairReport {
             round,
+            model: opts
+                .model
+                .as_ref()
+                .map_or_else(|| "opengotha".to_string(), |m| m.name.clone()),
             boards,
             byes: byes.clone(),
-            total_weight: pairing.total_weight,
+            total_weight: solved.total_weight,
+            objective: solved.objective,
             repeats,
         };
         Ok((
@@ -313,6 +381,102 @@ impl Tournament {
             }],
             report,
         ))
+    }
+
+    /// Pairs `to_pair` (indices into `players`) under a weighted-term model: each player as
+    /// `pairing::model` sees one — `rating` the rank on the AGA scale (1d = 1.0, 1k = −1.0;
+    /// gopair collapses the gap), `score` the main score (MMS or NBW) and `wins` the wins
+    /// before the round, the club, previous opponents and byes —, the tournament's forbidden
+    /// pairs as absent edges, `rounds`/`round` for gopair's early-round term. Colours and
+    /// handicap are then OpenGotha's for each pair, as for a manual game.
+    fn pair_with_model(
+        &self,
+        model: &Model,
+        round: RoundNumber,
+        state: &og::RoundState,
+        to_pair: &[usize],
+    ) -> Result<Solved> {
+        let d = &self.data;
+        let mut model = model.clone();
+        model.rounds = d.settings.rounds;
+        model.round = round;
+        let main_mms = state.params.main_crit() == Crit::Mms;
+        let text = |i: usize| d.players[i].id.to_string();
+        let mut opponents: Vec<Vec<String>> = vec![Vec::new(); d.players.len()];
+        let mut byes = vec![0u32; d.players.len()];
+        let index = |id: PlayerId| d.players.binary_search_by_key(&id, |p| p.id).ok();
+        for r in d.rounds.iter().take(round as usize - 1) {
+            for g in &r.games {
+                if let (Some(w), Some(b)) = (index(g.white), index(g.black)) {
+                    opponents[w].push(text(b));
+                    opponents[b].push(text(w));
+                }
+            }
+            for &b in &r.byes {
+                if let Some(i) = index(b) {
+                    byes[i] += 1;
+                }
+            }
+        }
+        let players: Vec<terms::Player> = to_pair
+            .iter()
+            .map(|&i| {
+                let p = &d.players[i];
+                let score2 = if main_mms {
+                    state.mms2[i]
+                } else {
+                    state.nbw2[i]
+                };
+                terms::Player {
+                    id: text(i),
+                    rating: if p.rank >= 0 {
+                        f64::from(p.rank + 1)
+                    } else {
+                        f64::from(p.rank)
+                    },
+                    score: f64::from(score2) / 2.0,
+                    wins: f64::from(state.nbw2[i]) / 2.0,
+                    club: p.club.clone(),
+                    opponents: std::mem::take(&mut opponents[i]),
+                    byes: byes[i],
+                }
+            })
+            .collect();
+        let forbidden: Vec<(String, String)> = d
+            .settings
+            .pairing
+            .forbidden_pairs
+            .iter()
+            .map(|&(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let model_error = |e: ModelError| match e {
+            ModelError::NoPairing(reason) => TournamentError::NoPairing { round, reason },
+            ModelError::Invalid(m) if m.contains("too large") => TournamentError::TooLarge,
+            ModelError::Invalid(m) => TournamentError::Invalid(format!("pairing model: {m}")),
+        };
+        let field = terms::Field::new(&model, &players, &forbidden, &[]).map_err(model_error)?;
+        let paired = terms::pair_round(&field, SolveOptions::default()).map_err(model_error)?;
+        let boards = paired
+            .pairs
+            .iter()
+            .map(|p| {
+                let (x, y) = (to_pair[p.a], to_pair[p.b]);
+                let (white, black, handicap) = state.board(x.min(y), x.max(y));
+                Seat {
+                    white,
+                    black,
+                    handicap,
+                    weight: None,
+                    cost: Some(p.cost),
+                }
+            })
+            .collect();
+        Ok(Solved {
+            boards,
+            bye: paired.bye.map(|(k, _, _)| to_pair[k]),
+            total_weight: 0,
+            objective: Some(paired.objective),
+        })
     }
 
     /// OpenGotha's weight of the pair (a, b) for `round` (paired already or the next one),
@@ -535,40 +699,82 @@ impl Tournament {
 }
 
 /// The order of OpenGotha's table numbers for new games (`renumberTablesByBestScoreThenRating`
-/// with its `GameComparator`): each game is represented by its lower-placed player when the
-/// two differ on the main score (OpenGotha's comparator picks the player it finds "worse"),
-/// by its higher-rated one when they tie; games go by that player's main score, then rating,
-/// best first. The comparator sees only the main score here (OpenGotha reads every placement
-/// criterion, which can only matter between games whose representatives tie on the score).
-fn table_order(state: &og::RoundState, boards: &[og::Board]) -> Vec<usize> {
-    let main = state.params.main_crit();
-    let score = |i: usize| -> i32 {
-        match main {
-            Crit::Mms => state.mms2[i],
-            _ => state.nbw2[i],
+/// with its `GameComparator`, best-score-then-rating order). OpenGotha compares players with
+/// its placement comparator (every placement criterion, ties kept) on their values *after*
+/// the round being numbered, its games already in with unknown results; DC and SDC are 0
+/// there (they are computed only when standings are ordered). Each game is represented by
+/// the player the comparator finds worse when the two differ, by the higher-rated one when
+/// they tie (White on equal ratings); games go best representative first, equal ones by
+/// rating. `games` are the new round's games in any order, `byes` its byes; returns the
+/// indices of `games` in table order.
+pub(crate) fn table_order(
+    d: &TournamentData,
+    round: RoundNumber,
+    games: &[Game],
+    byes: &[PlayerId],
+) -> Vec<usize> {
+    // The state as OpenGotha sees it while it numbers: rounds before this one (records left
+    // out, nothing reads them here) and this one's games without results.
+    let strip = |g: &Game| Game {
+        record: None,
+        ..g.clone()
+    };
+    let mut rounds: Vec<Round> = d
+        .rounds
+        .iter()
+        .take(round as usize - 1)
+        .map(|r| Round {
+            games: r.games.iter().map(strip).collect(),
+            byes: r.byes.clone(),
+            published: r.published,
+        })
+        .collect();
+    rounds.resize_with(round as usize - 1, Round::default);
+    rounds.push(Round {
+        games: games.iter().map(strip).collect(),
+        byes: byes.to_vec(),
+        published: false,
+    });
+    let view = TournamentData {
+        settings: d.settings.clone(),
+        players: d.players.clone(),
+        rounds,
+    };
+    let sc = standings::scores(&view, round);
+    let crits: Vec<Crit> = d
+        .settings
+        .placement
+        .iter()
+        .map(|c| c.0)
+        .filter(|&c| !matches!(c, Crit::Nul | Crit::Dc | Crit::Sdc))
+        .collect();
+    let index = standings::PlayerIndex::new(&view);
+    let at = |id: PlayerId| index.get(id).unwrap_or(0);
+    // Greater = better, on every criterion in turn (OpenGotha's `betterByScore`).
+    let better = |a: usize, b: usize| -> Ordering {
+        crits
+            .iter()
+            .map(|&c| sc.at(a, c).cmp(&sc.at(b, c)))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    };
+    let rating = |i: usize| sc.at(i, Crit::Rating);
+    let rep = |g: &Game| -> usize {
+        let (w, b) = (at(g.white), at(g.black));
+        match better(w, b) {
+            Ordering::Greater => b,
+            Ordering::Less => w,
+            Ordering::Equal if rating(w) < rating(b) => b,
+            Ordering::Equal => w,
         }
     };
-    let rating = |i: usize| state.history.players[i].rating;
-    let rep = |b: &og::Board| -> usize {
-        match score(b.white).cmp(&score(b.black)) {
-            Ordering::Greater => b.black,
-            Ordering::Less => b.white,
-            Ordering::Equal => {
-                if rating(b.white) < rating(b.black) {
-                    b.black
-                } else {
-                    b.white
-                }
-            }
-        }
-    };
-    let mut order: Vec<usize> = (0..boards.len()).collect();
-    // Stable sort: equal games keep the pairing's order (top score group first).
+    let reps: Vec<usize> = games.iter().map(rep).collect();
+    let mut order: Vec<usize> = (0..games.len()).collect();
+    // Stable sort: games equal on everything keep the pairing's order (OpenGotha's comparator
+    // is not even consistent there: it never answers "equal").
     order.sort_by(|&x, &y| {
-        let (p, q) = (rep(&boards[x]), rep(&boards[y]));
-        score(q)
-            .cmp(&score(p))
-            .then_with(|| rating(q).cmp(&rating(p)))
+        let (p, q) = (reps[x], reps[y]);
+        better(q, p).then_with(|| rating(q).cmp(&rating(p)))
     });
     order
 }

@@ -141,6 +141,12 @@ fn crit_index(c: Crit) -> usize {
 }
 
 impl Scores {
+    /// Criterion `c` of the player at index `i` of `t.players` (the data these were computed
+    /// from), without the search by id [`Scores::value`] does.
+    pub fn at(&self, i: usize, c: Crit) -> i64 {
+        self.table[i][crit_index(c)]
+    }
+
     pub fn value(&self, id: PlayerId, c: Crit) -> Option<i64> {
         let i = self.ids.iter().position(|&x| x == id)?;
         Some(self.table[i][crit_index(c)])

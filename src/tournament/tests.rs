@@ -300,6 +300,87 @@ fn tables_go_by_the_lower_players_score_best_first() {
     assert!(key.windows(2).all(|w| w[0] >= w[1]), "{key:?}");
 }
 
+/// Two games whose representatives tie on the main score (NBW 0) and differ on the second
+/// placement criterion (SOSW) go by SOSW, as OpenGotha's `GameComparator` has them, whatever
+/// their ratings; a representative is the worse player of its game (all criteria), the
+/// higher-rated one only on a full tie.
+#[test]
+fn tables_go_by_every_placement_criterion_then_rating() {
+    use super::model::{Criterion, Round, TournamentData};
+    use crate::pairing::opengotha::Crit;
+    let settings = Settings {
+        rounds: 3,
+        placement: vec![Criterion(Crit::Nbw), Criterion(Crit::Sosw)],
+        ..Settings::defaults(System::Swiss)
+    };
+    // A..F = 1..6; ratings put E and F above B and D.
+    let ratings = [2200, 2100, 2200, 2000, 2400, 2300];
+    let players = ratings
+        .iter()
+        .enumerate()
+        .map(|(k, &rating)| Player {
+            id: k as PlayerId + 1,
+            name: format!("P{}", k + 1),
+            rating,
+            ..Player::default()
+        })
+        .collect();
+    let game = |table, white, black, outcome| Game {
+        table,
+        white,
+        black,
+        outcome,
+        ..Game::default()
+    };
+    // Round 1: A beats B, C beats D, E and F both lose.
+    let round1 = Round {
+        games: vec![
+            game(1, 1, 2, Outcome::WhiteWins),
+            game(2, 3, 4, Outcome::WhiteWins),
+            game(3, 5, 6, Outcome::BothLose),
+        ],
+        byes: vec![],
+        published: true,
+    };
+    let d = TournamentData {
+        settings,
+        players,
+        rounds: vec![round1],
+    };
+    // Round 2 as a pairing might list it: E–F, B–D, A–C. After round 2 (no results yet):
+    // A and C have 1 win; B and D 0 wins, SOSW 1 (their round-1 winners); E and F 0 and 0.
+    let games = [
+        game(0, 5, 6, Outcome::Unknown),
+        game(0, 2, 4, Outcome::Unknown),
+        game(0, 1, 3, Outcome::Unknown),
+    ];
+    let order = super::pair::table_order(&d, 2, &games, &[]);
+    // A–C first (a win), then B–D (SOSW 1) before E–F (SOSW 0) although E (2400) outrates B
+    // (2100): main score then rating alone would put E–F second.
+    assert_eq!(order, vec![2, 1, 0]);
+    // With SOSW out of the criteria the two games tie and rating decides: E–F second.
+    let mut by_score = d.clone();
+    by_score.settings.placement = vec![Criterion(Crit::Nbw)];
+    assert_eq!(
+        super::pair::table_order(&by_score, 2, &games, &[]),
+        vec![2, 0, 1]
+    );
+    // The representative is the worse player by every criterion, not the higher-rated one of
+    // a tie on the main score: with B rated 2500, B–F is represented by F (SOSW 0, 2300) and
+    // D–E by E (SOSW 0, 2400), so D–E goes first; picking B (the higher-rated, SOSW 1) would
+    // put B–F first.
+    let mut strong_b = d.clone();
+    strong_b.players[1].rating = 2500;
+    let games = [
+        game(0, 2, 6, Outcome::Unknown),
+        game(0, 4, 5, Outcome::Unknown),
+    ];
+    assert_eq!(
+        super::pair::table_order(&strong_b, 2, &games, &[]),
+        vec![1, 0]
+    );
+}
+
 #[test]
 fn refusals_are_clear() {
     let mut run = field(6);

@@ -164,28 +164,30 @@ fn players_in(p: &Params) -> Result<(Vec<Player>, Vec<Value>), RpcError> {
     Ok((players, ids))
 }
 
-fn model_in(p: &Params, index: usize, opts: &OptionsIn) -> Result<Model, RpcError> {
-    let raw = p.raw(index).cloned().unwrap_or(Value::Null);
+/// Why a model description was refused: its shape (not a name or a `{preset, weights, bye}`
+/// struct) or an unknown name (preset, term, bye term). Each namespace gives these its codes.
+pub(crate) enum SpecError {
+    Shape(String),
+    Unknown(String),
+}
+
+/// A weighted-term model from its description: a preset name, or `{preset?, weights?: {term:
+/// weight}, bye?: {bye_term: weight}}` over the preset (`custom`, no terms, without one); a
+/// weight replaces the preset's, 0 removes the term. Shared by `pairing.pair` and
+/// `tournament.round.pair`.
+pub(crate) fn model_spec(raw: &Value) -> Result<Model, SpecError> {
     let spec: ModelIn = match raw {
-        Value::Null => ModelIn {
-            preset: Some("gopair".to_string()),
-            ..ModelIn::default()
-        },
         Value::String(s) => ModelIn {
-            preset: Some(s),
+            preset: Some(s.clone()),
             ..ModelIn::default()
         },
-        v => ModelIn::deserialize(&v)
-            .map_err(|e| RpcError::invalid_params(format!("parameter model: {e}")))?,
+        v => ModelIn::deserialize(v).map_err(|e| SpecError::Shape(e.to_string()))?,
     };
     let preset = spec.preset.as_deref().unwrap_or("custom");
     let mut m = Model::preset(preset).ok_or_else(|| {
-        RpcError::new(
-            UNKNOWN_MODEL,
-            format!(
-                "unknown model {preset:?}: use gopair, opengotha, opengotha_terms, rswiss or custom"
-            ),
-        )
+        SpecError::Unknown(format!(
+            "unknown model {preset:?}: use gopair, opengotha, opengotha_terms, rswiss or custom"
+        ))
     })?;
     let mut weights: Vec<(&String, &f64)> = spec.weights.iter().collect();
     weights.sort_by(|a, b| a.0.cmp(b.0));
@@ -195,13 +197,10 @@ fn model_in(p: &Params, index: usize, opts: &OptionsIn) -> Result<Model, RpcErro
             .find(|(_, n)| *n == name.as_str())
             .map(|(t, _)| *t)
             .ok_or_else(|| {
-                RpcError::new(
-                    UNKNOWN_MODEL,
-                    format!(
-                        "unknown term {name:?}: terms are {}",
-                        TERMS.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
-                    ),
-                )
+                SpecError::Unknown(format!(
+                    "unknown term {name:?}: terms are {}",
+                    TERMS.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
+                ))
             })?;
         m.terms.retain(|(x, _)| *x != t);
         if w != 0.0 {
@@ -216,10 +215,9 @@ fn model_in(p: &Params, index: usize, opts: &OptionsIn) -> Result<Model, RpcErro
             .find(|(_, n)| *n == name.as_str())
             .map(|(t, _)| *t)
             .ok_or_else(|| {
-                RpcError::new(
-                    UNKNOWN_MODEL,
-                    format!("unknown bye term {name:?}: wins, byes, score, rating"),
-                )
+                SpecError::Unknown(format!(
+                    "unknown bye term {name:?}: wins, byes, score, rating"
+                ))
             })?;
         m.bye.retain(|(x, _)| *x != t);
         if w != 0.0 {
@@ -228,6 +226,19 @@ fn model_in(p: &Params, index: usize, opts: &OptionsIn) -> Result<Model, RpcErro
     }
     m.terms.sort_by_key(|(t, _)| *t);
     m.bye.sort_by_key(|(t, _)| *t);
+    Ok(m)
+}
+
+fn model_in(p: &Params, index: usize, opts: &OptionsIn) -> Result<Model, RpcError> {
+    let raw = p.raw(index).cloned().unwrap_or(Value::Null);
+    let raw = match raw {
+        Value::Null => Value::String("gopair".to_string()),
+        v => v,
+    };
+    let mut m = model_spec(&raw).map_err(|e| match e {
+        SpecError::Shape(m) => RpcError::invalid_params(format!("parameter model: {m}")),
+        SpecError::Unknown(m) => RpcError::new(UNKNOWN_MODEL, m),
+    })?;
     if let Some(f) = opts.forbid_repeats {
         m.forbid_repeats = f;
     }
@@ -255,7 +266,7 @@ fn options_in(p: &Params, index: usize) -> Result<OptionsIn, RpcError> {
 }
 
 /// A micro-unit amount in model units: an integer when it is one, else a double.
-fn amount(micro: i128) -> Value {
+pub(crate) fn amount(micro: i128) -> Value {
     if micro % UNIT == 0 {
         let whole = micro / UNIT;
         if let Ok(i) = i64::try_from(whole) {

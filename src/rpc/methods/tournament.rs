@@ -33,6 +33,8 @@ const MAX_EVENTS_PER_CALL: usize = 1000;
 /// `tournament.*`'s own codes (the engine's are 1003 and up).
 pub mod codes {
     pub const NO_TOURNAMENT: i32 = 1001;
+    /// `round.pair`'s `options.model` names no usable model (or an unknown term).
+    pub const UNKNOWN_MODEL: i32 = 1036;
 }
 
 impl Engine for Tournament {
@@ -542,6 +544,52 @@ fn round_param(p: &Params, i: usize) -> Result<RoundNumber, RpcError> {
 struct PairParams {
     if_revision: Option<u64>,
     players: Option<Vec<PlayerId>>,
+    model: Option<Value>,
+}
+
+/// `round.pair`'s `options.model`: absent or `"opengotha"` (also `{"preset": "opengotha"}`)
+/// is OpenGotha's exact weight (`None`); anything else is a weighted-term model as
+/// `pairing.pair` reads it (a preset name or `{preset, weights, bye}`), refused with 1036
+/// when unknown, and for `rswiss`, whose king-of-the-hill tiers need `matchmaker.*`'s scores.
+fn pair_model(v: Option<Value>) -> Result<Option<crate::pairing::model::Model>, RpcError> {
+    use super::pairing::{SpecError, model_spec};
+    let v = match v {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => v,
+    };
+    let preset = match &v {
+        Value::String(s) => Some(s.as_str()),
+        Value::Object(m) => m.get("preset").and_then(Value::as_str),
+        _ => None,
+    };
+    if preset == Some("opengotha") {
+        let bare = v.is_string() || v.as_object().is_some_and(|m| m.len() == 1);
+        if !bare {
+            return Err(RpcError::new(
+                codes::UNKNOWN_MODEL,
+                "options.model: the opengotha model is OpenGotha's own weight and takes no \
+                 weights (use opengotha_terms or custom for weighted terms)",
+            ));
+        }
+        return Ok(None);
+    }
+    if preset == Some("rswiss") {
+        return Err(RpcError::new(
+            codes::UNKNOWN_MODEL,
+            "options.model: rswiss is matchmaker.*'s king-of-the-hill pairing; use opengotha \
+             (default), gopair, opengotha_terms or custom here",
+        ));
+    }
+    model_spec(&v).map(Some).map_err(|e| match e {
+        SpecError::Shape(m) => RpcError::new(
+            codes::UNKNOWN_MODEL,
+            format!("options.model: {m} (a preset name or {{preset, weights, bye}})"),
+        ),
+        SpecError::Unknown(m) => RpcError::new(
+            codes::UNKNOWN_MODEL,
+            format!("options.model: {m}").replace(", rswiss or custom", " or custom"),
+        ),
+    })
 }
 
 async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
@@ -553,20 +601,43 @@ async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             "options.players: too many players",
         ));
     }
-    let opts = PairOptions { players: o.players };
+    let opts = PairOptions {
+        players: o.players,
+        model: pair_model(o.model)?,
+    };
     let (report, rev) =
         mutate(&ctx, id, o.if_revision, move |t| t.pair_round(round, &opts)).await?;
-    Ok(json!({
+    let amount = super::pairing::amount;
+    let games: Vec<Value> = report
+        .boards
+        .iter()
+        .map(|b| {
+            let mut g = json!({
+                "table": b.table, "white": b.white, "black": b.black, "handicap": b.handicap,
+                "games_before": b.games_before,
+            });
+            if let Some(w) = b.weight {
+                g["weight"] = json!(w);
+            }
+            if let Some(c) = b.cost {
+                g["cost"] = amount(c);
+            }
+            g
+        })
+        .collect();
+    let mut answer = json!({
         "revision": rev,
         "round": report.round,
-        "games": report.boards.iter().map(|b| json!({
-            "table": b.table, "white": b.white, "black": b.black, "handicap": b.handicap,
-            "weight": b.weight, "games_before": b.games_before,
-        })).collect::<Vec<_>>(),
+        "model": report.model,
+        "games": games,
         "byes": report.byes,
-        "total_weight": big(report.total_weight),
         "repeats": report.repeats,
-    }))
+    });
+    match report.objective {
+        Some(o) => answer["objective"] = amount(o),
+        None => answer["total_weight"] = big(report.total_weight),
+    }
+    Ok(answer)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -978,7 +1049,9 @@ pub static METHODS: &[Method] = &[
         params: &[TID, Param::req("round", "int"), OPTS],
         returns: "struct",
         help: "Pairs the next round with OpenGotha's weight (options {players: [ids]} to pair \
-               only some): games with tables, colours, handicap, weight; byes.",
+               only some; model: opengotha (default) | gopair | opengotha_terms | custom | \
+               {preset, weights, bye} for pairing.*'s cost models): games with tables, \
+               colours, handicap, weight (cost under a model); byes.",
         handler: async_handler!(round_pair),
     },
     Method {
