@@ -601,7 +601,7 @@ impl Tournament {
             .data
             .players
             .iter()
-            .any(|q| q.id != p.id && q.opengotha_key() == key)
+            .any(|q| q.id != p.id && q.opengotha_key_chars().eq(key.chars()))
         {
             return Err(TournamentError::DuplicatePlayer(format!(
                 "{} {}",

@@ -508,11 +508,17 @@ impl Player {
     /// OpenGotha's key: upper-cased name + first name without spaces (its XML's player
     /// reference).
     pub fn opengotha_key(&self) -> String {
-        format!("{}{}", self.name, self.first_name)
+        self.opengotha_key_chars().collect()
+    }
+
+    /// The characters of [`Player::opengotha_key`], without building the string: a
+    /// registration compares its key with every player's, which must not allocate per player.
+    pub fn opengotha_key_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.name
             .chars()
+            .chain(self.first_name.chars())
             .filter(|c| !c.is_whitespace())
             .flat_map(char::to_uppercase)
-            .collect()
     }
 }
 
