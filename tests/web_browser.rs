@@ -526,15 +526,21 @@ async fn a_director_with_auth_on_acts_through_the_page_and_the_public_page_follo
         "button.act[data-method='tournament.round.publish'][data-params='[{id},2]']"
     ))
     .await;
+    let published = until(
+        move || async move {
+            rpc(cr, sr, "tournament.round.get", json!([id, 2])).await["published"].clone()
+        },
+        json!(true),
+    )
+    .await;
     assert!(
-        until(
-            move || async move {
-                rpc(cr, sr, "tournament.round.get", json!([id, 2])).await["published"].clone()
-            },
-            json!(true)
+        published,
+        "round 2 published; the page says {}",
+        b.exec(
+            "return document.getElementById('status').textContent + ' | ' + document.getElementById('fragment').innerHTML;",
+            vec![]
         )
-        .await,
-        "round 2 published"
+        .await
     );
     b.switch_to(&public_tab).await;
     assert!(

@@ -62,13 +62,27 @@
     fragment.addEventListener("focusout", function () { if (again && !fetching) { again = false; setTimeout(refresh, 0); } });
   }
   var live = body.getAttribute("data-live");
-  if (live && window.EventSource) {
-    var es = new EventSource(live);
+  var es = null;
+  function openLive() {
+    es = new EventSource(live);
     // The state is on the body for tests and for styling ("live" vs reconnecting).
     es.addEventListener("open", function () { body.setAttribute("data-live-state", "open"); });
     es.addEventListener("error", function () { body.setAttribute("data-live-state", "reconnecting"); });
     es.addEventListener("change", refresh);
     es.addEventListener("deleted", function () { es.close(); });
+  }
+  if (live && window.EventSource) {
+    openLive();
+    // A page left for another (and perhaps kept in the back/forward cache) closes its
+    // stream: an open one holds one of the browser's few connections to this host (six
+    // over HTTP/1.1), and a few left open stall every later request to the daemon.
+    window.addEventListener("pagehide", function () {
+      if (es) { es.close(); es = null; }
+      body.setAttribute("data-live-state", "closed");
+    });
+    window.addEventListener("pageshow", function (ev) {
+      if (ev.persisted && !es) { openLive(); refresh(); }
+    });
   }
 
   // ---- director mode ------------------------------------------------------------------------
