@@ -82,19 +82,20 @@ fn bench(c: &mut Criterion) {
     g.sample_size(30);
     g.bench_function("standings_page_1000_players_7_rounds", |b| {
         b.iter(|| {
-            let page = pages::standings_page(1, black_box(&t), None).expect("page");
+            let page =
+                pages::standings_page(1, black_box(&t), None, pages::Viewer::ALL).expect("page");
             black_box(pages::document(&page).into_string())
         })
     });
     g.bench_function("crosstable_page_1000_players_7_rounds", |b| {
         b.iter(|| {
-            let page = pages::crosstable(1, black_box(&t));
+            let page = pages::crosstable(1, black_box(&t), None, pages::Viewer::ALL).expect("page");
             black_box(pages::document(&page).into_string())
         })
     });
     g.bench_function("pairings_page_500_games", |b| {
         b.iter(|| {
-            let page = pages::pairings(1, black_box(&t), 7).expect("page");
+            let page = pages::pairings(1, black_box(&t), 7, pages::Viewer::ALL).expect("page");
             black_box(pages::document(&page).into_string())
         })
     });

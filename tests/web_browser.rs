@@ -285,3 +285,283 @@ async fn live_pages_director_actions_and_the_game_viewer_in_chromium() {
     b.close().await;
     server.stop().await;
 }
+
+const ADMIN: &str = "admin-token-for-the-browser-test-42";
+
+async fn rpc_as(
+    c: &reqwest::Client,
+    server: &Server,
+    token: &str,
+    method: &str,
+    params: Value,
+) -> Value {
+    let v: Value = c
+        .post(server.url("/jsonrpc"))
+        .bearer_auth(token)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .send()
+        .await
+        .expect("send")
+        .json()
+        .await
+        .expect("reply");
+    v.get("result")
+        .cloned()
+        .unwrap_or_else(|| panic!("{method}: {v}"))
+}
+
+/// A game's result code over RPC.
+async fn result_of(c: &reqwest::Client, server: &Server, id: i64, round: u32, table: u64) -> Value {
+    let r = rpc(c, server, "tournament.round.get", json!([id, round])).await;
+    r["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["table"].as_u64() == Some(table))
+        .map(|g| g["result"].clone())
+        .unwrap_or(Value::Null)
+}
+
+/// Polls `f` (an RPC read) until it gives `want`, for at most `LIMIT`.
+async fn until<F, Fut>(mut f: F, want: Value) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    let start = std::time::Instant::now();
+    while start.elapsed() < LIMIT {
+        if f().await == want {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_director_with_auth_on_acts_through_the_page_and_the_public_page_follows() {
+    let Some(b) = Browser::start("web_browser (auth)").await else {
+        return;
+    };
+    let server = Server::start_with(goswiss::config::Config {
+        admin_token: goswiss::config::Secret(ADMIN.into()),
+        ..goswiss::config::Config::default()
+    })
+    .await;
+    let c = client();
+    let created = rpc(
+        &c,
+        &server,
+        "tournament.create",
+        json!([{"name": "Auth Open", "rounds": 3, "board_size": 9}]),
+    )
+    .await;
+    let id = created["id"].as_i64().unwrap();
+    let dt = created["director_token"].as_str().unwrap().to_string();
+    for (k, rank) in ["4d", "2d", "1k", "3k", "6k", "9k"].iter().enumerate() {
+        rpc_as(
+            &c,
+            &server,
+            &dt,
+            "tournament.player.add",
+            json!([id, {"name": format!("Dir{k}"), "first_name": "B", "rank": rank}]),
+        )
+        .await;
+    }
+    let paired = rpc_as(&c, &server, &dt, "tournament.round.pair", json!([id, 1])).await;
+    rpc_as(&c, &server, &dt, "tournament.round.publish", json!([id, 1])).await;
+    let table = paired["games"][0]["table"].as_u64().unwrap();
+    let ready = "return document.body.getAttribute('data-js') === 'ready' && document.body.getAttribute('data-live-state') === 'open';";
+    let (cr, sr) = (&c, &server);
+    let revision =
+        move || async move { rpc(cr, sr, "tournament.get", json!([id])).await["revision"].clone() };
+
+    // A public tab on round 1's pairings: it must follow the director's actions live.
+    let director_tab = b.window().await;
+    let public_tab = b.new_tab().await;
+    b.switch_to(&public_tab).await;
+    b.goto(&server.url(&format!("/t/{id}/round/1"))).await;
+    assert!(b.wait_for(ready, LIMIT).await, "public page ready");
+    b.exec("window.__notReloaded = true;", vec![]).await;
+
+    // The director's tab.
+    b.switch_to(&director_tab).await;
+    b.goto(&server.url(&format!("/t/{id}/round/1"))).await;
+    assert!(b.wait_for(ready, LIMIT).await, "director page ready");
+    let before = revision().await;
+
+    // 1. A wrong token: a clear, visible error; director mode stays off, nothing changes.
+    b.click("#director-toggle").await;
+    b.type_into("#director-token", "not-the-token").await;
+    b.click("#director-form button[type=submit]").await;
+    assert!(
+        b.wait_for(
+            "var s = document.getElementById('status'); return s.classList.contains('error') && s.textContent.indexOf('does not open director mode') >= 0;",
+            LIMIT
+        )
+        .await,
+        "a wrong token is refused with a message"
+    );
+    assert_eq!(
+        b.exec(
+            "return [document.body.classList.contains('director'), sessionStorage.length, \
+             getComputedStyle(document.querySelector('td.director-only')).display, \
+             document.getElementById('director-form').hidden];",
+            vec![]
+        )
+        .await,
+        json!([false, 0, "none", false]),
+        "not in director mode, nothing stored, no forms shown, the token form still open"
+    );
+    // A token that stopped working (stored earlier): the action fails visibly and changes
+    // nothing.
+    b.exec(
+        &format!(
+            "sessionStorage.setItem('goswiss-director-{id}', '1'); \
+             sessionStorage.setItem('goswiss-token-{id}', 'stale-token');"
+        ),
+        vec![],
+    )
+    .await;
+    b.goto(&server.url(&format!("/t/{id}/round/1"))).await;
+    assert!(b.wait_for(ready, LIMIT).await);
+    b.click(&format!("#res-1-{table} option[value='W+']")).await;
+    b.click(&format!(
+        "tr[data-table='{table}'] form.act-form button[type=submit]"
+    ))
+    .await;
+    assert!(
+        b.wait_for(
+            "var s = document.getElementById('status'); return s.classList.contains('error') && s.textContent.indexOf('-32010') >= 0 && s.textContent.indexOf('unauthorized') >= 0;",
+            LIMIT
+        )
+        .await,
+        "the refused action's error is shown"
+    );
+    assert_eq!(revision().await, before, "a refused action changes nothing");
+    assert_eq!(result_of(&c, &server, id, 1, table).await, json!("?"));
+    b.click("#director-toggle").await; // leaves director mode, forgets the stale token
+
+    // 2. The right token, typed into the form.
+    b.click("#director-toggle").await;
+    b.type_into("#director-token", &dt).await;
+    b.click("#director-form button[type=submit]").await;
+    assert!(
+        b.wait_for(
+            "return document.body.classList.contains('director') && document.getElementById('status').textContent === 'Director mode is on';",
+            LIMIT
+        )
+        .await,
+        "the director's token opens director mode"
+    );
+
+    // 3. Enter a result, then correct it, with the page's form.
+    for (code, shown) in [("W+", "1–0"), ("B+", "0–1")] {
+        b.click(&format!("#res-1-{table} option[value='{code}']"))
+            .await;
+        b.click(&format!(
+            "tr[data-table='{table}'] form.act-form button[type=submit]"
+        ))
+        .await;
+        assert!(
+            until(move || result_of(cr, sr, id, 1, table), json!(code)).await,
+            "{code} reached the server"
+        );
+        let cell = format!(
+            "var r = document.querySelector('tr[data-table=\"{table}\"] td.result'); return !!r && r.textContent === '{shown}';"
+        );
+        assert!(
+            b.wait_for(&cell, LIMIT).await,
+            "director page shows {shown}"
+        );
+        b.switch_to(&public_tab).await;
+        assert!(b.wait_for(&cell, LIMIT).await, "public page shows {shown}");
+        b.switch_to(&director_tab).await;
+    }
+
+    // 4. Pair the next round from the overview; the public cannot see it until published.
+    b.goto(&server.url(&format!("/t/{id}"))).await;
+    assert!(b.wait_for(ready, LIMIT).await);
+    b.click("button.act[data-method='tournament.round.pair']")
+        .await;
+    assert!(
+        until(
+            move || async move {
+                rpc(cr, sr, "tournament.round.get", json!([id, 2])).await["paired"].clone()
+            },
+            json!(true)
+        )
+        .await,
+        "round 2 paired"
+    );
+    b.switch_to(&public_tab).await;
+    b.goto(&server.url(&format!("/t/{id}/round/2"))).await;
+    assert!(b.wait_for(ready, LIMIT).await);
+    b.exec("window.__notReloaded = true;", vec![]).await;
+    assert_eq!(
+        b.exec(
+            "return [document.querySelectorAll('#fragment table.pairings').length, \
+             document.getElementById('fragment').textContent.indexOf('not published yet') >= 0];",
+            vec![]
+        )
+        .await,
+        json!([0, true]),
+        "the public does not see an unpublished round"
+    );
+    b.switch_to(&director_tab).await;
+    b.goto(&server.url(&format!("/t/{id}/round/2"))).await;
+    assert!(
+        b.wait_for(
+            "return document.querySelectorAll('#fragment table.pairings tbody tr').length > 0 && document.getElementById('fragment').textContent.indexOf('may still change') >= 0;",
+            LIMIT
+        )
+        .await,
+        "the director sees the draft of round 2"
+    );
+
+    // 5. Publish it from the overview: the public tab shows the pairings without a reload.
+    b.goto(&server.url(&format!("/t/{id}"))).await;
+    assert!(b.wait_for(ready, LIMIT).await);
+    b.click(&format!(
+        "button.act[data-method='tournament.round.publish'][data-params='[{id},2]']"
+    ))
+    .await;
+    let published = until(
+        move || async move {
+            rpc(cr, sr, "tournament.round.get", json!([id, 2])).await["published"].clone()
+        },
+        json!(true),
+    )
+    .await;
+    assert!(
+        published,
+        "round 2 published; the page says {}",
+        b.exec(
+            "return document.getElementById('status').textContent + ' | ' + document.getElementById('fragment').innerHTML;",
+            vec![]
+        )
+        .await
+    );
+    b.switch_to(&public_tab).await;
+    assert!(
+        b.wait_for(
+            "return document.querySelectorAll('#fragment table.pairings tbody tr').length > 0 && document.getElementById('fragment').textContent.indexOf('not published yet') < 0;",
+            LIMIT
+        )
+        .await,
+        "the public page shows the published round"
+    );
+    assert_eq!(
+        b.exec("return window.__notReloaded === true;", vec![])
+            .await,
+        json!(true),
+        "updated in place"
+    );
+    for (w, h) in [(390, 844), (1280, 900)] {
+        b.set_size(w, h).await;
+        b.screenshot(&shots().join(format!("pairings-published-{w}.png")))
+            .await;
+    }
+    b.close().await;
+    server.stop().await;
+}

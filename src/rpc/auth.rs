@@ -205,6 +205,16 @@ fn unauthorized(method: &Method, what: &str, caller: &Caller) -> RpcError {
     )
 }
 
+/// Whether `caller` may act as the director of a tournament whose director token hash (hex)
+/// is `stored`: anyone with auth off, else the holder of that token or of the admin token —
+/// the rule [`authorize`] applies to the tournament's writes. The web pages ask it to decide
+/// who sees rounds not yet published.
+pub fn directs(ctx: &Ctx, caller: &Caller, stored: Option<&str>) -> bool {
+    !ctx.config.auth_on()
+        || caller.is_admin(ctx)
+        || stored.and_then(from_hex).is_some_and(|h| caller.holds(&h))
+}
+
 /// Checks a call before it runs; the ticket goes to [`settle`] afterwards.
 pub async fn authorize(ctx: &Ctx, method: &Method, params: &Params) -> Result<Ticket, RpcError> {
     let caller = params.caller();

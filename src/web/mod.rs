@@ -13,11 +13,13 @@ pub mod assets;
 pub mod game;
 pub mod pages;
 pub mod text;
+pub mod zip;
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Extension;
 use axum::Router;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -29,12 +31,13 @@ use futures::Stream;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
+use crate::rpc::auth::{self, Caller};
 use crate::rpc::registry::{Change, RegistryError};
 use crate::rpc::{Ctx, Params};
 use crate::store::TournamentId;
 use crate::tournament::{Event, Tournament};
 
-use pages::Page;
+use pages::{Page, Viewer};
 
 /// How often an idle live stream sends a comment, so proxies and the daemon's own write
 /// timeout see a live connection and a vanished client is noticed.
@@ -77,6 +80,9 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         .route("/t/{id}/crosstable", get(crosstable))
         .route("/t/{id}/player/{pid}", get(player))
         .route("/t/{id}/live", get(live))
+        .route("/t/{id}/director", get(director))
+        .route("/t/{id}/export/aga", get(aga_archive))
+        .route("/t/{id}/export/aga/{file}", get(aga_file))
         .route("/t/{id}/export/{format}", get(export))
         .with_state(web)
 }
@@ -100,8 +106,10 @@ fn with_page_headers(mut resp: Response) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
-    // Pages change with every result: always revalidate.
+    // Pages change with every result: always revalidate. What a page shows depends on the
+    // token the page script sends (a director sees unpublished rounds).
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(header::VARY, HeaderValue::from_static("Authorization"));
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -156,22 +164,42 @@ fn number<N: std::str::FromStr>(what: &str, s: &str) -> Result<N, String> {
         .map_err(|_| format!("{what} {s:?} is not a number"))
 }
 
-/// Renders a page from a tournament's state under its lock; `None` from `f` is a 404.
+/// The request's caller (put there by the server's auth middleware; anonymous without it).
+type MaybeCaller = Option<Extension<Caller>>;
+
+fn caller_of(c: &MaybeCaller) -> Caller {
+    c.as_ref().map(|Extension(c)| c.clone()).unwrap_or_default()
+}
+
+/// What `caller` may see of `t`: everything with auth off or as its director.
+fn viewer(ctx: &crate::rpc::Ctx, caller: &Caller, t: &Tournament) -> Viewer {
+    if auth::directs(ctx, caller, t.director_token.as_deref()) {
+        Viewer::ALL
+    } else {
+        Viewer::PUBLIC
+    }
+}
+
+/// Renders a page from a tournament's state under its lock, as `caller` may see it; `None`
+/// from `f` is a 404.
 async fn with_tournament(
     web: &Web,
     id: &str,
+    caller: &Caller,
     fragment: bool,
     missing: &str,
-    f: impl FnOnce(TournamentId, &Tournament) -> Option<Page>,
+    f: impl FnOnce(TournamentId, &Tournament, Viewer) -> Option<Page>,
 ) -> Response {
     let id: TournamentId = match number("tournament id", id) {
         Ok(id) => id,
         Err(m) => return bad(m),
     };
-    match web
-        .ctx
+    let ctx = &web.ctx;
+    match ctx
         .tournaments
-        .read(id, |t, _| f(id, t).map(|p| render(&p, fragment)))
+        .read(id, |t, _| {
+            f(id, t, viewer(ctx, caller, t)).map(|p| render(&p, fragment))
+        })
         .await
     {
         Ok(Some(body)) => html(StatusCode::OK, body),
@@ -235,6 +263,7 @@ pub async fn index(ctx: &Arc<Ctx>, fragment: bool) -> Response {
 
 async fn overview(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -244,14 +273,20 @@ async fn overview(
         (_, Err(e)) => return bad(e),
     };
     let ex = exports();
-    with_tournament(&web, &id, q.fragment(), "", |id, t| {
-        Some(pages::overview(id, t, ex))
-    })
+    with_tournament(
+        &web,
+        &id,
+        &caller_of(&caller),
+        q.fragment(),
+        "",
+        |id, t, v| Some(pages::overview(id, t, ex, v)),
+    )
     .await
 }
 
 async fn pairings(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<(String, String)>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -267,15 +302,17 @@ async fn pairings(
     with_tournament(
         &web,
         &id,
+        &caller_of(&caller),
         q.fragment(),
         &format!("no round {r}"),
-        |id, t| pages::pairings(id, t, r),
+        |id, t, v| pages::pairings(id, t, r, v),
     )
     .await
 }
 
 async fn standings(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -292,15 +329,17 @@ async fn standings(
     with_tournament(
         &web,
         &id,
+        &caller_of(&caller),
         q.fragment(),
-        "that round is not paired yet",
-        |id, t| pages::standings_page(id, t, after),
+        "that round is not paired (or not published) yet",
+        |id, t, v| pages::standings_page(id, t, after, v),
     )
     .await
 }
 
 async fn crosstable(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -309,14 +348,25 @@ async fn crosstable(
         (Err(e), _) => return bad(e),
         (_, Err(e)) => return bad(e),
     };
-    with_tournament(&web, &id, q.fragment(), "", |id, t| {
-        Some(pages::crosstable(id, t))
-    })
+    let after = match q.after.as_deref().map(|a| number::<u32>("round", a)) {
+        None => None,
+        Some(Ok(a)) => Some(a),
+        Some(Err(m)) => return bad(m),
+    };
+    with_tournament(
+        &web,
+        &id,
+        &caller_of(&caller),
+        q.fragment(),
+        "that round is not paired (or not published) yet",
+        |id, t, v| pages::crosstable(id, t, after, v),
+    )
     .await
 }
 
 async fn player(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<(String, String)>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -332,15 +382,17 @@ async fn player(
     with_tournament(
         &web,
         &id,
+        &caller_of(&caller),
         q.fragment(),
         &format!("no player {pid}"),
-        |id, t| pages::player(id, t, pid),
+        |id, t, v| pages::player(id, t, pid, v),
     )
     .await
 }
 
 async fn game_page(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<(String, String, String)>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -361,10 +413,14 @@ async fn game_page(
     };
     // The record is replayed outside the tournament's lock: a long one takes a while, and
     // other callers should not wait for a page.
-    let record = web
-        .ctx
+    let caller = caller_of(&caller);
+    let ctx = &web.ctx;
+    let record = ctx
         .tournaments
         .read(tid, |t, _| {
+            if !viewer(ctx, &caller, t).shows(t, r) {
+                return None;
+            }
             let g = t.data.round(r)?.games.iter().find(|g| g.table == table)?;
             Some(g.record.as_ref().map(|rec| {
                 (
@@ -384,9 +440,10 @@ async fn game_page(
     with_tournament(
         &web,
         &id,
+        &caller,
         q.fragment(),
-        &format!("no game at table {table} of round {r}"),
-        move |id, t| pages::game(id, t, r, table, view),
+        &format!("no game at table {table} of round {r} (or the round is not published yet)"),
+        move |id, t, v| pages::game(id, t, r, table, view, v),
     )
     .await
 }
@@ -531,6 +588,16 @@ fn file_stem(name: &str, id: TournamentId) -> String {
     }
 }
 
+/// The download's file name stem: the short name, else the name, made safe.
+fn export_stem(t: &Tournament, id: TournamentId) -> String {
+    let s = &t.data.settings;
+    if s.short_name.is_empty() {
+        file_stem(&s.name, id)
+    } else {
+        file_stem(&s.short_name, id)
+    }
+}
+
 /// `GET /t/{id}/export/{format}`: the file `tournament.export` produces, as a download.
 async fn export(
     State(web): State<Web>,
@@ -550,20 +617,13 @@ async fn export(
     if !EXPORTS.iter().any(|(f, _)| *f == format) {
         return not_found(&format!("no export format {format:?}"));
     }
-    let names = web
+    let stem = match web
         .ctx
         .tournaments
-        .read(tid, |t, _| {
-            let s = &t.data.settings;
-            if s.short_name.is_empty() {
-                s.name.clone()
-            } else {
-                s.short_name.clone()
-            }
-        })
-        .await;
-    let stem = match names {
-        Ok(n) => file_stem(&n, tid),
+        .read(tid, |t, _| export_stem(t, tid))
+        .await
+    {
+        Ok(stem) => stem,
         Err(_) => return not_found(&format!("no tournament {tid}")),
     };
     let params = Params::positional(vec![json!(tid), json!(format)]);
@@ -609,6 +669,172 @@ async fn export(
     }
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     resp
+}
+
+// ---- director mode and AGA files -----------------------------------------------------------
+
+/// `GET /t/{id}/director`: whether the token sent (`Authorization: Bearer …`) opens director
+/// mode for this tournament: `{"auth": bool, "director": bool}`. The page script asks before
+/// entering director mode, so a wrong token is refused when it is typed, not at the first
+/// action. It opens exactly what the tournament's writes accept ([`auth::directs`]).
+async fn director(
+    State(web): State<Web>,
+    caller: MaybeCaller,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    let Path(id) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let id: TournamentId = match number("tournament id", &id) {
+        Ok(id) => id,
+        Err(m) => return bad(m),
+    };
+    let caller = caller_of(&caller);
+    let ctx = &web.ctx;
+    let opens = ctx
+        .tournaments
+        .read(id, |t, _| {
+            auth::directs(ctx, &caller, t.director_token.as_deref())
+        })
+        .await;
+    match opens {
+        Ok(director) => {
+            let mut resp = axum::Json(json!({"auth": ctx.config.auth_on(), "director": director}))
+                .into_response();
+            let h = resp.headers_mut();
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            h.insert(header::VARY, HeaderValue::from_static("Authorization"));
+            resp
+        }
+        Err(_) => not_found(&format!("no tournament {id}")),
+    }
+}
+
+/// The AGA files of tournament `id` as `caller` may see them: the file stem, `register.tde`
+/// and the round files (`1.tde`, …) of the rounds shown. They come from `tournament.export`
+/// (format `aga`), the method RPC clients call.
+async fn aga_files(
+    web: &Web,
+    id: &str,
+    caller: &Caller,
+) -> Result<(String, Vec<(String, String)>), Response> {
+    let tid: TournamentId = number("tournament id", id).map_err(bad)?;
+    let Some(method) = crate::rpc::lookup("tournament.export") else {
+        return Err(not_found("this daemon has no exports"));
+    };
+    let ctx = &web.ctx;
+    let seen = ctx
+        .tournaments
+        .read(tid, |t, _| {
+            let v = viewer(ctx, caller, t);
+            let shown: Vec<bool> = (1..=t.paired_rounds()).map(|r| v.shows(t, r)).collect();
+            (export_stem(t, tid), shown)
+        })
+        .await;
+    let Ok((stem, shown)) = seen else {
+        return Err(not_found(&format!("no tournament {tid}")));
+    };
+    let params = Params::positional(vec![json!(tid), json!("aga")]);
+    let answer = crate::rpc::call(ctx, method, params).await.map_err(|e| {
+        error(
+            StatusCode::BAD_REQUEST,
+            &format!("export failed: {} ({})", e.message, e.code),
+        )
+    })?;
+    let no_content = || error(StatusCode::INTERNAL_SERVER_ERROR, "export gave no content");
+    let register = answer
+        .get("register")
+        .and_then(Value::as_str)
+        .ok_or_else(no_content)?;
+    let mut files = vec![("register.tde".to_string(), register.to_string())];
+    let rounds = answer
+        .get("rounds")
+        .and_then(Value::as_array)
+        .ok_or_else(no_content)?;
+    for (k, f) in rounds.iter().enumerate() {
+        // A round paired after the visibility was read is not shown: it was not seen.
+        if !shown.get(k).copied().unwrap_or(false) {
+            continue;
+        }
+        let (Some(name), Some(text)) = (
+            f.get("name").and_then(Value::as_str),
+            f.get("text").and_then(Value::as_str),
+        ) else {
+            return Err(no_content());
+        };
+        files.push((name.to_string(), text.to_string()));
+    }
+    Ok((stem, files))
+}
+
+fn download(body: Vec<u8>, mime: &'static str, file_name: &str) -> Response {
+    let mut resp = (StatusCode::OK, body).into_response();
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{file_name}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    resp
+}
+
+/// `GET /t/{id}/export/aga`: `register.tde` and every shown round's file in one stored ZIP
+/// archive, `<short name>_aga.zip`.
+async fn aga_archive(
+    State(web): State<Web>,
+    caller: MaybeCaller,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    let Path(id) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let (stem, files) = match aga_files(&web, &id, &caller_of(&caller)).await {
+        Ok(f) => f,
+        Err(resp) => return resp,
+    };
+    let files: Vec<(String, Vec<u8>)> = files
+        .into_iter()
+        .map(|(n, t)| (n, t.into_bytes()))
+        .collect();
+    match zip::stored(&files) {
+        Ok(bytes) => download(bytes, "application/zip", &format!("{stem}_aga.zip")),
+        Err(e) => {
+            tracing::error!(error = ?e, "writing the AGA archive");
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the archive is too large",
+            )
+        }
+    }
+}
+
+/// `GET /t/{id}/export/aga/{file}`: one AGA file, `register.tde` or a shown round's `N.tde`.
+async fn aga_file(
+    State(web): State<Web>,
+    caller: MaybeCaller,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Response {
+    let Path((id, file)) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let (_, files) = match aga_files(&web, &id, &caller_of(&caller)).await {
+        Ok(f) => f,
+        Err(resp) => return resp,
+    };
+    match files.into_iter().find(|(n, _)| *n == file) {
+        Some((name, text)) => download(text.into_bytes(), "text/plain; charset=utf-8", &name),
+        None => not_found(&format!(
+            "no AGA file {:?} (register.tde, or N.tde for a paired and published round)",
+            crate::rpc::error::clip(&file, 40)
+        )),
+    }
 }
 
 /// Whether a raw query string asks for the fragment only (for the root handler in `server`).

@@ -5,13 +5,12 @@
 //! The fragment is what the page script re-fetches (`?fragment=1`) and swaps in when the
 //! tournament changes; the layout around it is rendered once.
 
-use std::collections::HashMap;
-
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::pairing::opengotha::Crit;
 use crate::store::TournamentId;
 use crate::tournament::Tournament;
+use crate::tournament::crosstable::{CellKind, CellResult, crosstable as engine_crosstable};
 use crate::tournament::engine::result_code;
 use crate::tournament::model::{
     Game, Outcome, Player, PlayerId, Round, RoundNumber, System, format_rank,
@@ -185,10 +184,40 @@ fn results_count(r: &Round) -> (usize, usize) {
     (done, r.games.len())
 }
 
+/// Who is looking at a page: with auth on, only the tournament's director (or the admin)
+/// sees rounds that are paired but not published yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Viewer {
+    /// Auth is on and the viewer is not this tournament's director.
+    pub public_only: bool,
+}
+
+impl Viewer {
+    /// Everything shown: auth off, or the director.
+    pub const ALL: Viewer = Viewer { public_only: false };
+    /// The public with auth on: unpublished rounds hidden.
+    pub const PUBLIC: Viewer = Viewer { public_only: true };
+
+    /// Whether round `r`'s pairings (games, byes, results) are shown.
+    pub fn shows(self, tour: &Tournament, r: RoundNumber) -> bool {
+        !self.public_only || tour.data.round(r).is_none_or(|rd| rd.published)
+    }
+
+    /// The last round before the first hidden one: standings and the crosstable stop there,
+    /// so a hidden round's games cannot be read from them either.
+    pub fn last_shown(self, tour: &Tournament) -> RoundNumber {
+        let paired = tour.paired_rounds();
+        (1..=paired)
+            .find(|&r| !self.shows(tour, r))
+            .map_or(paired, |r| r - 1)
+    }
+}
+
 /// The round whose standings are shown by default: the last one with a result (a round just
-/// paired, with no result yet, would count every game as lost by both players).
-pub fn current_round(tour: &Tournament) -> RoundNumber {
-    (1..=tour.paired_rounds())
+/// paired, with no result yet, would count every game as lost by both players), among those
+/// the viewer may see.
+pub fn current_round(tour: &Tournament, v: Viewer) -> RoundNumber {
+    (1..=v.last_shown(tour))
         .rev()
         .find(|&r| tour.data.round(r).is_some_and(|rd| results_count(rd).0 > 0))
         .unwrap_or(0)
@@ -309,7 +338,9 @@ pub type Exports<'a> = &'a [(&'a str, &'a str)];
 
 // ---- overview --------------------------------------------------------------------------------
 
-pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports) -> Page {
+/// The overview. With `exports` (the daemon has `tournament.export`), the downloads too,
+/// AGA files among them: the archive, the register and each round the viewer may see.
+pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewer) -> Page {
     let s = &tour.data.settings;
     let paired = tour.paired_rounds();
     let name = display_name(&s.name, tid);
@@ -411,6 +442,16 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports) -> Page 
                     @for (format, label) in exports {
                         li { a href={"/t/" (tid) "/export/" (format)} download { (label) } }
                     }
+                    li {
+                        a href={"/t/" (tid) "/export/aga"} download { (t(T::AgaArchive)) }
+                        ": "
+                        a href={"/t/" (tid) "/export/aga/register.tde"} download { "register.tde" }
+                        @for r in 1..=paired {
+                            @if v.shows(tour, r) {
+                                ", " a href={"/t/" (tid) "/export/aga/" (r) ".tde"} download { (r) ".tde" }
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -457,7 +498,7 @@ const RESULT_CHOICES: &[(&str, &str)] = &[
 ];
 
 /// `None` when the round does not exist in the settings (a 404).
-pub fn pairings(tid: TournamentId, tour: &Tournament, r: RoundNumber) -> Option<Page> {
+pub fn pairings(tid: TournamentId, tour: &Tournament, r: RoundNumber, v: Viewer) -> Option<Page> {
     if r == 0 || r > tour.data.settings.rounds {
         return None;
     }
@@ -468,6 +509,7 @@ pub fn pairings(tid: TournamentId, tour: &Tournament, r: RoundNumber) -> Option<
         (round_links(tid, tour, r))
         @match round {
             None => p.notice { (t(T::RoundNotPaired)) },
+            Some(_) if !v.shows(tour, r) => p.notice.unpublished { (t(T::NotPublishedNote)) },
             Some(rd) => {
                 @if !rd.published {
                     p.notice.draft { (t(T::DraftNote)) }
@@ -567,9 +609,14 @@ fn shown_criteria(st: &Standings) -> Vec<(usize, Crit)> {
 }
 
 /// `None` when `after` is past the paired rounds (a 404).
-pub fn standings_page(tid: TournamentId, tour: &Tournament, after: Option<u32>) -> Option<Page> {
-    let paired = tour.paired_rounds();
-    let after = after.unwrap_or_else(|| current_round(tour));
+pub fn standings_page(
+    tid: TournamentId,
+    tour: &Tournament,
+    after: Option<u32>,
+    v: Viewer,
+) -> Option<Page> {
+    let paired = v.last_shown(tour);
+    let after = after.unwrap_or_else(|| current_round(tour, v));
     if after > paired {
         return None;
     }
@@ -627,96 +674,80 @@ fn after_links(tid: TournamentId, paired: RoundNumber, after: RoundNumber, what:
 
 // ---- crosstable ------------------------------------------------------------------------------
 
-/// A player's crosstable cell for round `r`, EGF-style: opponent's place, result (`+`, `-`,
-/// `=`, `?`; `!` after it for a forfeit), `/`, colour (`w`, `b`) and handicap when there is
-/// one: `3+/w2`. A bye is `0+`, an absence `0-`, an unpaired round `-`.
-/// `game` is the player's game of the round, if any (looked up once per round by the caller).
-pub fn cell(
-    tour: &Tournament,
-    places: &HashMap<PlayerId, u32>,
-    p: &Player,
-    r: RoundNumber,
-    game: Option<&Game>,
-) -> String {
-    let Some(round) = tour.data.round(r) else {
-        return "-".into();
-    };
-    if round.byes.contains(&p.id) {
-        return "0+".into();
+fn kind_name(k: CellKind) -> &'static str {
+    match k {
+        CellKind::Game => "game",
+        CellKind::Bye => "bye",
+        CellKind::Absent => "absent",
+        CellKind::NotAssigned => "not_assigned",
     }
-    let Some(g) = game else {
-        return if p.participates(r) { "-" } else { "0-" }.into();
-    };
-    let white = g.white == p.id;
-    let opp = if white { g.black } else { g.white };
-    let place = places.get(&opp).copied().unwrap_or(0);
-    let res = if g.outcome == Outcome::Unknown {
-        "?"
-    } else {
-        let (w, b) = g.outcome.points2();
-        match if white { w } else { b } {
-            2 => "+",
-            1 => "=",
-            _ => "-",
-        }
-    };
-    let forfeit = if g.forfeit { "!" } else { "" };
-    let colour = if g.known_colour {
-        if white { "/w" } else { "/b" }
-    } else {
-        ""
-    };
-    let hd = if g.handicap > 0 {
-        g.handicap.to_string()
-    } else {
-        String::new()
-    };
-    format!("{place}{res}{forfeit}{colour}{hd}")
 }
 
-pub fn crosstable(tid: TournamentId, tour: &Tournament) -> Page {
-    let paired = tour.paired_rounds();
-    let after = current_round(tour);
-    let st = standings(&tour.data, after, &tour.data.settings.placement);
-    let places: HashMap<PlayerId, u32> = st.rows.iter().map(|r| (r.id, r.place)).collect();
-    // Each player's game per round, found once: a scan per cell would be quadratic.
-    let games: Vec<HashMap<PlayerId, &Game>> = (1..=paired)
-        .map(|r| {
-            tour.data.round(r).map_or_else(HashMap::new, |rd| {
-                rd.games
-                    .iter()
-                    .flat_map(|g| [(g.white, g), (g.black, g)])
-                    .collect()
-            })
-        })
-        .collect();
-    let crits = shown_criteria(&st);
-    let caption = format!("{} {after}", t(T::CrosstableCaption));
+fn result_name(r: CellResult) -> &'static str {
+    match r {
+        CellResult::Win => "win",
+        CellResult::Loss => "loss",
+        CellResult::Jigo => "jigo",
+        CellResult::Unknown => "unknown",
+    }
+}
+
+/// The crosstable after round `after` (default: as the standings), from the engine's
+/// [`crosstable`], the same as `tournament.crosstable` with that `after_round`: rows in
+/// placement order with their line number, cells for rounds 1..=after written as the engine
+/// writes them (EGF: opponent's line number, `+ - = ?`, `/` or `!` for a result by default,
+/// colour, handicap: `3+/w0`; `0+`, `0=`, `0-` without a game). `None` when `after` is past
+/// the rounds the viewer may see (a 404).
+pub fn crosstable(
+    tid: TournamentId,
+    tour: &Tournament,
+    after: Option<u32>,
+    v: Viewer,
+) -> Option<Page> {
+    let shown = v.last_shown(tour);
+    let after = after.unwrap_or_else(|| current_round(tour, v));
+    if after > shown {
+        return None;
+    }
+    let x = engine_crosstable(
+        &tour.data,
+        after,
+        &tour.data.settings.placement,
+        after,
+        false,
+    );
+    let crits = shown_criteria(&x.standings);
+    let caption = if after == 0 {
+        t(T::CrosstableBefore).to_string()
+    } else {
+        format!("{} {after}", t(T::CrosstableCaption))
+    };
     let body = html! {
         h1 { (t(T::Crosstable)) }
+        (after_links(tid, shown, after, "crosstable"))
         div.scroll {
             table.crosstable {
                 caption { (caption) }
                 thead { tr {
+                    th scope="col" { abbr title=(t(T::LineNumber)) { (t(T::LineNumberShort)) } }
                     th scope="col" { (t(T::Place)) }
                     th scope="col" { (t(T::Name)) }
                     th scope="col" { (t(T::Rank)) }
-                    @for r in 1..=paired { th scope="col" { (t(T::Round)) " " (r) } }
+                    @for r in 1..=after { th scope="col" { (t(T::Round)) " " (r) } }
                     @for (_, c) in &crits { th scope="col" { (c.name()) } }
                 } }
                 tbody {
-                    @for row in &st.rows {
-                        @if let Some(p) = tour.data.player(row.id) {
-                            tr data-player=(row.id) {
-                                td.num { (row.place) }
-                                th scope="row" { (player_link(tid, tour, row.id)) }
-                                td { (format_rank(p.rank)) }
-                                @for r in 1..=paired {
-                                    td.cell { (cell(tour, &places, p, r, games[r as usize - 1].get(&p.id).copied())) }
-                                }
-                                @for (i, c) in &crits {
-                                    td.num { (crit_value(*c, row.values.get(*i).copied().unwrap_or(0))) }
-                                }
+                    @for (k, (row, cells)) in x.standings.rows.iter().zip(&x.cells).enumerate() {
+                        tr data-player=(row.id) {
+                            td.num { (k + 1) }
+                            td.num { (row.place) }
+                            th scope="row" { (player_link(tid, tour, row.id)) }
+                            td { (tour.data.player(row.id).map(|p| format_rank(p.rank)).unwrap_or_default()) }
+                            @for c in cells {
+                                td.cell data-kind=(kind_name(c.kind)) data-result=(result_name(c.result)) { (c) }
+                            }
+                            @for (i, c) in &crits {
+                                td.num { (crit_value(*c, row.values.get(*i).copied().unwrap_or(0))) }
                             }
                         }
                     }
@@ -724,18 +755,18 @@ pub fn crosstable(tid: TournamentId, tour: &Tournament) -> Page {
             }
         }
     };
-    page(tid, tour, caption, Nav::Crosstable, body)
+    Some(page(tid, tour, caption, Nav::Crosstable, body))
 }
 
 // ---- player ----------------------------------------------------------------------------------
 
-pub fn player(tid: TournamentId, tour: &Tournament, pid: PlayerId) -> Option<Page> {
+pub fn player(tid: TournamentId, tour: &Tournament, pid: PlayerId, v: Viewer) -> Option<Page> {
     let p = tour.data.player(pid)?;
     let name = player_name(p);
     let paired = tour.paired_rounds();
     let st = standings(
         &tour.data,
-        current_round(tour),
+        current_round(tour, v),
         &tour.data.settings.placement,
     );
     let row = st.rows.iter().find(|r| r.id == pid);
@@ -780,6 +811,7 @@ pub fn player(tid: TournamentId, tour: &Tournament, pid: PlayerId) -> Option<Pag
                             tr {
                                 th scope="row" { a href={"/t/" (tid) "/round/" (r)} { (r) } }
                                 @match game {
+                                    _ if !v.shows(tour, r) => td colspan="5" { (t(T::NotPublished)) },
                                     Some(g) => {
                                         @let white = g.white == pid;
                                         td { (player_link(tid, tour, if white { g.black } else { g.white })) }
@@ -827,13 +859,18 @@ fn own_result(g: &Game, white: bool) -> String {
 
 // ---- game ------------------------------------------------------------------------------------
 
+/// `None` (a 404) when there is no such game or the viewer may not see its round.
 pub fn game(
     tid: TournamentId,
     tour: &Tournament,
     r: RoundNumber,
     table: u32,
     view: Option<Result<GameView, String>>,
+    v: Viewer,
 ) -> Option<Page> {
+    if !v.shows(tour, r) {
+        return None;
+    }
     let g = tour
         .data
         .round(r)?

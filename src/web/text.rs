@@ -119,6 +119,14 @@ pub enum T {
     Ended,
     After,
     Score,
+    AgaArchive,
+    NotPublished,
+    NotPublishedNote,
+    LineNumber,
+    LineNumberShort,
+    CrosstableBefore,
+    BadToken,
+    TokenNeeded,
 }
 
 /// The English text of `id`.
@@ -241,6 +249,14 @@ pub fn t(id: T) -> &'static str {
         Ended => "ended",
         After => "after",
         Score => "Score",
+        AgaArchive => "AGA files (.zip)",
+        NotPublished => "not published yet",
+        NotPublishedNote => "The pairings of this round are not published yet.",
+        LineNumber => "Line number (the opponent numbers in the cells)",
+        LineNumberShort => "No.",
+        CrosstableBefore => "Crosstable before the first round",
+        BadToken => "Not entered: this token does not open director mode for this tournament.",
+        TokenNeeded => "Not entered: this daemon needs the tournament's director token.",
     }
 }
 
@@ -256,6 +272,8 @@ pub fn script_strings() -> String {
         ("director_off", DirectorOff),
         ("director_mode", DirectorMode),
         ("move", MoveOf),
+        ("bad_token", BadToken),
+        ("token_needed", TokenNeeded),
     ];
     let map: serde_json::Map<String, serde_json::Value> = pairs
         .iter()

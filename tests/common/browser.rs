@@ -155,6 +155,78 @@ impl Browser {
         .await
     }
 
+    /// The element `css` selects (the first); fails the test when there is none.
+    pub async fn find(&self, css: &str) -> String {
+        let v = self
+            .cmd(
+                reqwest::Method::POST,
+                "/element",
+                Some(json!({"using": "css selector", "value": css})),
+            )
+            .await;
+        v["element-6066-11e4-a52e-4f735466cecf"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {v}"))
+            .to_string()
+    }
+
+    /// Clicks the element `css` selects as a user would (WebDriver's element click: it must
+    /// be visible and not covered, or the test fails).
+    pub async fn click(&self, css: &str) {
+        let e = self.find(css).await;
+        self.cmd(
+            reqwest::Method::POST,
+            &format!("/element/{e}/click"),
+            Some(json!({})),
+        )
+        .await;
+    }
+
+    /// Clears the field `css` selects and types `text` into it, key by key.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let e = self.find(css).await;
+        self.cmd(
+            reqwest::Method::POST,
+            &format!("/element/{e}/clear"),
+            Some(json!({})),
+        )
+        .await;
+        self.cmd(
+            reqwest::Method::POST,
+            &format!("/element/{e}/value"),
+            Some(json!({"text": text})),
+        )
+        .await;
+    }
+
+    /// The current window's handle.
+    pub async fn window(&self) -> String {
+        let v = self.cmd(reqwest::Method::GET, "/window", None).await;
+        v.as_str().expect("window handle").to_string()
+    }
+
+    /// Opens a new tab (its own `sessionStorage`) and returns its handle; stays on the
+    /// current one.
+    pub async fn new_tab(&self) -> String {
+        let v = self
+            .cmd(
+                reqwest::Method::POST,
+                "/window/new",
+                Some(json!({"type": "tab"})),
+            )
+            .await;
+        v["handle"].as_str().expect("new window handle").to_string()
+    }
+
+    pub async fn switch_to(&self, handle: &str) {
+        self.cmd(
+            reqwest::Method::POST,
+            "/window",
+            Some(json!({"handle": handle})),
+        )
+        .await;
+    }
+
     /// Polls `script` until it returns `true`, for at most `limit`.
     pub async fn wait_for(&self, script: &str, limit: Duration) -> bool {
         let start = Instant::now();

@@ -9,6 +9,16 @@
   var status = document.getElementById("status");
   var fragment = document.getElementById("fragment");
 
+  // The director's token, when director mode is on, as an Authorization header.
+  function authHeaders(h) {
+    var token = null;
+    try {
+      if (sessionStorage.getItem("goswiss-director-" + tid) === "1") token = sessionStorage.getItem("goswiss-token-" + tid);
+    } catch (e) { token = null; }
+    if (token) h["Authorization"] = "Bearer " + token;
+    return h;
+  }
+
   function say(msg, isError) {
     if (!status) return;
     status.textContent = msg;
@@ -31,7 +41,9 @@
     if (!fragment) return;
     if (fetching || busy()) { again = true; return; }
     fetching = true;
-    fetch(fragmentUrl(), { headers: { "Accept": "text/html" }, cache: "no-store" })
+    // A director's token goes along: with auth on, only the director sees rounds that are
+    // not published yet.
+    fetch(fragmentUrl(), { headers: authHeaders({ "Accept": "text/html" }), cache: "no-store" })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
         if (html !== null) {
@@ -50,13 +62,27 @@
     fragment.addEventListener("focusout", function () { if (again && !fetching) { again = false; setTimeout(refresh, 0); } });
   }
   var live = body.getAttribute("data-live");
-  if (live && window.EventSource) {
-    var es = new EventSource(live);
+  var es = null;
+  function openLive() {
+    es = new EventSource(live);
     // The state is on the body for tests and for styling ("live" vs reconnecting).
     es.addEventListener("open", function () { body.setAttribute("data-live-state", "open"); });
     es.addEventListener("error", function () { body.setAttribute("data-live-state", "reconnecting"); });
     es.addEventListener("change", refresh);
     es.addEventListener("deleted", function () { es.close(); });
+  }
+  if (live && window.EventSource) {
+    openLive();
+    // A page left for another (and perhaps kept in the back/forward cache) closes its
+    // stream: an open one holds one of the browser's few connections to this host (six
+    // over HTTP/1.1), and a few left open stall every later request to the daemon.
+    window.addEventListener("pagehide", function () {
+      if (es) { es.close(); es = null; }
+      body.setAttribute("data-live-state", "closed");
+    });
+    window.addEventListener("pageshow", function (ev) {
+      if (ev.persisted && !es) { openLive(); refresh(); }
+    });
   }
 
   // ---- director mode ------------------------------------------------------------------------
@@ -77,10 +103,13 @@
     try { return sessionStorage.getItem(key); } catch (e) { return null; }
   }
   if (tid) setDirector(stored(modeKey) === "1");
+  // The page was rendered for the public: fetch the director's view at once.
+  if (tid && stored(modeKey) === "1" && stored(tokenKey)) refresh();
   if (toggle && form) {
     toggle.addEventListener("click", function () {
       if (body.classList.contains("director")) {
         store(modeKey, null); store(tokenKey, null); setDirector(false);
+        refresh();
       } else {
         form.hidden = false;
         var input = document.getElementById("director-token");
@@ -91,12 +120,32 @@
       ev.preventDefault();
       var input = document.getElementById("director-token");
       var token = input ? input.value.trim() : "";
-      store(tokenKey, token ? token : null);
-      store(modeKey, "1");
-      if (input) input.value = "";
-      form.hidden = true;
-      setDirector(true);
-      say(text.director_on);
+      var headers = { "Accept": "application/json" };
+      if (token) headers["Authorization"] = "Bearer " + token;
+      say(text.working);
+      // The daemon says whether the token opens this tournament before the mode is entered:
+      // a wrong token is refused here, with nothing stored.
+      fetch("/t/" + tid + "/director", { headers: headers, cache: "no-store" })
+        .then(function (r) {
+          if (!r.ok) throw new Error(String(r.status));
+          return r.json();
+        })
+        .then(function (j) {
+          if (input) input.value = "";
+          if (!j.director) {
+            say(token ? text.bad_token : text.token_needed, true);
+            if (input) input.focus();
+            return;
+          }
+          store(tokenKey, token ? token : null);
+          store(modeKey, "1");
+          form.hidden = true;
+          setDirector(true);
+          say(text.director_on);
+          refresh();
+        }, function (err) {
+          say(text.error + " " + err.message, true);
+        });
     });
     var cancel = document.getElementById("director-cancel");
     if (cancel) cancel.addEventListener("click", function () { form.hidden = true; toggle.focus(); });
@@ -105,9 +154,7 @@
   // Every action is a JSON-RPC 2.0 call to the daemon's own endpoint, like any client's.
   var seq = 0;
   function rpc(method, params) {
-    var headers = { "Content-Type": "application/json", "Accept": "application/json" };
-    var token = stored(tokenKey);
-    if (token) headers["Authorization"] = "Bearer " + token;
+    var headers = authHeaders({ "Content-Type": "application/json", "Accept": "application/json" });
     seq += 1;
     return fetch("/jsonrpc", {
       method: "POST",
