@@ -67,6 +67,9 @@ impl Browser {
             .arg("--allowed-ips=127.0.0.1")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // Its own process group, which Chromium joins: a test that panics before
+            // `close` still takes the browser down with the driver (see `Drop`).
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .unwrap_or_else(|e| panic!("starting {}: {e}", driver.display()));
@@ -265,5 +268,18 @@ impl Browser {
         let url = format!("{}/session/{}", self.base, self.session);
         let _ = self.c.delete(url).send().await;
         let _ = self.driver.kill().await;
+    }
+}
+
+impl Drop for Browser {
+    /// On every path, a panic included: kill the driver's process group, Chromium and its
+    /// helpers with it (killing chromedriver alone leaves the browser running).
+    fn drop(&mut self) {
+        if let Some(pid) = self.driver.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .stderr(Stdio::null())
+                .status();
+        }
     }
 }
