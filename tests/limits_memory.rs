@@ -24,7 +24,11 @@ fn window_mode_memory_is_linear_in_the_players() {
     let players: Vec<Value> = (1..=n)
         .map(|i| json!({"id": i, "rating": (i * 7919 % 3000) as f64, "score": (i % 4) as f64}))
         .collect();
-    let params = Params::positional(vec![Value::Array(players), Value::Null, json!({"window": 1})]);
+    let params = Params::positional(vec![
+        Value::Array(players),
+        Value::Null,
+        json!({"window": 1}),
+    ]);
     let before = peak_kib();
     let round = pairing::pair(&params).expect("a window pairing");
     let grown = peak_kib().saturating_sub(before);

@@ -833,7 +833,7 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
         field.cost(u, v)
     };
     // Candidate lists: every other item by ascending cost, stable in the caller's order. A
-    // step's search only starts from its first `pairs_left` unpaired items, so a list is built
+    // step's search only starts from its first 2·pairs_left − 1 unpaired items, so a list is built
     // when its item gets there and dropped once it is paired: memory O(window · n) instead of
     // all n lists (n² entries, gigabytes for 10,000 players).
     let list_of = |a: usize| -> Vec<(usize, i128)> {
@@ -911,11 +911,11 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
         }
         crate::budget::check().map_err(|e| ModelError::Invalid(e.to_string()))?;
         let pairs_left = (left / 2).min(window);
-        // The items a search can start from: the first `pairs_left` unpaired ones (the item of
-        // depth d is among the first d + 1 unpaired items).
+        // The items a search can start from: at depth d, 2d items are paired, so its item is
+        // among the first 2d + 1 unpaired ones; the deepest is pairs_left − 1.
         let heads: Vec<usize> = (start..n)
             .filter(|&i| !paired[i])
-            .take(pairs_left)
+            .take(2 * pairs_left - 1)
             .collect();
         for &a in &heads {
             if !built[a] {
