@@ -170,8 +170,11 @@ fn import_and_export(t: TournamentData) {
     let _ = csv::standings_csv(&t, t.rounds.len() as u32);
 }
 
+/// A target's body.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, for the regression test.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("xmlrpc_body", xmlrpc_body),
     ("jsonrpc_params", jsonrpc_params),
     ("sgf_parse", sgf_parse),

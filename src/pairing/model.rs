@@ -862,7 +862,7 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
         // A wide window explores millions of arrangements per step: look at the request's
         // budget now and then.
         s.visited += 1;
-        if s.stopped || (s.visited % 65_536 == 0 && crate::budget::expired()) {
+        if s.stopped || (s.visited.is_multiple_of(65_536) && crate::budget::expired()) {
             s.stopped = true;
             return;
         }

@@ -334,7 +334,7 @@ pub(crate) fn parse_game(
                 }
                 current = new_node(arena, tree.as_mut());
                 // A request's time budget (crate::budget), looked at every few thousand nodes.
-                if current % 4096 == 0 && crate::budget::expired() {
+                if current.is_multiple_of(4096) && crate::budget::expired() {
                     return Err(err("stopped: the request ran out of time"));
                 }
             }
