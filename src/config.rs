@@ -70,6 +70,10 @@ pub struct Config {
     /// Most tournaments (both kinds) that callers without the admin token may have created and
     /// not deleted from one client address since the daemon started; 0: no limit.
     pub max_tournaments_per_address: u32,
+    /// Milliseconds a heavy call (pairing, parsing, scoring: the methods run off the async
+    /// workers) may take before it is stopped and answered -32012; 0: no limit. The work also
+    /// stops when its client closes the connection.
+    pub request_budget_ms: u64,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -114,6 +118,7 @@ impl Default for Config {
             matchmaker_auth: false,
             max_tournaments_per_token: 0,
             max_tournaments_per_address: 1000,
+            request_budget_ms: 10_000,
         }
     }
 }
@@ -196,6 +201,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "max_tournaments_per_address",
         "tournaments a caller without it may create from one address (1000; 0 no limit)",
+    ),
+    (
+        "request_budget_ms",
+        "milliseconds a heavy call may run before it is answered -32012 (10000; 0 no limit)",
     ),
 ];
 

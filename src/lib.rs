@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod aga;
+pub mod budget;
 pub mod config;
 pub mod go;
 pub mod matchmaker;

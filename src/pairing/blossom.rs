@@ -1644,6 +1644,11 @@ impl<W: Weight> State<W> {
             }
         }
         loop {
+            // A large field runs thousands of dual steps: stop at the request's budget; the
+            // caller sees it too and discards this unfinished matching.
+            if crate::budget::expired() {
+                return;
+            }
             while let Some(v) = self.queue.pop() {
                 // Stale entries: the vertex's tree was consumed since it was queued.
                 if self.label[self.inblossom[v]] != 1 {

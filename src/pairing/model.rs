@@ -832,33 +832,51 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
         let (u, v) = (pos[a].min(pos[b]), pos[a].max(pos[b]));
         field.cost(u, v)
     };
-    // Candidate lists: every other item by ascending cost, stable in the caller's order.
-    let lists: Vec<Vec<(usize, i128)>> = (0..n)
-        .map(|a| {
-            let mut l: Vec<(usize, i128)> = (0..n)
-                .filter(|&b| b != a)
-                .filter_map(|b| cost(a, b).map(|c| (b, c)))
-                .collect();
-            l.sort_by_key(|&(_, c)| c);
-            l
-        })
-        .collect();
-    let no_negative = lists.iter().flatten().all(|&(_, c)| c >= 0);
+    // Candidate lists: every other item by ascending cost, stable in the caller's order. A
+    // step's search only starts from its first 2·pairs_left − 1 unpaired items, so a list is built
+    // when its item gets there and dropped once it is paired: memory O(window · n) instead of
+    // all n lists (n² entries, gigabytes for 10,000 players).
+    let list_of = |a: usize| -> Vec<(usize, i128)> {
+        let mut l: Vec<(usize, i128)> = (0..n)
+            .filter(|&b| b != a)
+            .filter_map(|b| cost(a, b).map(|c| (b, c)))
+            .collect();
+        l.sort_by_key(|&(_, c)| c);
+        l
+    };
+    let mut lists: Vec<Vec<(usize, i128)>> = vec![Vec::new(); n];
+    let mut built = vec![false; n];
     struct Search<'s> {
         lists: &'s [Vec<(usize, i128)>],
         paired: Vec<bool>,
+        /// Every item before it is paired.
+        start: usize,
         best: Option<(i128, Vec<(usize, usize)>)>,
         chosen: Vec<(usize, usize)>,
         prune: bool,
+        /// Search nodes visited, for the budget checks.
+        visited: u64,
+        stopped: bool,
     }
     fn rec(s: &mut Search, pairs_left: usize, acc: i128) {
+        // A wide window explores millions of arrangements per step: look at the request's
+        // budget now and then.
+        s.visited += 1;
+        if s.stopped || (s.visited.is_multiple_of(65_536) && crate::budget::expired()) {
+            s.stopped = true;
+            return;
+        }
         if pairs_left == 0 {
             if s.best.as_ref().is_none_or(|(b, _)| acc < *b) {
                 s.best = Some((acc, s.chosen.clone()));
             }
             return;
         }
-        let Some(me) = s.paired.iter().position(|&p| !p) else {
+        let Some(me) = s.paired[s.start..]
+            .iter()
+            .position(|&p| !p)
+            .map(|i| i + s.start)
+        else {
             return;
         };
         s.paired[me] = true;
@@ -882,20 +900,46 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
         s.paired[me] = false;
     }
     let mut kept: Vec<(usize, usize)> = Vec::new();
+    let mut left = paired.iter().filter(|&&p| !p).count();
+    let mut start = 0;
     loop {
-        let left = paired.iter().filter(|&&p| !p).count();
+        while start < n && paired[start] {
+            start += 1;
+        }
         if left == 0 {
             break;
         }
+        crate::budget::check().map_err(|e| ModelError::Invalid(e.to_string()))?;
         let pairs_left = (left / 2).min(window);
+        // The items a search can start from: at depth d, 2d items are paired, so its item is
+        // among the first 2d + 1 unpaired ones; the deepest is pairs_left − 1.
+        let heads: Vec<usize> = (start..n)
+            .filter(|&i| !paired[i])
+            .take(2 * pairs_left - 1)
+            .collect();
+        for &a in &heads {
+            if !built[a] {
+                lists[a] = list_of(a);
+                built[a] = true;
+            }
+        }
+        // Pruning is sound when no cost the search can add is negative (a partial sum never
+        // shrinks), as in Algorithm::Pair::Best without negative scores.
+        let prune = heads.iter().all(|&a| lists[a].iter().all(|&(_, c)| c >= 0));
         let mut s = Search {
             lists: &lists,
             paired: paired.clone(),
+            start,
             best: None,
             chosen: Vec::new(),
-            prune: no_negative,
+            prune,
+            visited: 0,
+            stopped: false,
         };
         rec(&mut s, pairs_left, 0);
+        if s.stopped {
+            return Err(ModelError::Invalid(crate::budget::OverBudget.to_string()));
+        }
         let Some((_, chosen)) = s.best else {
             return Err(ModelError::NoPairing(
                 "window mode found no pairing: the forbidden pairs block the window search \
@@ -911,7 +955,10 @@ pub fn pair_window(field: &Field, window: usize) -> Result<Round, ModelError> {
         for &(a, b) in chosen.iter().take(keep) {
             paired[a] = true;
             paired[b] = true;
+            left -= 2;
             kept.push((a, b));
+            lists[a] = Vec::new();
+            lists[b] = Vec::new();
         }
     }
     let mut pairs: Vec<Pair> = kept

@@ -1881,12 +1881,14 @@ pub fn pair_with(costs: RoundCosts, opts: SolveOptions) -> Result<Pairing, Solve
 /// Rank text (30k … 1k, 1d … 9d; "p" pro ranks count as 9d) → OpenGotha's integer.
 pub fn parse_rank(s: &str) -> Option<i32> {
     let t = s.trim().to_lowercase();
-    let (num, kind) = t.split_at(t.len().checked_sub(1)?);
+    // The last character, not byte: a multi-byte one (any text a file holds) is no rank.
+    let kind = t.chars().next_back()?;
+    let num = &t[..t.len() - kind.len_utf8()];
     let v: i32 = num.trim().parse().ok()?;
     let r = match kind {
-        "k" if (1..=30).contains(&v) => -v,
-        "d" if (1..=9).contains(&v) => v - 1,
-        "p" if (1..=9).contains(&v) => MAX_RANK,
+        'k' if (1..=30).contains(&v) => -v,
+        'd' if (1..=9).contains(&v) => v - 1,
+        'p' if (1..=9).contains(&v) => MAX_RANK,
         _ => return None,
     };
     Some(r)
@@ -1895,6 +1897,14 @@ pub fn parse_rank(s: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rank_ending_in_a_multibyte_character_is_no_rank() {
+        // Found by the opengotha_import fuzz target: this panicked slicing inside 'ȴ'.
+        assert_eq!(parse_rank("1ȴ"), None);
+        assert_eq!(parse_rank("ȴ"), None);
+        assert_eq!(parse_rank("3ｋ"), None);
+    }
 
     #[test]
     fn ranks_parse_like_opengotha() {

@@ -106,6 +106,8 @@ pub enum SolveError {
     NoPerfectMatching,
     /// A cost too large for the weight type to solve without overflow.
     CostTooLarge,
+    /// The request's time budget ran out, or it was cancelled ([`crate::budget`]).
+    OverBudget,
 }
 
 impl std::fmt::Display for SolveError {
@@ -119,11 +121,18 @@ impl std::fmt::Display for SolveError {
                 )
             }
             SolveError::CostTooLarge => write!(f, "a pair cost is too large to solve exactly"),
+            SolveError::OverBudget => write!(f, "{}", crate::budget::OverBudget),
         }
     }
 }
 
 impl std::error::Error for SolveError {}
+
+impl From<crate::budget::OverBudget> for SolveError {
+    fn from(_: crate::budget::OverBudget) -> Self {
+        SolveError::OverBudget
+    }
+}
 
 /// Hasher for the candidate graph's pair keys (u << 32 | v): one multiply instead of SipHash,
 /// which took ~7 % of a 10,000-player round. Keys are our own vertex indices, not input an
@@ -213,7 +222,10 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
     // minutes and gigabytes for 10,000 players, before it can say so; a cardinality check
     // needs no stored edges and no weights, and on a field that can be paired its greedy
     // pass leaves few vertices to search from.
-    if !has_perfect_matching(c) {
+    let feasible = has_perfect_matching(c);
+    // The search stops early at the budget, its answer meaningless then.
+    crate::budget::check()?;
+    if !feasible {
         return Err(SolveError::NoPerfectMatching);
     }
     add_candidates(c, &mut g, k)?;
@@ -226,6 +238,8 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
             Some(p) => max_weight_matching_resolve(p, n, &g.edges),
             None => max_weight_matching(n, &g.edges),
         };
+        // A solve stops early at the budget, its matching meaningless then.
+        crate::budget::check()?;
         if !solved.is_perfect() {
             if k >= n {
                 return Err(SolveError::NoPerfectMatching);
@@ -305,6 +319,11 @@ pub fn has_perfect_matching<C: PairCosts>(c: &C) -> bool {
     for root in free {
         if mate[root] != FREE {
             continue;
+        }
+        // Each search is O(n²) on a dense field: stop between them at the budget (the
+        // caller checks it before reading the answer).
+        if crate::budget::expired() {
+            return false;
         }
         match search.augmenting_path(root, &mut mate, &allowed) {
             Some(mut v) => {
@@ -620,6 +639,8 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
         found
     };
     let found = scan_rows(n, &scan);
+    // A pass is O(n²) pair bounds at worst: the budget may have run out meanwhile.
+    crate::budget::check()?;
     let mut added = 0;
     for (u, v, w) in found {
         if g.add(u, v, w)? {

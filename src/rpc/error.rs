@@ -12,6 +12,8 @@ pub mod codes {
     pub const METHOD_NOT_FOUND: i32 = -32601;
     pub const INVALID_PARAMS: i32 = -32602;
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// The call ran past `request_budget_ms` (see [`crate::budget`]).
+    pub const OVER_BUDGET: i32 = -32012;
 }
 
 /// Longest error message sent: messages quote client input (names, values, parser context),
@@ -73,6 +75,24 @@ impl RpcError {
     /// could not act on; details go to the log.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)
+    }
+}
+
+impl RpcError {
+    /// A heavy call stopped at its time budget of `ms` milliseconds.
+    pub fn over_budget(ms: u64) -> Self {
+        Self::new(
+            codes::OVER_BUDGET,
+            format!("request exceeded its time budget of {ms} ms"),
+        )
+    }
+}
+
+/// For handlers that look at the budget themselves; [`crate::rpc::call`] puts the limit in the
+/// message.
+impl From<crate::budget::OverBudget> for RpcError {
+    fn from(_: crate::budget::OverBudget) -> Self {
+        Self::new(codes::OVER_BUDGET, "request exceeded its time budget")
     }
 }
 

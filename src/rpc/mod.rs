@@ -244,20 +244,49 @@ pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Rp
                     Err(RpcError::internal("internal error"))
                 })
         }
-        Handler::Blocking(f) => {
-            let ctx = Arc::clone(ctx);
-            tokio::task::spawn_blocking(move || f(&ctx, &params))
-                .await
-                .unwrap_or_else(|e| {
-                    tracing::error!(method = method.name, error = %e, "handler panicked");
-                    Err(RpcError::internal("internal error"))
-                })
-        }
+        Handler::Blocking(f) => run_blocking(ctx, method, f, params).await,
         Handler::Async(f) => f(Arc::clone(ctx), params).await,
     };
     auth::settle(ctx, ticket, &result);
     result
 }
+
+/// Runs a heavy call on the blocking pool within `request_budget_ms`. The answer is -32012
+/// when the budget runs out: at once from here (the work may not have reached a check yet),
+/// and the work itself stops at its next check. Dropping this future (hyper drops a request's
+/// future when its client closes the connection) cancels the work the same way: a
+/// `spawn_blocking` job cannot be aborted, so the guard's flag is what stops it.
+async fn run_blocking(
+    ctx: &Arc<Ctx>,
+    method: &'static Method,
+    f: fn(&Ctx, &Params) -> RpcResult,
+    params: Params,
+) -> RpcResult {
+    let ms = ctx.config.request_budget_ms;
+    let limit = (ms > 0).then(|| std::time::Duration::from_millis(ms));
+    let budget = crate::budget::Budget::new(limit);
+    let _cancel = budget.cancel_on_drop();
+    let job_ctx = Arc::clone(ctx);
+    let job = tokio::task::spawn_blocking(move || {
+        crate::budget::run(budget, || f(&job_ctx, &params))
+            .unwrap_or_else(|_| Err(RpcError::over_budget(ms)))
+    });
+    let joined = match limit {
+        // A little past the deadline, so that work which notices it answers for itself.
+        Some(limit) => match tokio::time::timeout(limit + OVER_BUDGET_GRACE, job).await {
+            Ok(joined) => joined,
+            Err(_) => return Err(RpcError::over_budget(ms)),
+        },
+        None => job.await,
+    };
+    joined.unwrap_or_else(|e| {
+        tracing::error!(method = method.name, error = %e, "handler panicked");
+        Err(RpcError::internal("internal error"))
+    })
+}
+
+/// How long past its deadline a heavy call is waited for before -32012 is sent without it.
+const OVER_BUDGET_GRACE: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The answer to a call of a method that does not exist. It is rswiss's fault 1, which XML-RPC
 /// clients of rswiss expect; the JSON-RPC adapter answers -32601 instead (jsonrpsee's own).

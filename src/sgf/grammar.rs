@@ -333,6 +333,10 @@ pub(crate) fn parse_game(
                     return Err(err("unexpected node"));
                 }
                 current = new_node(arena, tree.as_mut());
+                // A request's time budget (crate::budget), looked at every few thousand nodes.
+                if current.is_multiple_of(4096) && crate::budget::expired() {
+                    return Err(err("stopped: the request ran out of time"));
+                }
             }
             Token::Open | Token::Close => {
                 if seq_open {

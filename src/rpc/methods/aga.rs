@@ -269,6 +269,7 @@ pub fn parse_register_method(p: &Params) -> RpcResult {
     let mode = mode_param(p, 1)?;
     let mut lines = Vec::new();
     for (i, raw) in text.split_inclusive('\n').enumerate() {
+        crate::budget::check()?;
         let ctx = LineCtx::new(Some("register.tde"), Some(i + 1));
         let (l, _) = parse_register_line(raw, &ctx);
         let entry = match l {
@@ -307,6 +308,7 @@ pub fn parse_round_method(p: &Params) -> RpcResult {
     let mut comments = Vec::new();
     let mut warnings = Vec::new();
     for (i, raw) in text.split_inclusive('\n').enumerate() {
+        crate::budget::check()?;
         let ctx = LineCtx::new(Some(&file), Some(i + 1));
         let (l, w) = parse_round_line_mode(raw, &ctx, strict);
         warnings.extend(w);
@@ -347,7 +349,13 @@ pub fn parse_tdlist_method(p: &Params) -> RpcResult {
     let mut warnings = Vec::new();
     let (mut lines, mut parsed, mut failed) = (0usize, 0usize, 0usize);
     // Records are converted as they stream by; only the requested page is kept.
+    let mut stopped = Ok(());
     tdlist::for_each_line(&text, |line, rec, w| {
+        // The callback cannot stop the walk; past the budget it skips the work.
+        if stopped.is_err() {
+            return;
+        }
+        stopped = crate::budget::check();
         lines += 1;
         warnings.extend(w);
         match rec {
@@ -364,6 +372,7 @@ pub fn parse_tdlist_method(p: &Params) -> RpcResult {
             None => failed += 1,
         }
     });
+    stopped?;
     Ok(json!({
         "lines": lines,
         "parsed": parsed,

@@ -1,0 +1,7 @@
+//! The JSON-RPC params adapter (see harness.rs).
+#![no_main]
+
+#[path = "harness.rs"]
+mod harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::jsonrpc_params(data));

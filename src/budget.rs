@@ -1,0 +1,216 @@
+//! A request's time budget and cancellation, as the heavy loops see it.
+//!
+//! The RPC layer runs a heavy (`Blocking`) call inside [`run`] with a [`Budget`]: a deadline
+//! and a cancel flag that the request's future sets when it is dropped (the client went away)
+//! or when it gave up waiting (the deadline passed). The domain code does no I/O and knows
+//! nothing of requests: its long loops (the pairing solver, SGF parsing, AGA files, scoring,
+//! standings) call [`check`] or [`expired`] now and then and stop early when it says so. What
+//! they return then does not matter: [`run`] reports that the budget ran out and the caller
+//! answers with its own error. Outside [`run`] (tests, the library used on its own, the
+//! tournament engine) there is no budget and the checks always pass.
+//!
+//! A check reads an atomic flag and the clock (tens of nanoseconds), so loops call it per unit
+//! of real work (a solver stage, a parsed node, a file line), not per innermost step.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The budget ran out (its deadline passed, or the request was cancelled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverBudget;
+
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request ran out of time or was cancelled")
+    }
+}
+
+impl std::error::Error for OverBudget {}
+
+/// One request's budget.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    deadline: Option<Instant>,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Budget {
+    /// A budget of `limit` from now; `None`: no deadline, only cancellation.
+    pub fn new(limit: Option<Duration>) -> Budget {
+        Budget {
+            deadline: limit.and_then(|d| Instant::now().checked_add(d)),
+            cancelled: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A guard that cancels the budget when dropped: the request's future holds it, so the
+    /// work stops when the future is dropped (a client that closed its connection) or done.
+    pub fn cancel_on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(Arc::clone(&self.cancelled))
+    }
+
+    fn state(&self) -> Option<Stop> {
+        // The deadline first: a request that gave up at its deadline also drops its guard.
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(Stop::Deadline)
+        } else if self.cancelled.load(Ordering::Relaxed) {
+            Some(Stop::Cancelled)
+        } else {
+            None
+        }
+    }
+}
+
+/// Sets the budget's cancel flag when dropped.
+#[derive(Debug)]
+pub struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Deadline,
+    Cancelled,
+}
+
+struct Current {
+    budget: Budget,
+    /// The first check that failed, and why.
+    stopped: Option<Stop>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Current>> = const { RefCell::new(None) };
+}
+
+/// Work stopped early by a check, for `/metrics` and for tests that must see cancellation
+/// happen (a count, not a flag, so concurrent tests can compare before and after).
+static STOPPED_BY_DEADLINE: AtomicU64 = AtomicU64::new(0);
+static STOPPED_BY_CANCEL: AtomicU64 = AtomicU64::new(0);
+
+/// How many runs a check stopped so far: (deadline passed, cancelled).
+pub fn stopped_counts() -> (u64, u64) {
+    (
+        STOPPED_BY_DEADLINE.load(Ordering::Relaxed),
+        STOPPED_BY_CANCEL.load(Ordering::Relaxed),
+    )
+}
+
+/// Runs `f` on this thread under `budget`. `Err(OverBudget)` when a check inside it failed
+/// (whatever `f` returned then), else `f`'s value. Nested runs keep the outer budget's state.
+pub fn run<T>(budget: Budget, f: impl FnOnce() -> T) -> Result<T, OverBudget> {
+    let outer = CURRENT.with(|c| {
+        c.borrow_mut().replace(Current {
+            budget,
+            stopped: None,
+        })
+    });
+    // Puts the outer budget back, even if `f` unwinds.
+    struct Restore(Option<Current>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            CURRENT.with(|c| *c.borrow_mut() = outer);
+        }
+    }
+    let restore = Restore(outer);
+    let value = f();
+    let stopped = CURRENT.with(|c| c.borrow().as_ref().and_then(|cur| cur.stopped));
+    drop(restore);
+    match stopped {
+        None => Ok(value),
+        Some(_) => Err(OverBudget),
+    }
+}
+
+/// `Err(OverBudget)` once the current run's deadline has passed or it was cancelled (and from
+/// then on); always `Ok` outside [`run`].
+pub fn check() -> Result<(), OverBudget> {
+    CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let Some(cur) = c.as_mut() else {
+            return Ok(());
+        };
+        if cur.stopped.is_some() {
+            return Err(OverBudget);
+        }
+        match cur.budget.state() {
+            None => Ok(()),
+            Some(stop) => {
+                cur.stopped = Some(stop);
+                match stop {
+                    Stop::Deadline => &STOPPED_BY_DEADLINE,
+                    Stop::Cancelled => &STOPPED_BY_CANCEL,
+                }
+                .fetch_add(1, Ordering::Relaxed);
+                Err(OverBudget)
+            }
+        }
+    })
+}
+
+/// [`check`] as a boolean, for loops whose functions have no error to return: true means stop.
+pub fn expired() -> bool {
+    check().is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_budget_means_checks_pass() {
+        assert_eq!(check(), Ok(()));
+        assert!(!expired());
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_the_run_and_only_it() {
+        let r = run(Budget::new(Some(Duration::ZERO)), || {
+            assert!(expired());
+            // Once stopped, it stays stopped.
+            assert_eq!(check(), Err(OverBudget));
+            7
+        });
+        assert_eq!(r, Err(OverBudget));
+        assert_eq!(check(), Ok(()), "the budget ends with its run");
+    }
+
+    #[test]
+    fn a_run_that_never_checks_late_is_ok() {
+        let r = run(Budget::new(Some(Duration::from_secs(60))), || {
+            check().map(|()| 5)
+        });
+        assert_eq!(r, Ok(Ok(5)));
+    }
+
+    #[test]
+    fn dropping_the_guard_cancels() {
+        let budget = Budget::new(None);
+        let guard = budget.cancel_on_drop();
+        let (_, cancelled_before) = stopped_counts();
+        let r = run(budget, || {
+            assert_eq!(check(), Ok(()));
+            drop(guard);
+            check()
+        });
+        assert_eq!(r, Err(OverBudget));
+        assert!(stopped_counts().1 > cancelled_before);
+    }
+
+    #[test]
+    fn nested_runs_restore_the_outer_budget() {
+        let r = run(Budget::new(Some(Duration::from_secs(60))), || {
+            let inner = run(Budget::new(Some(Duration::ZERO)), expired);
+            assert_eq!(inner, Err(OverBudget));
+            check()
+        });
+        assert_eq!(r, Ok(Ok(())));
+    }
+}

@@ -1,0 +1,152 @@
+//! The per-request time budget (`request_budget_ms`, error -32012) and cancellation: a heavy
+//! call past its budget is answered -32012 in about the budget and its work stops; a client
+//! that closes its connection during a heavy call stops the work too.
+//!
+//! The heavy call is `pairing.pair` of 10,000 players in window mode 8: minutes of work
+//! (every step searches up to 15·13·…·3 arrangements), far past any budget used here.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Server, client};
+use goswiss::budget::stopped_counts;
+use goswiss::config::Config;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn heavy_pairing() -> Value {
+    let players: Vec<Value> = (1..=10_000)
+        .map(|i| json!({"id": i, "rating": (i * 7919 % 3000) as f64, "score": (i % 4) as f64}))
+        .collect();
+    json!({"jsonrpc": "2.0", "id": 1, "method": "pairing.pair",
+           "params": [players, null, {"window": 8}]})
+}
+
+/// Waits up to 20 s for `pick(stopped_counts())` to pass `before`.
+async fn work_stops(before: u64, pick: fn((u64, u64)) -> u64) -> bool {
+    let until = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < until {
+        if pick(stopped_counts()) > before {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_call_over_its_budget_is_answered_32012_and_stops() {
+    let server = Server::start_with(Config {
+        request_budget_ms: 300,
+        ..Config::default()
+    })
+    .await;
+    let body = heavy_pairing();
+    let (deadline_stops, _) = stopped_counts();
+    let start = Instant::now();
+    let v: Value = client()
+        .post(server.url("/jsonrpc"))
+        .json(&body)
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("JSON reply");
+    let took = start.elapsed();
+    assert_eq!(v["error"]["code"], json!(-32012), "{v}");
+    assert_eq!(
+        v["error"]["message"],
+        json!("request exceeded its time budget of 300 ms")
+    );
+    // 300 ms of budget, plus reading a 400 KB request on a loaded machine.
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+    assert!(
+        work_stops(deadline_stops, |c| c.0).await,
+        "the pairing went on past its budget"
+    );
+
+    // The same over XML-RPC: one budget for both protocols.
+    let players: String = (1..=10_000)
+        .map(|i| {
+            format!(
+                "<value><struct><member><name>id</name><value><int>{i}</int></value></member>\
+                 <member><name>rating</name><value><double>{}</double></value></member>\
+                 </struct></value>",
+                i * 7919 % 3000
+            )
+        })
+        .collect();
+    let xml = format!(
+        "<?xml version=\"1.0\"?><methodCall><methodName>pairing.pair</methodName><params>\
+         <param><value><array><data>{players}</data></array></value></param>\
+         <param><value><nil/></value></param>\
+         <param><value><struct><member><name>window</name><value><int>8</int></value></member>\
+         </struct></value></param></params></methodCall>"
+    );
+    let start = Instant::now();
+    let reply = common::xml_post(&client(), &server.url("/RPC2"), xml).await;
+    let took = start.elapsed();
+    assert_eq!(
+        common::parse_fault(&reply),
+        Some((
+            -32012,
+            "request exceeded its time budget of 300 ms".to_string()
+        )),
+        "{reply}"
+    );
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+
+    // Cheap calls are not affected.
+    let v: Value = client()
+        .post(server.url("/jsonrpc"))
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "pairing.pair",
+                      "params": [[{"id": 1}, {"id": 2}]]}))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("JSON reply");
+    assert!(v["result"].is_object(), "{v}");
+    server.stop().await;
+}
+
+/// Sends `body` as a JSON-RPC POST on a raw socket, waits a moment for the work to start, and
+/// closes the socket without reading the answer.
+async fn post_and_hang_up(server: &Server, body: &Value) {
+    let body = body.to_string();
+    let mut tcp = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    tcp.write_all(head.as_bytes()).await.expect("head");
+    tcp.write_all(body.as_bytes()).await.expect("body");
+    // Long enough to parse the request and start pairing; nothing is answered this soon.
+    let mut buf = [0u8; 64];
+    let early = tokio::time::timeout(Duration::from_millis(1500), tcp.read(&mut buf)).await;
+    assert!(early.is_err(), "an answer came before the hang-up");
+    drop(tcp);
+}
+
+#[tokio::test]
+async fn a_client_that_hangs_up_stops_the_work() {
+    // A budget far beyond the test: only the hang-up can stop the pairing in time.
+    let server = Server::start_with(Config {
+        request_budget_ms: 120_000,
+        ..Config::default()
+    })
+    .await;
+    let (_, cancels) = stopped_counts();
+    post_and_hang_up(&server, &heavy_pairing()).await;
+    assert!(
+        work_stops(cancels, |c| c.1).await,
+        "the pairing went on after its client closed the connection"
+    );
+    server.stop().await;
+}
