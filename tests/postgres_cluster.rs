@@ -234,8 +234,10 @@ impl Client {
                 Reply::Ok(p) => (p[0].as_i64().unwrap(), p[1].as_i64().unwrap()),
                 Reply::Fault(202, _) => return,
                 Reply::Fault(code, _) if transient(code) => {
-                    if code == -32008 {
-                        // A checkout is a write too: it may have landed unanswered.
+                    if code == -32008 || code == 201 {
+                        // A checkout is a write too: it may have landed unanswered (-32008),
+                        // or landed with its answer lost where this daemon had not yet heard
+                        // of it (201: a match is out, and every match out is this client's).
                         for pair in self.recover(None).await {
                             k += 1;
                             self.commit(pair, k % 3 - 1).await;

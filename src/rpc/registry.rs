@@ -111,6 +111,10 @@ struct Slot<E> {
     state: E,
     /// Number of events stored so far: the sequence number of the next one.
     seq: u64,
+    /// An append failed without saying whether it landed (the database went away around
+    /// its COMMIT): the next use reads the store's tail first, so no caller is answered
+    /// from a cache that may lack an event that is in the log.
+    unsure: bool,
 }
 
 /// A cached tournament: its state behind its lock, and its event count readable without the
@@ -123,7 +127,11 @@ struct Entry<E> {
 impl<E> Entry<E> {
     fn new(state: E, seq: u64) -> Arc<Entry<E>> {
         Arc::new(Entry {
-            slot: Arc::new(Mutex::new(Slot { state, seq })),
+            slot: Arc::new(Mutex::new(Slot {
+                state,
+                seq,
+                unsure: false,
+            })),
             seq: AtomicU64::new(seq),
         })
     }
@@ -497,7 +505,11 @@ impl<E: Engine> Registry<E> {
         f: impl FnOnce(&E, u64) -> R,
     ) -> Result<R, RegistryError<E::Error>> {
         let entry = self.slot(id).await?;
-        let guard = entry.slot.lock().await;
+        let mut guard = entry.slot.lock().await;
+        if guard.unsure {
+            self.catch_up(id, &entry, &mut guard).await?;
+            guard.unsure = false;
+        }
         Ok(f(&guard.state, guard.seq))
     }
 
@@ -518,6 +530,10 @@ impl<E: Engine> Registry<E> {
         let f = Arc::new(f);
         let entry = self.slot(id).await?;
         let mut slot = Arc::clone(&entry.slot).lock_owned().await;
+        if slot.unsure {
+            self.catch_up(id, &entry, &mut slot).await?;
+            slot.unsure = false;
+        }
         let mut tries = 0;
         let (first_seq, events, answer) = loop {
             tries += 1;
@@ -568,6 +584,10 @@ impl<E: Engine> Registry<E> {
                 Err(StoreError::NotFound(_)) => {
                     self.forget(id);
                     return Err(RegistryError::NotFound(id));
+                }
+                Err(e @ StoreError::Unavailable(_)) => {
+                    slot.unsure = true;
+                    return Err(e.into());
                 }
                 Err(e) => return Err(e.into()),
             }

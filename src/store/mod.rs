@@ -38,8 +38,10 @@ pub enum StoreError {
     /// The store's writer stopped unexpectedly: no write can be recorded until a restart.
     #[error("{0}")]
     WriterDied(String),
-    /// The database cannot be reached (PostgreSQL down or restarting): nothing was recorded,
-    /// the store reconnects by itself and the call may be tried again.
+    /// The database cannot be reached (PostgreSQL down or restarting): the store reconnects
+    /// by itself and the call may be tried again. Nothing was recorded, unless the connection
+    /// went away around the COMMIT, when the write may have landed: the registry then reads
+    /// the tournament's tail before it answers from its cache again.
     #[error("{0}")]
     Unavailable(String),
 }
