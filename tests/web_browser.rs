@@ -18,8 +18,12 @@ use common::{Server, client};
 use serde_json::{Value, json};
 
 async fn rpc(c: &reqwest::Client, server: &Server, method: &str, params: Value) -> Value {
-    let v: Value = c
-        .post(server.url("/jsonrpc"))
+    send(c.post(server.url("/jsonrpc")), method, params).await
+}
+
+/// A JSON-RPC call on `req` (a POST to /jsonrpc, with or without a token): its result.
+async fn send(req: reqwest::RequestBuilder, method: &str, params: Value) -> Value {
+    let v: Value = req
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
         .send()
         .await
@@ -295,19 +299,12 @@ async fn rpc_as(
     method: &str,
     params: Value,
 ) -> Value {
-    let v: Value = c
-        .post(server.url("/jsonrpc"))
-        .bearer_auth(token)
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("send")
-        .json()
-        .await
-        .expect("reply");
-    v.get("result")
-        .cloned()
-        .unwrap_or_else(|| panic!("{method}: {v}"))
+    send(
+        c.post(server.url("/jsonrpc")).bearer_auth(token),
+        method,
+        params,
+    )
+    .await
 }
 
 /// A game's result code over RPC.

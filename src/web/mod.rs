@@ -316,25 +316,7 @@ async fn standings(
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
-    let (Path(id), Query(q)) = match (path, query) {
-        (Ok(p), Ok(q)) => (p, q),
-        (Err(e), _) => return bad(e),
-        (_, Err(e)) => return bad(e),
-    };
-    let after = match q.after.as_deref().map(|a| number::<u32>("round", a)) {
-        None => None,
-        Some(Ok(a)) => Some(a),
-        Some(Err(m)) => return bad(m),
-    };
-    with_tournament(
-        &web,
-        &id,
-        &caller_of(&caller),
-        q.fragment(),
-        "that round is not paired (or not published) yet",
-        |id, t, v| pages::standings_page(id, t, after, v),
-    )
-    .await
+    after_round_page(web, caller, path, query, pages::standings_page).await
 }
 
 async fn crosstable(
@@ -342,6 +324,17 @@ async fn crosstable(
     caller: MaybeCaller,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    after_round_page(web, caller, path, query, pages::crosstable).await
+}
+
+/// A page of the tournament as it stood after round `?after=` (default: the last shown).
+async fn after_round_page(
+    web: Web,
+    caller: MaybeCaller,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+    render: fn(TournamentId, &Tournament, Option<u32>, Viewer) -> Option<Page>,
 ) -> Response {
     let (Path(id), Query(q)) = match (path, query) {
         (Ok(p), Ok(q)) => (p, q),
@@ -359,7 +352,7 @@ async fn crosstable(
         &caller_of(&caller),
         q.fragment(),
         "that round is not paired (or not published) yet",
-        |id, t, v| pages::crosstable(id, t, after, v),
+        |id, t, v| render(id, t, after, v),
     )
     .await
 }
