@@ -106,6 +106,9 @@ fn flatten(xml: &str) -> Flat {
             "Game" => format!("Game[r{} t{}]", g("roundNumber"), g("tableNumber")),
             "ByePlayer" => format!("ByePlayer[r{} {}]", g("roundNumber"), g("player")),
             "PlacementCriterion" | "Category" => format!("{name}[{}]", g("number")),
+            "Team" => format!("Team[{}]", g("teamNumber")),
+            "Board" => format!("Board[r{} b{}]", g("roundNumber"), g("boardNumber")),
+            "ClubsGroup" | "Club" => format!("{name}[{}]", g("name")),
             _ => name.clone(),
         };
         stack.push(id);

@@ -109,17 +109,21 @@ fn cell(c: &str) -> Option<(usize, char, char)> {
     Some((opp, rest[0], rest[2]))
 }
 
+/// The tournament id the script prints ("tournament 7 created over …").
+fn tournament_id(out: &str) -> i64 {
+    out.lines()
+        .find_map(|l| l.strip_prefix("tournament "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no tournament id in\n{out}"))
+}
+
 fn check(out: &str, url: &str, h9: &std::path::Path) -> impl std::future::Future<Output = ()> {
     let out = out.to_string();
     let url = url.to_string();
     let h9 = h9.to_path_buf();
     async move {
-        let id: i64 = out
-            .lines()
-            .find_map(|l| l.strip_prefix("tournament "))
-            .and_then(|l| l.split_whitespace().next())
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no tournament id in\n{out}"));
+        let id = tournament_id(&out);
         // The state the script built, read back from the server.
         let t = call(&url, "tournament.get", json!([id])).await;
         assert_eq!(t["paired_rounds"], 4);
@@ -247,6 +251,40 @@ fn check(out: &str, url: &str, h9: &std::path::Path) -> impl std::future::Future
             }
         }
     }
+}
+
+/// The same walk-through with auth on: the script keeps the director token `tournament.create`
+/// returns and sends it with every write, as the README says a director must.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_walk_through_runs_with_auth_on() {
+    let server = Server::start_with(goswiss::config::Config {
+        auth: true,
+        ..goswiss::config::Config::default()
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = server.url("/");
+    for protocol in ["xmlrpc", "jsonrpc"] {
+        let h9 = dir.path().join(format!("{protocol}.h9"));
+        let out = walk(&url, protocol, &h9).await;
+        check(&out, &url, &h9).await;
+        // Auth was on: the same write without the token is refused.
+        let id = tournament_id(&out);
+        let v: Value = client()
+            .post(format!("{url}jsonrpc"))
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "tournament.archive",
+                          "params": [id]}),
+            )
+            .send()
+            .await
+            .expect("send")
+            .json()
+            .await
+            .expect("json");
+        assert_eq!(v["error"]["code"], -32010, "{v}");
+    }
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

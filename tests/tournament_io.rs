@@ -1,4 +1,4 @@
-//! `tournament.import` / `tournament.export_file` over XML-RPC and JSON-RPC against the real
+//! `tournament.import` / `tournament.export` over XML-RPC and JSON-RPC against the real
 //! server: OpenGotha files and AGA files imported into tournaments whose stored state equals
 //! the file, exported back unchanged, the AGA report of an imported event equal to GoPair's
 //! own, and bad input refused with a clear error naming the element or line.
@@ -109,6 +109,8 @@ async fn opengotha_round_trip(c: &Client) {
     for file in [
         "opengotha/simplemm.xml",
         "opengotha/synthetic/synth_small.xml",
+        // Teams and clubs groups go through the import's events and come back out.
+        "opengotha/synthetic/synth_teams.xml",
     ] {
         let xml = data(file);
         let want = opengotha_xml::read(&xml).expect("file reads");
@@ -139,7 +141,7 @@ async fn opengotha_round_trip(c: &Client) {
         );
         let out = c
             .ok(
-                "tournament.export_file",
+                "tournament.export",
                 vec![
                     id.clone(),
                     json!("opengotha"),
@@ -168,6 +170,16 @@ async fn opengotha_round_trip(c: &Client) {
             },
         );
         assert_eq!(text, direct, "{file}");
+        // A whole-file format has no round to stop after: refused, not ignored.
+        let e = c
+            .call(
+                "tournament.export",
+                vec![id.clone(), json!("opengotha"), json!(1)],
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(e.0, -32602, "{e:?}");
+        assert!(e.1.contains("after_round"), "{e:?}");
     }
 }
 
@@ -212,10 +224,7 @@ async fn aga_round_trip(c: &Client) {
         .filter(|l| l.split_whitespace().count() == 5 && !l.starts_with('#'))
         .collect();
     let rep = c
-        .ok(
-            "tournament.export_file",
-            vec![id.clone(), json!("send2aga")],
-        )
+        .ok("tournament.export", vec![id.clone(), json!("send2aga")])
         .await;
     let text = rep["text"].as_str().expect("text");
     let got_games: Vec<&str> = text
@@ -228,7 +237,7 @@ async fn aga_round_trip(c: &Client) {
     }
     // Files out and in again: the same players and games.
     let files = c
-        .ok("tournament.export_file", vec![id.clone(), json!("aga")])
+        .ok("tournament.export", vec![id.clone(), json!("aga")])
         .await;
     let rounds: Vec<Value> = files["rounds"]
         .as_array()
@@ -297,7 +306,7 @@ async fn bad_input(c: &Client) {
     assert!(e.1.contains("register"), "{e:?}");
     let e = c
         .call(
-            "tournament.export_file",
+            "tournament.export",
             vec![json!(999_999), json!("opengotha")],
         )
         .await

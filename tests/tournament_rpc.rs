@@ -697,6 +697,54 @@ async fn round_pair_takes_the_pairing_cost_models() {
         // Tables: the game of the winners first.
         let g1 = &r2["games"][0];
         assert!(g1["white"] == a || g1["black"] == a, "{r2}");
+        // round.explain under the same model prices each chosen pair as the pairing did,
+        // and a repeat with gopair's 16.
+        for g in r2["games"].as_array().unwrap() {
+            let e = cl
+                .ok(
+                    "tournament.round.explain",
+                    vec![
+                        json!(id),
+                        json!(2),
+                        g["white"].clone(),
+                        g["black"].clone(),
+                        json!({"model": "gopair"}),
+                    ],
+                )
+                .await;
+            assert_eq!(e["model"], "gopair", "{e}");
+            assert_eq!(e["cost"], g["cost"], "{e} vs {g}");
+            assert_eq!(e["games_before"], 0, "{e}");
+            assert!(e.get("weight").is_none(), "{e}");
+        }
+        let e = cl
+            .ok(
+                "tournament.round.explain",
+                vec![
+                    json!(id),
+                    json!(2),
+                    json!(a),
+                    json!(b),
+                    json!({"model": "gopair"}),
+                ],
+            )
+            .await;
+        assert_eq!(e["games_before"], 1, "{e}");
+        assert_eq!(e["terms"]["played"]["cost"], 16, "{e}");
+        assert_eq!(
+            cl.code(
+                "tournament.round.explain",
+                vec![
+                    json!(id),
+                    json!(2),
+                    json!(a),
+                    json!(b),
+                    json!({"model": "nonesuch"}),
+                ],
+            )
+            .await,
+            1036
+        );
         // "opengotha" named explicitly is the default weight.
         cl.ok("tournament.round.unpair", vec![json!(id), json!(2)])
             .await;

@@ -151,7 +151,6 @@ const TOURNAMENT_READS: &[&str] = &[
     "tournament.standings",
     "tournament.crosstable",
     "tournament.export",
-    "tournament.export_file",
 ];
 
 const MATCHMAKER_WRITES: &[&str] = &["matchmaker.checkout_match", "matchmaker.commit_match"];

@@ -189,6 +189,78 @@ fn check_text(what: &str, s: &str) -> Result<()> {
     Ok(())
 }
 
+/// Most clubs groups, clubs per group and teams a tournament holds.
+pub const MAX_CLUBS_GROUPS: usize = 1_000;
+pub const MAX_CLUBS_PER_GROUP: usize = 1_000;
+pub const MAX_TEAMS: usize = MAX_PLAYERS;
+/// OpenGotha's most members of a team (boards per round).
+pub const MAX_TEAM_BOARDS: u32 = 10;
+
+fn check_groups_and_teams(s: &Settings) -> Result<()> {
+    if s.clubs_groups.len() > MAX_CLUBS_GROUPS {
+        return Err(invalid(format!(
+            "clubs_groups takes at most {MAX_CLUBS_GROUPS} groups"
+        )));
+    }
+    let mut names = std::collections::HashSet::new();
+    for g in &s.clubs_groups {
+        check_text("clubs_groups name", &g.name)?;
+        if g.name.trim().is_empty() {
+            return Err(invalid("clubs_groups: a group has no name"));
+        }
+        if !names.insert(g.name.as_str()) {
+            return Err(invalid(format!(
+                "clubs_groups: two groups are named {:?}",
+                g.name
+            )));
+        }
+        if g.clubs.len() > MAX_CLUBS_PER_GROUP {
+            return Err(invalid(format!(
+                "clubs_groups: a group holds at most {MAX_CLUBS_PER_GROUP} clubs"
+            )));
+        }
+        for c in &g.clubs {
+            check_text("clubs_groups club", c)?;
+        }
+    }
+    if s.teams.len() > MAX_TEAMS {
+        return Err(invalid(format!("teams takes at most {MAX_TEAMS} teams")));
+    }
+    let mut numbers = std::collections::HashSet::new();
+    for t in &s.teams {
+        check_text("teams name", &t.name)?;
+        if t.number == 0 || !numbers.insert(t.number) {
+            return Err(invalid(format!(
+                "teams: team numbers must be distinct and at least 1 ({} is not)",
+                t.number
+            )));
+        }
+        if t.boards.len() > (MAX_ROUNDS * MAX_TEAM_BOARDS) as usize {
+            return Err(invalid(format!(
+                "teams: team {} has more seats than rounds × {MAX_TEAM_BOARDS} boards",
+                t.number
+            )));
+        }
+        let mut seats = std::collections::HashSet::new();
+        for b in &t.boards {
+            if !(1..=MAX_ROUNDS).contains(&b.round) || !(1..=MAX_TEAM_BOARDS).contains(&b.board) {
+                return Err(invalid(format!(
+                    "teams: team {} has a seat in round {} board {} (rounds 1 … {MAX_ROUNDS}, \
+                     boards 1 … {MAX_TEAM_BOARDS})",
+                    t.number, b.round, b.board
+                )));
+            }
+            if !seats.insert((b.round, b.board)) {
+                return Err(invalid(format!(
+                    "teams: team {} seats two players on board {} of round {}",
+                    t.number, b.board, b.round
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_rank(what: &str, r: i32) -> Result<()> {
     if !(MIN_RANK..=MAX_RANK).contains(&r) {
         return Err(invalid(format!(
@@ -343,6 +415,7 @@ pub fn check_settings(s: &Settings) -> Result<()> {
     if s.extra.len() > 200 {
         return Err(invalid("extra: at most 200 elements"));
     }
+    check_groups_and_teams(s)?;
     Ok(())
 }
 

@@ -379,6 +379,41 @@ pub struct Settings {
     /// display and publish options, …), kept so an export writes them back unchanged:
     /// element name → attribute → value.
     pub extra: BTreeMap<String, BTreeMap<String, String>>,
+    /// OpenGotha's clubs groups: named sets of clubs (e.g. the clubs of one city) whose
+    /// players are near neighbours for the geography criterion of pairing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clubs_groups: Vec<ClubsGroup>,
+    /// OpenGotha's teams (team tournaments). goswiss neither pairs nor ranks teams; they are
+    /// kept so an OpenGotha file keeps them through import and export.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<Team>,
+}
+
+/// A named set of clubs; club names compare case-insensitively, as OpenGotha's do.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClubsGroup {
+    pub name: String,
+    pub clubs: Vec<String>,
+}
+
+/// A team of a team tournament: who sits on which board in which round.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Team {
+    /// OpenGotha's team number (1-based).
+    pub number: u32,
+    pub name: String,
+    pub boards: Vec<TeamBoard>,
+}
+
+/// One seat of a team: `player` on board `board` (1-based) in round `round`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TeamBoard {
+    pub round: RoundNumber,
+    pub board: u32,
+    pub player: PlayerId,
 }
 
 impl Settings {
@@ -424,6 +459,8 @@ impl Settings {
             categories: Vec::new(),
             pairing: PairingSettings::defaults(system),
             extra: BTreeMap::new(),
+            clubs_groups: Vec::new(),
+            teams: Vec::new(),
         }
     }
 }

@@ -177,6 +177,26 @@ pub struct Explanation {
     pub groups: Vec<(PlayerId, i32, i32)>,
 }
 
+/// A pair's cost under a weighted-term model, term by term (see
+/// [`Tournament::explain_with_model`]); costs in micro-units, smaller = better.
+#[derive(Debug, Clone)]
+pub struct ModelExplanation {
+    pub round: RoundNumber,
+    pub a: PlayerId,
+    pub b: Option<PlayerId>,
+    /// The model's name (gopair, opengotha_terms, custom, …).
+    pub model: String,
+    /// Σ of the terms' costs, as the solver adds them.
+    pub cost: i128,
+    pub terms: Vec<terms::TermCost>,
+    pub white: Option<PlayerId>,
+    pub black: Option<PlayerId>,
+    pub handicap: Option<u32>,
+    pub games_before: u32,
+    /// A forbidden pair, or a repeat the model forbids: the solver would not choose it.
+    pub forbidden: bool,
+}
+
 fn solve_error(round: RoundNumber, e: SolveError) -> TournamentError {
     match e {
         SolveError::NoPerfectMatching => TournamentError::NoPairing {
@@ -185,6 +205,14 @@ fn solve_error(round: RoundNumber, e: SolveError) -> TournamentError {
         },
         SolveError::CostTooLarge => TournamentError::TooLarge,
         other => TournamentError::Corrupt(other.to_string()),
+    }
+}
+
+fn model_error(round: RoundNumber, e: ModelError) -> TournamentError {
+    match e {
+        ModelError::NoPairing(reason) => TournamentError::NoPairing { round, reason },
+        ModelError::Invalid(m) if m.contains("too large") => TournamentError::TooLarge,
+        ModelError::Invalid(m) => TournamentError::Invalid(format!("pairing model: {m}")),
     }
 }
 
@@ -383,19 +411,19 @@ impl Tournament {
         ))
     }
 
-    /// Pairs `to_pair` (indices into `players`) under a weighted-term model: each player as
-    /// `pairing::model` sees one — `rating` the rank on the AGA scale (1d = 1.0, 1k = −1.0;
-    /// gopair collapses the gap), `score` the main score (MMS or NBW) and `wins` the wins
-    /// before the round, the club, previous opponents and byes —, the tournament's forbidden
-    /// pairs as absent edges, `rounds`/`round` for gopair's early-round term. Colours and
-    /// handicap are then OpenGotha's for each pair, as for a manual game.
-    fn pair_with_model(
+    /// The weighted-term model's view of `to_pair` (indices into `players`) before `round`:
+    /// the model told the round, and each player as `pairing::model` sees one — `rating` the
+    /// rank on the AGA scale (1d = 1.0, 1k = −1.0; gopair collapses the gap), `score` the main
+    /// score (MMS or NBW) and `wins` the wins before the round, the club, previous opponents
+    /// and byes —, with the tournament's forbidden pairs as absent edges and `rounds`/`round`
+    /// for gopair's early-round term.
+    fn model_field(
         &self,
         model: &Model,
         round: RoundNumber,
         state: &og::RoundState,
         to_pair: &[usize],
-    ) -> Result<Solved> {
+    ) -> (Model, Vec<terms::Player>, Vec<(String, String)>) {
         let d = &self.data;
         let mut model = model.clone();
         model.rounds = d.settings.rounds;
@@ -449,13 +477,23 @@ impl Tournament {
             .iter()
             .map(|&(a, b)| (a.to_string(), b.to_string()))
             .collect();
-        let model_error = |e: ModelError| match e {
-            ModelError::NoPairing(reason) => TournamentError::NoPairing { round, reason },
-            ModelError::Invalid(m) if m.contains("too large") => TournamentError::TooLarge,
-            ModelError::Invalid(m) => TournamentError::Invalid(format!("pairing model: {m}")),
-        };
-        let field = terms::Field::new(&model, &players, &forbidden, &[]).map_err(model_error)?;
-        let paired = terms::pair_round(&field, SolveOptions::default()).map_err(model_error)?;
+        (model, players, forbidden)
+    }
+
+    /// Pairs `to_pair` (indices into `players`) under a weighted-term model (see
+    /// [`Tournament::model_field`]). Colours and handicap are then OpenGotha's for each pair,
+    /// as for a manual game.
+    fn pair_with_model(
+        &self,
+        model: &Model,
+        round: RoundNumber,
+        state: &og::RoundState,
+        to_pair: &[usize],
+    ) -> Result<Solved> {
+        let (model, players, forbidden) = self.model_field(model, round, state, to_pair);
+        let err = |e| model_error(round, e);
+        let field = terms::Field::new(&model, &players, &forbidden, &[]).map_err(err)?;
+        let paired = terms::pair_round(&field, SolveOptions::default()).map_err(err)?;
         let boards = paired
             .pairs
             .iter()
@@ -549,6 +587,108 @@ impl Tournament {
             forbidden,
             groups: vec![group(ia), group(ib)],
         })
+    }
+
+    /// The cost of the pair (a, b) for `round` under a weighted-term model, term by term, as
+    /// `pair_round` with that model would price it; with `b` = None, a's bye cost. The field
+    /// is the round's: the players seated in it once it is paired, else those who can play it
+    /// (the model's numbers — rating collapse, score range — depend on the whole field).
+    pub fn explain_with_model(
+        &self,
+        round: RoundNumber,
+        a: PlayerId,
+        b: Option<PlayerId>,
+        model: &Model,
+    ) -> Result<ModelExplanation> {
+        self.pairable_round(round)?;
+        let d = &self.data;
+        let index = |id: PlayerId| {
+            d.players
+                .binary_search_by_key(&id, |p| p.id)
+                .map_err(|_| TournamentError::UnknownPlayer(id))
+        };
+        let ia = index(a)?;
+        let ib = b.map(index).transpose()?;
+        if ib == Some(ia) {
+            return Err(TournamentError::Invalid(
+                "a player cannot be paired with itself".into(),
+            ));
+        }
+        let to_pair: Vec<usize> = match d.rounds.get(round as usize - 1) {
+            Some(r) => {
+                let mut seated: Vec<usize> = r
+                    .games
+                    .iter()
+                    .flat_map(|g| [g.white, g.black])
+                    .chain(r.byes.iter().copied())
+                    .filter_map(|id| index(id).ok())
+                    .collect();
+                seated.sort_unstable();
+                seated.dedup();
+                seated
+            }
+            None => (0..d.players.len())
+                .filter(|&i| {
+                    self.availability(&d.players[i], round)
+                        == super::engine::Availability::Available
+                })
+                .collect(),
+        };
+        for (id, i) in std::iter::once((a, ia)).chain(b.zip(ib)) {
+            if to_pair.binary_search(&i).is_err() {
+                return Err(TournamentError::Invalid(format!(
+                    "player {id} is not in round {round}'s field (not seated in it, or not \
+                     available to play it)"
+                )));
+            }
+        }
+        let params = og_params(&d.settings);
+        let history = og_history(self, round);
+        og::check_history(&history).map_err(|e| TournamentError::Corrupt(e.to_string()))?;
+        let state = og::RoundState::new(&params, &history, round as usize - 1);
+        let (model, players, forbidden) = self.model_field(model, round, &state, &to_pair);
+        let field = terms::Field::new(&model, &players, &forbidden, &[])
+            .map_err(|e| model_error(round, e))?;
+        // Pairing positions are the field's own order; find each player's by its id text.
+        let position = |i: usize| {
+            let id = d.players[i].id.to_string();
+            (0..players.len())
+                .find(|&k| field.player(k).id == id)
+                .expect("every player of the field has a pairing position")
+        };
+        let u = position(ia);
+        let mut out = ModelExplanation {
+            round,
+            a,
+            b,
+            model: model.name.clone(),
+            cost: 0,
+            terms: Vec::new(),
+            white: None,
+            black: None,
+            handicap: None,
+            games_before: 0,
+            forbidden: false,
+        };
+        match ib {
+            None => out.terms = field.explain(u, players.len()),
+            Some(ib) => {
+                let v = position(ib);
+                let (lo, hi) = (u.min(v), u.max(v));
+                out.terms = field.explain(lo, hi);
+                out.games_before = field.games(lo, hi);
+                out.forbidden = field.is_forbidden(lo, hi);
+                let (white, black, hd) = state.board(ia.min(ib), ia.max(ib));
+                out.white = Some(d.players[white].id);
+                out.black = Some(d.players[black].id);
+                out.handicap = Some(hd.max(0) as u32);
+            }
+        }
+        out.cost = out
+            .terms
+            .iter()
+            .fold(0i128, |c, t| c.saturating_add(t.cost));
+        Ok(out)
     }
 
     /// Swaps two players of the last paired round: within one game the colours are exchanged;

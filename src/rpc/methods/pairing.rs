@@ -284,7 +284,7 @@ fn number(x: f64) -> Value {
     }
 }
 
-fn terms_json(terms: &[TermCost]) -> Value {
+pub(crate) fn terms_json(terms: &[TermCost]) -> Value {
     let mut m = Map::new();
     for t in terms {
         m.insert(

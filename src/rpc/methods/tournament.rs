@@ -807,11 +807,45 @@ async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     .await?
 }
 
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExplainParams {
+    model: Option<Value>,
+}
+
 async fn round_explain(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let round = round_param(&p, 1)?;
     let a: PlayerId = p.get(2, "player_a")?;
     let b: Option<PlayerId> = p.opt(3, "player_b")?;
+    let o: ExplainParams = options(&p, 4)?;
+    if let Some(model) = pair_model(o.model)? {
+        let e = ctx
+            .tournaments
+            .read(id, move |t, _| t.explain_with_model(round, a, b, &model))
+            .await
+            .map_err(registry_error)?
+            .map_err(engine_error)?;
+        let mut out = json!({
+            "round": e.round,
+            "player_a": e.a,
+            "model": e.model,
+            "cost": super::pairing::amount(e.cost),
+            "terms": super::pairing::terms_json(&e.terms),
+            "games_before": e.games_before,
+            "forbidden": e.forbidden,
+        });
+        match e.b {
+            Some(b) => {
+                out["player_b"] = json!(b);
+                out["board"] = json!({
+                    "white": e.white, "black": e.black, "handicap": e.handicap,
+                });
+            }
+            None => out["bye"] = json!(true),
+        }
+        return Ok(clean(out));
+    }
     let e = ctx
         .tournaments
         .read(id, move |t, _| t.explain(round, a, b))
@@ -1133,10 +1167,13 @@ pub static METHODS: &[Method] = &[
             Param::req("round", "int"),
             Param::req("player_a", "int"),
             Param::opt("player_b", "int"),
+            Param::opt("options", "struct"),
         ],
         returns: "struct",
         help: "OpenGotha's weight of a pair for a round (paired or next), term by term, and the \
-               board it gives; without player_b, player_a's bye weight.",
+               board it gives; without player_b, player_a's bye weight. options {model} as in \
+               round.pair: under a weighted-term model, the pair's cost instead → {model, cost, \
+               terms{name: {measure, weight, cost}}, games_before, forbidden, board}.",
         handler: async_handler!(round_explain),
     },
     Method {

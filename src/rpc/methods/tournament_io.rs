@@ -1,5 +1,5 @@
-//! `tournament.import` and `tournament.export_file`: tournaments in and out of the daemon as
-//! OpenGotha XML and AGA files (src/tournament/formats). An import becomes a new tournament
+//! `tournament.import` and the whole-file formats of `tournament.export`: tournaments in and
+//! out of the daemon as OpenGotha XML and AGA files (src/tournament/formats). An import becomes a new tournament
 //! whose log is ordinary events (created, one player_registered per player, one round_paired
 //! per round with its results), stored in one transaction before the answer, so it is as
 //! durable and replayable as a tournament built call by call. Codes 1060–1079 are this
@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 use crate::aga::report::ReportOptions;
 use crate::rpc::registry::RegistryError;
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
-use crate::store::TournamentId;
 use crate::tournament::engine::{FORMAT, check_player, check_settings};
 use crate::tournament::formats::{aga, opengotha_xml};
 use crate::tournament::model::TournamentData;
@@ -320,50 +319,23 @@ pub fn export_data(t: &TournamentData, format: &str, o: &Value) -> RpcResult {
     }
 }
 
-async fn export_file(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id: TournamentId = p.get(0, "tournament_id")?;
-    let format: String = p.get(1, "format")?;
-    let o: Value = p.opt(2, "options")?.unwrap_or_else(|| json!({}));
-    let data = ctx
-        .tournaments
-        .read(id, |t, _| t.data.clone())
-        .await
-        .map_err(registry_error)?;
-    export_data(&data, &format, &o)
-}
-
 macro_rules! async_handler {
     ($f:ident) => {
         Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture { Box::pin($f(ctx, p)) })
     };
 }
 
-pub static METHODS: &[Method] = &[
-    Method {
-        name: "tournament.import",
-        params: &[
-            Param::req("format", "string"),
-            Param::req("data", "any"),
-            Param::opt("name", "string"),
-            Param::opt("options", "struct"),
-        ],
-        returns: "struct",
-        help: "Creates a tournament from a file: format opengotha (data: the XML text) or aga \
+pub static METHODS: &[Method] = &[Method {
+    name: "tournament.import",
+    params: &[
+        Param::req("format", "string"),
+        Param::req("data", "any"),
+        Param::opt("name", "string"),
+        Param::opt("options", "struct"),
+    ],
+    returns: "struct",
+    help: "Creates a tournament from a file: format opengotha (data: the XML text) or aga \
                (data: {register, rounds:[1.tde text, …]}); name overrides the file's; options \
                {seed}. → {id, revision, players, rounds, director_token}.",
-        handler: async_handler!(import),
-    },
-    Method {
-        name: "tournament.export_file",
-        params: &[
-            Param::req("tournament_id", "int"),
-            Param::req("format", "string"),
-            Param::opt("options", "struct"),
-        ],
-        returns: "struct",
-        help: "A tournament as a file: opengotha → {text}; aga → {register, rounds:[{name, \
-               text}]}; send2aga / aga_results → {text, notes, findings}. options {save_dt, \
-               report{start, finish, location, rules, tourney}}.",
-        handler: async_handler!(export_file),
-    },
-];
+    handler: async_handler!(import),
+}];

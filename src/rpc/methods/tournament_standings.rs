@@ -352,12 +352,31 @@ fn latin9_to_string(bytes: &[u8]) -> String {
 async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let format: String = p.get(1, "format")?;
-    let asked: Option<RoundNumber> = p.opt(2, "after_round")?;
-    let options: Option<serde_json::Value> = p.opt(3, "options")?;
+    // A struct third is the options with no after_round: XML-RPC has no standard null to
+    // skip a position with, and the whole-file formats take options but no round.
+    let (asked, options): (Option<RoundNumber>, Option<serde_json::Value>) = match p.raw(2) {
+        Some(serde_json::Value::Object(_)) => {
+            if p.raw(3).is_some() {
+                return Err(RpcError::invalid_params(
+                    "options given twice (third and fourth parameter)",
+                ));
+            }
+            (None, p.opt(2, "options")?)
+        }
+        _ => (p.opt(2, "after_round")?, p.opt(3, "options")?),
+    };
     let format = format.trim().to_ascii_lowercase();
     compute(&ctx, id, move |t, rev| {
-        // The OpenGotha and AGA files come from tournament_io (also `tournament.export_file`).
+        // The OpenGotha and AGA files come from tournament_io. They hold the whole tournament,
+        // so a round to stop after would be silently ignored: refuse it instead.
         if super::tournament_io::EXPORT_FORMATS.contains(&format.as_str()) {
+            if asked.is_some() {
+                return Err(RpcError::invalid_params(format!(
+                    "after_round applies to {} only; the {format} export is the whole \
+                     tournament",
+                    EXPORT_FORMATS.join(", ")
+                )));
+            }
             let mut v = super::tournament_io::export_data(
                 t,
                 &format,
@@ -427,8 +446,12 @@ pub static METHODS: &[Method] = &[
         returns: "struct",
         help: "The tournament as a file: format h9 (EGF results table as OpenGotha writes it), \
                h9_nobydef (results by default written 0=), csv (standings) → {revision, format, \
-               file_name, encoding, text}; opengotha, aga, send2aga, aga_results as \
-               tournament.export_file (options there).",
+               file_name, encoding, text}, after_round to stop early; whole-tournament formats \
+               (no after_round): opengotha → {revision, format, text}, aga → {revision, \
+               format, register, rounds:[{name, text}]}, send2aga / aga_results → {revision, \
+               format, text, notes, findings}; options {save_dt (opengotha), report{start, \
+               finish, location, rules, tourney} (aga_results)}, also as the third parameter \
+               when there is no after_round.",
         handler: async_handler!(export),
     },
 ];

@@ -1,7 +1,8 @@
 //! OpenGotha's XML tournament file, both ways. [`read`] turns one into a [`TournamentData`]:
 //! players, games with their results (the forfeit flag kept apart), byes, and every parameter
 //! set OpenGotha stores (general, handicap, placement, pairing; the display, publishing and
-//! team parameters it does not interpret are kept in `settings.extra`). Missing attributes
+//! team parameters it does not interpret are kept in `settings.extra`), teams and clubs
+//! groups. Missing attributes
 //! take OpenGotha's *importer* defaults, which are not always its defaults for a new
 //! tournament. [`write`] produces the file OpenGotha 3.51 writes for the same tournament.
 
@@ -15,8 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::tournament::model::{
-    Criterion, Game, Mode3, Outcome, Overtime, Player, Rank, Registration, Round, Seeding, System,
-    TournamentData, format_rank, parse_rank,
+    ClubsGroup, Criterion, Game, Mode3, Outcome, Overtime, Player, Rank, Registration, Round,
+    Seeding, System, Team, TeamBoard, TournamentData, format_rank, parse_rank,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -284,6 +285,10 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     let mut data_version = 200i64;
     // Placement criteria appear under both the individual and the team parameter sets.
     let mut in_team_placement = false;
+    // Teams (number, name, seats as round, board, player key) and clubs groups (name,
+    // clubs) as the file has them; resolved once the players are known.
+    let mut teams: Vec<(i64, String, Vec<(i64, i64, String)>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut depth = 0i64;
     loop {
         let ev = r.read_event().map_err(|e| {
@@ -525,6 +530,30 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                     .extra
                     .insert(EXTRA_PUBLISH.to_string(), flags(&m, PUBLISH_DEFAULTS));
             }
+            "Team" => teams.push((
+                int(&m, "teamNumber", 1).map_err(ctx)?,
+                get(&m, "teamName", "Unnamed team").to_string(),
+                Vec::new(),
+            )),
+            "Board" => {
+                let seat = (
+                    int(&m, "roundNumber", 0).map_err(ctx)?,
+                    int(&m, "boardNumber", 1).map_err(ctx)?,
+                    get(&m, "player", "unnamed player").to_string(),
+                );
+                if let Some(t) = teams.last_mut() {
+                    t.2.push(seat);
+                }
+            }
+            "ClubsGroup" => groups.push((
+                get(&m, "name", "Unnamed Clubs Group").to_string(),
+                Vec::new(),
+            )),
+            "Club" => {
+                if let Some(g) = groups.last_mut() {
+                    g.1.push(get(&m, "name", "Unnamed club").to_string());
+                }
+            }
             "TeamGeneralParameterSet" => {
                 let size = int(&m, "teamSize", 4).map_err(ctx)?;
                 t.settings.extra.insert(
@@ -646,7 +675,96 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
         let id = lookup(&k, &format!("<ByePlayer> round {rn}"))?;
         t.rounds[rn as usize - 1].byes.push(id);
     }
+    t.settings.clubs_groups = clubs_groups(groups);
+    t.settings.teams = read_teams(teams, &keys)?;
     Ok(t)
+}
+
+/// OpenGotha's rounds: a team seat without a round number (files before 3.28.04) holds for
+/// every one of them.
+const OPENGOTHA_TEAM_ROUNDS: u32 = 20;
+
+/// Clubs groups as OpenGotha's importer keeps them: a second group of the same name is
+/// dropped, a club named twice in a group is one club.
+fn clubs_groups(groups: Vec<(String, Vec<String>)>) -> Vec<ClubsGroup> {
+    let mut out: Vec<ClubsGroup> = Vec::new();
+    for (name, clubs) in groups {
+        if out.iter().any(|g| g.name == name) {
+            continue;
+        }
+        let mut kept: Vec<String> = Vec::new();
+        for c in clubs {
+            if !kept.contains(&c) {
+                kept.push(c);
+            }
+        }
+        out.push(ClubsGroup { name, clubs: kept });
+    }
+    out
+}
+
+/// Teams as OpenGotha's importer adds them: a name already taken gets `_2`, `_3`, …; a
+/// number below 2 or taken gets the smallest free one (its `addTeam`); a seat whose player
+/// is unknown is skipped, a later seat on the same board of the same round replaces the
+/// earlier, and a seat without a round number (or one below 1) holds for all of OpenGotha's 20 rounds.
+fn read_teams(
+    raw: Vec<(i64, String, Vec<(i64, i64, String)>)>,
+    keys: &HashMap<String, u32>,
+) -> Result<Vec<Team>, XmlError> {
+    let mut out: Vec<Team> = Vec::new();
+    for (number, name, seats) in raw {
+        let taken = |n: &str, out: &[Team]| out.iter().any(|t| t.name == n);
+        let mut name2 = name.clone();
+        let mut k = 2;
+        while taken(&name2, &out) {
+            name2 = format!("{name}_{k}");
+            k += 1;
+        }
+        let used = |n: u32, out: &[Team]| out.iter().any(|t| t.number == n);
+        let mut number = u32::try_from(number).unwrap_or(0);
+        if number < 2 || used(number, &out) {
+            number = (1..).find(|&n| !used(n, &out)).unwrap_or(1);
+        }
+        let mut boards: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        for (round, board, key) in seats {
+            let what = || format!("<Team> {name:?} <Board> round {round} board {board}");
+            if !(1..=i64::from(crate::tournament::engine::MAX_TEAM_BOARDS)).contains(&board) {
+                return Err(XmlError(format!(
+                    "{}: boardNumber must be 1 … {}",
+                    what(),
+                    crate::tournament::engine::MAX_TEAM_BOARDS
+                )));
+            }
+            if round > i64::from(crate::tournament::model::MAX_ROUNDS) {
+                return Err(XmlError(format!("{}: roundNumber is out of range", what())));
+            }
+            let Some(&player) = keys.get(&key) else {
+                continue;
+            };
+            // OpenGotha reads any round number below 1 as "no round number".
+            let rounds = if round < 1 {
+                1..=OPENGOTHA_TEAM_ROUNDS
+            } else {
+                round as u32..=round as u32
+            };
+            for r in rounds {
+                boards.insert((r, board as u32), player);
+            }
+        }
+        out.push(Team {
+            number,
+            name: name2,
+            boards: boards
+                .into_iter()
+                .map(|((round, board), player)| TeamBoard {
+                    round,
+                    board,
+                    player,
+                })
+                .collect(),
+        });
+    }
+    Ok(out)
 }
 
 const MIN_RANK_LIMIT: Rank = crate::tournament::model::MIN_RANK;
@@ -859,6 +977,39 @@ pub fn write(t: &TournamentData, opts: &WriteOptions) -> String {
             }
         }
         end(&mut o, 1, "ByePlayers");
+    }
+    if !s.teams.is_empty() {
+        element(&mut o, 1, "Teams", &[], false);
+        for team in &s.teams {
+            // A seat of a player no longer registered has no key to write.
+            let seats: Vec<&TeamBoard> = team
+                .boards
+                .iter()
+                .filter(|b| t.player(b.player).is_some())
+                .collect();
+            let attrs = [
+                ("teamName", team.name.clone()),
+                ("teamNumber", team.number.to_string()),
+            ];
+            element(&mut o, 2, "Team", &attrs, seats.is_empty());
+            if !seats.is_empty() {
+                for b in seats {
+                    element(
+                        &mut o,
+                        3,
+                        "Board",
+                        &[
+                            ("boardNumber", b.board.to_string()),
+                            ("player", key(b.player)),
+                            ("roundNumber", b.round.to_string()),
+                        ],
+                        true,
+                    );
+                }
+                end(&mut o, 2, "Team");
+            }
+        }
+        end(&mut o, 1, "Teams");
     }
     element(&mut o, 1, "TournamentParameterSet", &[], false);
     let today = {
@@ -1093,6 +1244,20 @@ pub fn write(t: &TournamentData, opts: &WriteOptions) -> String {
     end(&mut o, 3, "PlacementCriteria");
     end(&mut o, 2, "TeamPlacementParameterSet");
     end(&mut o, 1, "TeamTournamentParameterSet");
+    if !s.clubs_groups.is_empty() {
+        element(&mut o, 1, "ClubsGroups", &[], false);
+        for g in &s.clubs_groups {
+            let attrs = [("name", g.name.clone())];
+            element(&mut o, 2, "ClubsGroup", &attrs, g.clubs.is_empty());
+            if !g.clubs.is_empty() {
+                for c in &g.clubs {
+                    element(&mut o, 3, "Club", &[("name", c.clone())], true);
+                }
+                end(&mut o, 2, "ClubsGroup");
+            }
+        }
+        end(&mut o, 1, "ClubsGroups");
+    }
     end(&mut o, 0, "Tournament");
     o
 }

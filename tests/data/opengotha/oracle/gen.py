@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes synthetic OpenGotha tournament files (ours, fictional players) that exercise byes,
 absences, jigo, both-win, both-lose, forfeits (some with unknown colour), unknown results,
-handicap games, McMahon corrections, and McMahon / Swiss / SwissCat placement, for the oracle.
+handicap games, McMahon corrections, McMahon / Swiss / SwissCat placement, and teams and clubs
+groups with the importer's quirks (renamed and renumbered teams, seats without a round, seats
+of unknown players, repeated groups and clubs), for the oracle.
 Deterministic: a fixed seed per file.  usage: gen.py OUTDIR"""
 import random, sys, os
 
@@ -14,7 +16,7 @@ def rank_str(r):
     return f"{r + 1}D" if r >= 0 else f"{-r}K"
 
 def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_down="true",
-        virtual="false", hd=True, categories=None):
+        virtual="false", hd=True, categories=None, teams=None, groups=None):
     rng = random.Random(seed)
     players = []
     for i in range(n):
@@ -61,7 +63,19 @@ def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_do
     out.append("</Games>\n<ByePlayers>")
     for (r, i) in byes:
         out.append(f'<ByePlayer player="{key(players[i])}" roundNumber="{r + 1}"/>')
-    out.append("</ByePlayers>\n<TournamentParameterSet>")
+    out.append("</ByePlayers>")
+    if teams:
+        # (teamNumber, teamName, [(roundNumber or None, boardNumber, player index)])
+        out.append("<Teams>")
+        for (number, name, seats) in teams:
+            out.append(f'<Team teamName="{name}" teamNumber="{number}">')
+            for (r, b, i) in seats:
+                rn = "" if r is None else f' roundNumber="{r}"'
+                who = i if isinstance(i, str) else key(players[i])
+                out.append(f'<Board boardNumber="{b}" player="{who}"{rn}/>')
+            out.append("</Team>")
+        out.append("</Teams>")
+    out.append("<TournamentParameterSet>")
     ncat = 1 + len(categories or [])
     out.append(f'<GeneralParameterSet bInternet="false" basicTime="60" beginDate="2026-03-14" canByoYomiTime="300" '
                f'complementaryTimeSystem="STDBYOYOMI" director="" endDate="2026-03-15" fischerTime="10" '
@@ -81,7 +95,16 @@ def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_do
     crits = crits + ["NULL"] * (6 - len(crits))
     for k, c in enumerate(crits):
         out.append(f'<PlacementCriterion name="{c}" number="{k + 1}"/>')
-    out.append("</PlacementCriteria>\n</PlacementParameterSet>\n<PairingParameterSet/>\n</TournamentParameterSet>\n</Tournament>")
+    out.append("</PlacementCriteria>\n</PlacementParameterSet>\n<PairingParameterSet/>\n</TournamentParameterSet>")
+    if groups:
+        out.append("<ClubsGroups>")
+        for (name, clubs) in groups:
+            out.append(f'<ClubsGroup name="{name}">')
+            for c in clubs:
+                out.append(f'<Club name="{c}"/>')
+            out.append("</ClubsGroup>")
+        out.append("</ClubsGroups>")
+    out.append("</Tournament>")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
 
@@ -94,3 +117,15 @@ gen(f"{d}/synth_swiss.xml", 3, 21, 7, "SW", ["NBW", "SOSW", "SOSWM1", "SOSOSW", 
     hd=False)
 gen(f"{d}/synth_swisscat.xml", 4, 16, 5, "SW", ["CAT", "NBW", "EXT", "EXR"], nbw_abs="1", categories=[-5])
 gen(f"{d}/synth_small.xml", 5, 7, 3, "MM", ["MMS", "SOSM", "SOSOSM"])
+# Teams: a duplicate name (renamed Lions_2), a number already taken and one below 1 (both
+# renumbered), seats without a round number (all 20 rounds), a seat of an unknown player
+# (skipped), a board filled twice in one round (the later seat wins). Groups: a repeated group
+# (dropped), a club named twice, an empty group.
+gen(f"{d}/synth_teams.xml", 6, 14, 3, "MM", ["MMS", "SOSM", "SOSOSM"],
+    teams=[(1, "Lions", [(r, b, b - 1) for r in (1, 2, 3) for b in (1, 2, 3)]),
+           (2, "Tigers", [(None, 1, 3), (None, 2, 4), (2, 3, 5), (2, 3, 6)]),
+           (2, "Bears", [(1, 1, 7), (3, 1, 8)]),
+           (0, "Lions", [(1, 1, 9), (1, 2, 10)]),
+           (7, "Owls", [(1, 1, 11), (1, 2, 12), (2, 1, 13), (3, 1, "NOBODYATALL")])],
+    groups=[("Paris area", ["Par", "Ver"]), ("North", ["Ams", "Ber", "Ams"]),
+            ("Paris area", ["Lyo"]), ("Empty", [])])
