@@ -175,6 +175,50 @@ async fn the_store_contract_holds_for_postgres() {
     assert_eq!(again.load_all().await.unwrap().len(), 2);
 }
 
+#[tokio::test]
+async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database("feed");
+    let store = PostgresStore::open(&url).await.unwrap();
+    let mut feed = store.changes().expect("PostgreSQL has a change feed");
+    // Enough appends queued at once for batches whose heads do not fit one NOTIFY payload.
+    let mut ids = Vec::new();
+    for k in 0..400u32 {
+        ids.push(
+            store
+                .create(LogKind::Tournament, vec![ev("created", k)])
+                .await
+                .unwrap(),
+        );
+    }
+    let writes = ids
+        .iter()
+        .map(|&id| store.append(id, 1, vec![ev("x", 1), ev("x", 2)]));
+    for outcome in futures::future::join_all(writes).await {
+        outcome.unwrap();
+    }
+    store.delete(ids[3]).await.unwrap();
+    let mut created = std::collections::HashSet::new();
+    let mut moved = std::collections::HashSet::new();
+    let mut deleted = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !(deleted && moved.len() == ids.len()) {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("every change announced within 30 s")
+            .unwrap();
+        match (change.kind, change.head) {
+            (Some(LogKind::Tournament), Some(1)) => assert!(created.insert(change.id)),
+            (None, Some(3)) => assert!(moved.insert(change.id)),
+            (None, None) if change.id == ids[3] => deleted = true,
+            _ => panic!("unexpected change {change:?}"),
+        }
+    }
+    let all: std::collections::HashSet<_> = ids.iter().copied().collect();
+    assert_eq!(created, all);
+    assert_eq!(moved, all);
+}
+
 type Reg = Arc<Registry<Tournament>>;
 
 async fn daemon(url: &str) -> Reg {

@@ -13,8 +13,10 @@
 //! store on first access; an append that loses the race is refused by the store's
 //! compare-and-set, and the registry catches up with the events it missed and runs the command
 //! again on the fresh state ([`MAX_TRIES`] times at most, then a conflict error); and
-//! [`Registry::follow`] applies the store's change feed as it arrives, so reads and
-//! subscribers see other daemons' changes within moments.
+//! [`Registry::follow`] takes the store's change feed as it arrives: with subscribers it reads
+//! and publishes other daemons' changes within moments; with none it only notes which cached
+//! tournaments moved, and the next read or command of one of them reads its tail first (a
+//! daemon does not decode the writes of tournaments nobody asks it about).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -122,6 +124,10 @@ struct Slot<E> {
 struct Entry<E> {
     slot: Arc<Mutex<Slot<E>>>,
     seq: AtomicU64,
+    /// The highest head the change feed reported that the cache was not known to hold (0:
+    /// none, `u64::MAX`: unknown, check). With no subscriber the feed only notes it here, and
+    /// the next read or command of this tournament reads the tail first.
+    heard: AtomicU64,
 }
 
 impl<E> Entry<E> {
@@ -133,6 +139,7 @@ impl<E> Entry<E> {
                 unsure: false,
             })),
             seq: AtomicU64::new(seq),
+            heard: AtomicU64::new(0),
         })
     }
 }
@@ -245,6 +252,27 @@ impl<E: Engine> Registry<E> {
             return Err(RegistryError::NotFound(id));
         };
         self.apply_tail(id, entry, slot, slot.seq, &t.events)
+    }
+
+    /// Before a read or a command, under the tournament's lock: reads the store's tail first if
+    /// the cache may lack events of its log (an append whose COMMIT went unanswered, or a change
+    /// another daemon made that the feed only noted).
+    async fn refresh(
+        &self,
+        id: TournamentId,
+        entry: &Entry<E>,
+        slot: &mut Slot<E>,
+    ) -> Result<(), RegistryError<E::Error>> {
+        let heard = entry.heard.load(Ordering::Acquire);
+        if slot.unsure || heard > slot.seq {
+            self.catch_up(id, entry, slot).await?;
+            slot.unsure = false;
+            // A head heard of meanwhile stays noted (the next use checks again).
+            let _ = entry
+                .heard
+                .compare_exchange(heard, 0, Ordering::AcqRel, Ordering::Acquire);
+        }
+        Ok(())
     }
 
     /// Applies a tail of the log read from seq `from` (at most the slot's seq: the log only
@@ -372,6 +400,13 @@ impl<E: Engine> Registry<E> {
                 (Some(entry), Some((head, _))) => {
                     let known = head != u64::MAX;
                     if known && entry.seq.load(Ordering::Acquire) >= head {
+                        continue;
+                    }
+                    // Nobody to tell: the next use of the tournament reads its tail (if it is
+                    // used on this daemon at all), rather than every daemon reading and
+                    // decoding every other daemon's writes as they happen.
+                    if self.changes.receiver_count() == 0 {
+                        entry.heard.fetch_max(head, Ordering::AcqRel);
                         continue;
                     }
                     // This daemon's own write may be applying right now (its echo came
@@ -506,10 +541,7 @@ impl<E: Engine> Registry<E> {
     ) -> Result<R, RegistryError<E::Error>> {
         let entry = self.slot(id).await?;
         let mut guard = entry.slot.lock().await;
-        if guard.unsure {
-            self.catch_up(id, &entry, &mut guard).await?;
-            guard.unsure = false;
-        }
+        self.refresh(id, &entry, &mut guard).await?;
         Ok(f(&guard.state, guard.seq))
     }
 
@@ -530,10 +562,7 @@ impl<E: Engine> Registry<E> {
         let f = Arc::new(f);
         let entry = self.slot(id).await?;
         let mut slot = Arc::clone(&entry.slot).lock_owned().await;
-        if slot.unsure {
-            self.catch_up(id, &entry, &mut slot).await?;
-            slot.unsure = false;
-        }
+        self.refresh(id, &entry, &mut slot).await?;
         let mut tries = 0;
         let (first_seq, events, answer) = loop {
             tries += 1;
@@ -671,5 +700,308 @@ mod tests {
         assert!(matches!(again, Err(RegistryError::Store(_))));
         // And `/health` can tell.
         assert!(matches!(registry.health(), Err(StoreError::WriterDied(_))));
+    }
+
+    /// A store whose next append commits and then answers as if the connection had gone
+    /// away around the COMMIT: what PostgreSQL's store reports when it cannot know.
+    struct LostCommit {
+        inner: SqliteStore,
+        lose_next: std::sync::atomic::AtomicBool,
+    }
+
+    impl Store for LostCommit {
+        fn load_all(&self) -> crate::store::StoreFuture<'_, Vec<StoredTournament>> {
+            self.inner.load_all()
+        }
+        fn load_since(
+            &self,
+            id: TournamentId,
+            from: u64,
+        ) -> crate::store::StoreFuture<'_, Option<StoredTournament>> {
+            self.inner.load_since(id, from)
+        }
+        fn create(
+            &self,
+            kind: LogKind,
+            events: Vec<RawEvent>,
+        ) -> crate::store::StoreFuture<'_, TournamentId> {
+            self.inner.create(kind, events)
+        }
+        fn append(
+            &self,
+            id: TournamentId,
+            first_seq: u64,
+            events: Vec<RawEvent>,
+        ) -> crate::store::StoreFuture<'_, ()> {
+            Box::pin(async move {
+                self.inner.append(id, first_seq, events).await?;
+                if self.lose_next.swap(false, Ordering::SeqCst) {
+                    return Err(StoreError::Unavailable(
+                        "storage unavailable: connection lost during COMMIT".into(),
+                    ));
+                }
+                Ok(())
+            })
+        }
+        fn delete(&self, id: TournamentId) -> crate::store::StoreFuture<'_, ()> {
+            self.inner.delete(id)
+        }
+        fn close(&self) -> crate::store::StoreFuture<'_, ()> {
+            self.inner.close()
+        }
+    }
+
+    async fn lost_commit_registry() -> (
+        tempfile::TempDir,
+        Arc<LostCommit>,
+        Registry<Tournament>,
+        TournamentId,
+        (i64, i64),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(LostCommit {
+            inner: SqliteStore::open(dir.path().join("t.db")).await.unwrap(),
+            lose_next: false.into(),
+        });
+        let registry = Registry::<Tournament>::open(store.clone(), &[]).unwrap();
+        let created =
+            Tournament::create(vec![1, 2, 3, 4], 0, false, PairingMode::default(), 1).unwrap();
+        let id = registry.create(vec![created]).await.unwrap();
+        let pair = registry.mutate(id, |t, _| t.checkout()).await.unwrap();
+        (dir, store, registry, id, pair)
+    }
+
+    /// Commits `pair` through a store that loses the answer of that append.
+    async fn commit_losing_the_answer(
+        store: &LostCommit,
+        registry: &Registry<Tournament>,
+        id: TournamentId,
+        pair: (i64, i64),
+    ) {
+        store.lose_next.store(true, Ordering::SeqCst);
+        let r = registry
+            .mutate(id, move |t, _| Ok((t.commit(pair, 1)?, ())))
+            .await;
+        assert!(
+            matches!(r, Err(RegistryError::Store(StoreError::Unavailable(_)))),
+            "{r:?}"
+        );
+        assert!(!store.lose_next.load(Ordering::SeqCst), "the append ran");
+    }
+
+    /// The events of `id` in the store, and how many of them record a result.
+    async fn stored(store: &LostCommit, id: TournamentId) -> (usize, usize) {
+        let log = store.inner.load_since(id, 0).await.unwrap().unwrap();
+        let events = decode::<Tournament>(id, 0, &log.events).unwrap();
+        let results = events
+            .iter()
+            .filter(|e| matches!(e, crate::matchmaker::Event::Committed { .. }))
+            .count();
+        (events.len(), results)
+    }
+
+    #[tokio::test]
+    async fn after_an_ambiguous_commit_the_next_read_sees_the_event_that_landed() {
+        let (_dir, store, registry, id, pair) = lost_commit_registry().await;
+        commit_losing_the_answer(&store, &registry, id, pair).await;
+        // The append landed: the next read must say so, not answer from the old cache
+        // (which still has the match out, at revision 3).
+        let (out, revision) = registry
+            .read(id, |t, seq| (t.checked_out_matches().len(), seq))
+            .await
+            .unwrap();
+        assert_eq!((out, revision), (0, 4));
+        // A client that retries the call (it never got an answer) is refused, and the log
+        // holds the result once.
+        let again = registry
+            .mutate(id, move |t, _| Ok((t.commit(pair, 1)?, ())))
+            .await;
+        assert!(
+            matches!(
+                again,
+                Err(RegistryError::Engine(
+                    crate::matchmaker::EngineError::NotCheckedOut
+                ))
+            ),
+            "{:?}",
+            again.map(|_| ())
+        );
+        assert_eq!(stored(&store, id).await, (4, 1));
+    }
+
+    #[tokio::test]
+    async fn after_an_ambiguous_commit_a_retried_command_runs_on_the_landed_state() {
+        let (_dir, store, registry, id, pair) = lost_commit_registry().await;
+        commit_losing_the_answer(&store, &registry, id, pair).await;
+        // No read in between: the retry itself must catch up before it judges the command,
+        // so the result is not recorded a second time at seq 4 (which SQLite would refuse as
+        // a conflict only because its head moved; the cache must not even try).
+        let again = registry
+            .mutate(id, move |t, _| Ok((t.commit(pair, 1)?, ())))
+            .await;
+        assert!(
+            matches!(
+                again,
+                Err(RegistryError::Engine(
+                    crate::matchmaker::EngineError::NotCheckedOut
+                ))
+            ),
+            "{:?}",
+            again.map(|_| ())
+        );
+        // The next command runs on the state with the result in it, at the right seq.
+        let next = registry
+            .mutate(id, |t, seq| Ok((t.checkout()?.0, seq)))
+            .await;
+        assert_eq!(next.unwrap(), 4);
+        assert_eq!(stored(&store, id).await, (5, 1));
+    }
+
+    /// A store with a change feed the test drives by hand, standing in for PostgreSQL with
+    /// another daemon writing: counts the tails the registry reads.
+    struct Fed {
+        inner: SqliteStore,
+        feed: broadcast::Sender<HeadChange>,
+        tail_reads: AtomicU64,
+    }
+
+    impl Store for Fed {
+        fn load_all(&self) -> crate::store::StoreFuture<'_, Vec<StoredTournament>> {
+            self.inner.load_all()
+        }
+        fn load_since(
+            &self,
+            id: TournamentId,
+            from: u64,
+        ) -> crate::store::StoreFuture<'_, Option<StoredTournament>> {
+            self.tail_reads.fetch_add(1, Ordering::SeqCst);
+            self.inner.load_since(id, from)
+        }
+        fn create(
+            &self,
+            kind: LogKind,
+            events: Vec<RawEvent>,
+        ) -> crate::store::StoreFuture<'_, TournamentId> {
+            self.inner.create(kind, events)
+        }
+        fn append(
+            &self,
+            id: TournamentId,
+            first_seq: u64,
+            events: Vec<RawEvent>,
+        ) -> crate::store::StoreFuture<'_, ()> {
+            self.inner.append(id, first_seq, events)
+        }
+        fn delete(&self, id: TournamentId) -> crate::store::StoreFuture<'_, ()> {
+            self.inner.delete(id)
+        }
+        fn close(&self) -> crate::store::StoreFuture<'_, ()> {
+            self.inner.close()
+        }
+        fn changes(&self) -> Option<broadcast::Receiver<HeadChange>> {
+            Some(self.feed.subscribe())
+        }
+    }
+
+    /// A registry following a [`Fed`] store, one tournament in it, and a checkout "another
+    /// daemon" appended behind the registry's back and announced on the feed.
+    async fn written_elsewhere() -> (
+        tempfile::TempDir,
+        Arc<Fed>,
+        Arc<Registry<Tournament>>,
+        TournamentId,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Fed {
+            inner: SqliteStore::open(dir.path().join("t.db")).await.unwrap(),
+            feed: broadcast::channel(16).0,
+            tail_reads: AtomicU64::new(0),
+        });
+        let registry = Arc::new(Registry::<Tournament>::open(store.clone(), &[]).unwrap());
+        assert!(registry.shared);
+        let created =
+            Tournament::create(vec![1, 2, 3, 4], 0, false, PairingMode::default(), 1).unwrap();
+        let id = registry.create(vec![created]).await.unwrap();
+        let follower = Arc::clone(&registry);
+        tokio::spawn(async move { follower.follow().await });
+        // A feed only reaches receivers that exist when it sends.
+        for _ in 0..1000 {
+            if store.feed.receiver_count() > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            store.feed.receiver_count(),
+            1,
+            "the registry follows the feed"
+        );
+        (dir, store, registry, id)
+    }
+
+    /// What the other daemon does: a checkout on its own copy of the log, then the NOTIFY.
+    async fn other_daemon_checks_out(store: &Fed, id: TournamentId) {
+        let log = store.inner.load_since(id, 0).await.unwrap().unwrap();
+        let events = decode::<Tournament>(id, 0, &log.events).unwrap();
+        let theirs = Tournament::replay(&events).unwrap();
+        let (new, _) = theirs.checkout().unwrap();
+        let head = (events.len() + new.len()) as u64;
+        store
+            .inner
+            .append(id, events.len() as u64, encode::<Tournament>(&new).unwrap())
+            .await
+            .unwrap();
+        store
+            .feed
+            .send(HeadChange {
+                id,
+                kind: None,
+                head: Some(head),
+            })
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn with_no_subscriber_another_daemons_change_is_read_on_the_next_use_only() {
+        let (_dir, store, registry, id) = written_elsewhere().await;
+        other_daemon_checks_out(&store, id).await;
+        // The follower takes the change without reading anything.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 0);
+        // The next read reads the tail once and sees the other daemon's checkout.
+        let (out, seq) = registry
+            .read(id, |t, seq| (t.checked_out_matches().len(), seq))
+            .await
+            .unwrap();
+        assert_eq!((out, seq), (1, 3));
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+        // Once caught up, reads come from the cache again.
+        registry.read(id, |_, seq| seq).await.unwrap();
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+        // And a command runs on the fresh state, without first losing a race at the store.
+        let pair = registry.mutate(id, |t, _| t.checkout()).await.unwrap();
+        let seq = registry.read(id, |_, seq| seq).await.unwrap();
+        assert_eq!(seq, 4, "{pair:?}");
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn with_a_subscriber_another_daemons_change_is_published_at_once() {
+        let (_dir, store, registry, id) = written_elsewhere().await;
+        let mut watch = registry.subscribe();
+        other_daemon_checks_out(&store, id).await;
+        let change = tokio::time::timeout(Duration::from_secs(10), watch.recv())
+            .await
+            .expect("published without any call")
+            .unwrap();
+        match change {
+            Change::Appended {
+                id: got,
+                first_seq,
+                events,
+            } => assert_eq!((got, first_seq, events.len()), (id, 1, 2)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
     }
 }

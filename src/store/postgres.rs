@@ -3,9 +3,9 @@
 //! Writes go through one writer task that owns one connection. Callers queue jobs on a channel;
 //! the writer takes everything queued (up to [`MAX_BATCH`]) and commits it in one transaction
 //! (group commit: one WAL flush for many acknowledged calls, `synchronous_commit` untouched).
-//! Every statement of a batch is sent at once (tokio-postgres pipelines the futures it is given
-//! together), so a batch costs about one round trip plus the commit, however many jobs it holds.
-//! Each job is answered only after COMMIT returned.
+//! BEGIN, every statement of a batch and COMMIT are sent at once (tokio-postgres pipelines the
+//! futures it is given together), so a batch costs one round trip (with the commit's WAL
+//! flush), however many jobs it holds. Each job is answered only after COMMIT returned.
 //!
 //! The guard between daemons is each tournament's head, `tournaments.next_seq`: an append
 //! moves the head from `first_seq` with a compare-and-set and inserts the events only if it
@@ -16,9 +16,11 @@
 //! has its own. Writes lock tournament rows in id order, so two daemons' batches cannot
 //! deadlock on each other.
 //!
-//! Every batch also sends one `NOTIFY goswiss_changes` with `id:kind:head` for each tournament
-//! it changed (`head` -1: deleted). PostgreSQL delivers it only on commit; [`Store::changes`]
-//! hands it to the registries, which refresh their caches from it.
+//! Every batch also notifies `goswiss_changes` with `id:kind:head` for each tournament it
+//! changed (`head` -1: deleted): each write statement calls `pg_notify` itself on the rows it
+//! changed (one payload for all the appends of a batch), so the NOTIFYs cost no statement or
+//! round trip of their own. PostgreSQL delivers them only on commit; [`Store::changes`] hands
+//! them to the registries, which refresh their caches from them.
 //!
 //! Reads (a whole load, the tails of the logs other daemons moved, in one statement however
 //! many) use a second connection, so they never wait behind or run inside a write batch. A third one LISTENs. Why not a pool crate: the store
@@ -53,8 +55,6 @@ const RECONNECT_EVERY: Duration = Duration::from_millis(500);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// The channel the batches notify on.
 const CHANNEL: &str = "goswiss_changes";
-/// A NOTIFY payload must stay under 8000 bytes; batches with more changes send several.
-const NOTIFY_CHUNK: usize = 7000;
 /// Tries of a batch that PostgreSQL aborted as a deadlock or serialization failure.
 const BATCH_TRIES: usize = 3;
 /// Changes a slow follower may fall behind by before it is told it lagged.
@@ -70,6 +70,11 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// migrations of daemons starting together.
 const MIGRATION_LOCK: i64 = 0x0067_6f73_7769_7373;
 
+// Every write statement sends its own NOTIFY (`id:kind:head`, see [`parse_notification`]) from
+// a CTE over the rows it changed, so a batch needs no statement of its own for them and its
+// BEGIN, statements and COMMIT go in one round trip. A CTE that changes nothing is only run
+// when referenced: `(SELECT count(*) FROM n) >= 0` references it (it is always true).
+
 const CREATE: &str = "WITH t AS (
     INSERT INTO tournaments (kind, created_at, next_seq) VALUES ($1, $2, cardinality($3::text[]))
     RETURNING id
@@ -77,24 +82,32 @@ const CREATE: &str = "WITH t AS (
     INSERT INTO events (tournament_id, seq, kind, body, at)
     SELECT t.id, x.ord - 1, x.kind, x.body, $2
     FROM t, unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, body, ord)
+), n AS (
+    SELECT pg_notify($5, t.id::text || ':' || $1 || ':' || cardinality($3::text[])::text) FROM t
 )
-SELECT id FROM t";
+SELECT id FROM t WHERE (SELECT count(*) FROM n) >= 0";
 
 const APPEND: &str = "WITH head AS (
     UPDATE tournaments SET next_seq = $2 + cardinality($3::text[])
     WHERE id = $1 AND next_seq = $2
     RETURNING id
+), n AS (
+    SELECT pg_notify($6, head.id::text || ':-:' || ($2 + cardinality($3::text[]))::text)
+    FROM head
 )
 INSERT INTO events (tournament_id, seq, kind, body, at)
 SELECT head.id, $2 + x.ord - 1, x.kind, x.body, $5
-FROM head, unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, body, ord)";
+FROM head, unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, body, ord)
+WHERE (SELECT count(*) FROM n) >= 0";
 
 /// Every append of a batch in one statement (when no tournament is in it twice): the same
 /// compare-and-set as [`APPEND`] for each tournament, its events inserted only if its head
 /// moved, and the ids whose head moved returned. `locked` takes the row locks in id order
 /// before the update touches a row, so two daemons' batches cannot deadlock. One statement
 /// instead of one per job: PostgreSQL parses, plans and starts an executor once per batch,
-/// and the connection exchanges one message set instead of one per job.
+/// and the connection exchanges one message set instead of one per job. The heads that moved
+/// are notified 150 to a payload (under PostgreSQL's 8000 bytes: an item is at most 41
+/// characters and a space).
 const APPEND_MANY: &str = "WITH w AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS w(id, first_seq, n)
 ), locked AS (
@@ -109,8 +122,14 @@ const APPEND_MANY: &str = "WITH w AS (
     SELECT x.id, x.seq, x.kind, x.body, $8
     FROM unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[]) AS x(id, seq, kind, body)
     WHERE x.id IN (SELECT id FROM head)
+), n AS (
+    SELECT pg_notify($9, string_agg(item, ' ')) FROM (
+        SELECT w.id::text || ':-:' || (w.first_seq + w.n)::text AS item,
+            (row_number() OVER (ORDER BY w.id) - 1) / 150 AS chunk
+        FROM head JOIN w ON w.id = head.id
+    ) items GROUP BY chunk
 )
-SELECT id FROM head";
+SELECT id FROM head WHERE (SELECT count(*) FROM n) >= 0";
 
 /// The tails of several logs in one statement (one snapshot, so each head agrees with its
 /// events): a row per event from each `from_seq` on, and one row with null `seq` for a
@@ -125,8 +144,10 @@ LEFT JOIN LATERAL (
 ) e ON true
 ORDER BY w.ord, e.seq";
 
-const DELETE: &str = "WITH e AS (DELETE FROM events WHERE tournament_id = $1)
-DELETE FROM tournaments WHERE id = $1 RETURNING kind";
+const DELETE: &str = "WITH e AS (DELETE FROM events WHERE tournament_id = $1),
+d AS (DELETE FROM tournaments WHERE id = $1 RETURNING kind),
+n AS (SELECT pg_notify($2, $1::text || ':-:-1') FROM d)
+SELECT kind FROM d WHERE (SELECT count(*) FROM n) >= 0";
 
 fn now_millis() -> i64 {
     SystemTime::now()
@@ -396,7 +417,6 @@ struct Statements {
     append: Statement,
     append_many: Statement,
     delete: Statement,
-    notify: Statement,
 }
 
 impl Statements {
@@ -413,10 +433,6 @@ impl Statements {
             append: client.prepare(APPEND).await.map_err(pg)?,
             append_many: client.prepare(APPEND_MANY).await.map_err(pg)?,
             delete: client.prepare(DELETE).await.map_err(pg)?,
-            notify: client
-                .prepare("SELECT pg_notify($1, $2)")
-                .await
-                .map_err(pg)?,
         })
     }
 }
@@ -683,7 +699,10 @@ async fn run_batch(
                 Job::Create { kind, rows, .. } => {
                     let (kinds, bodies) = columns(rows);
                     let row = client
-                        .query_one(&st.create, &[&kind.as_str(), &at, &kinds, &bodies])
+                        .query_one(
+                            &st.create,
+                            &[&kind.as_str(), &at, &kinds, &bodies, &CHANNEL],
+                        )
                         .await?;
                     Ok(Some(Outcome::Created(row.get(0))))
                 }
@@ -700,7 +719,7 @@ async fn run_batch(
                     let n = client
                         .execute(
                             &st.append,
-                            &[id, &(*first_seq as i64), &kinds, &bodies, &at],
+                            &[id, &(*first_seq as i64), &kinds, &bodies, &at, &CHANNEL],
                         )
                         .await?;
                     Ok(Some(if n == 0 {
@@ -710,7 +729,7 @@ async fn run_batch(
                     }))
                 }
                 Job::Delete { id, .. } => {
-                    let gone = client.query_opt(&st.delete, &[id]).await?;
+                    let gone = client.query_opt(&st.delete, &[id, &CHANNEL]).await?;
                     Ok(Some(if gone.is_some() {
                         Outcome::Written
                     } else {
@@ -738,6 +757,7 @@ async fn run_batch(
                     &a.kinds,
                     &a.bodies,
                     &at,
+                    &CHANNEL,
                 ],
             )
             .await?;
@@ -745,8 +765,17 @@ async fn run_batch(
             moved.iter().map(|r| r.get(0)).collect(),
         )
     };
-    // Sent in this order, answered in this order: BEGIN first, the jobs, then (below) COMMIT.
-    let (began, outcomes, moved) = futures::join!(begin, join_all(statements), all);
+    // Sent in this order, answered in this order, all in one round trip: BEGIN, the jobs
+    // (each statement sends its own NOTIFYs), COMMIT. If a statement fails, PostgreSQL
+    // aborts the transaction, refuses the statements after it and answers the COMMIT with a
+    // rollback: nothing of the batch is written, and the statement's error is what is
+    // reported.
+    let (began, outcomes, moved, committed) = futures::join!(
+        begin,
+        join_all(statements),
+        all,
+        client.batch_execute("COMMIT")
+    );
     let result = began.and_then(|()| {
         let moved = moved?;
         jobs.iter()
@@ -763,58 +792,16 @@ async fn run_batch(
     let outcomes = match result {
         Ok(o) => o,
         Err(e) => {
-            let _ = client.batch_execute("ROLLBACK").await;
+            // The COMMIT was a rollback; this only makes sure no transaction stays open
+            // should the server have taken BEGIN but not seen the COMMIT.
+            if committed.is_err() {
+                let _ = client.batch_execute("ROLLBACK").await;
+            }
             return Err(e);
         }
     };
-    let payloads = notifications(jobs, &outcomes);
-    let notifies = payloads.iter().map(|p| {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&CHANNEL, p];
-        async move { client.execute(&st.notify, &params).await }
-    });
-    let (notified, committed) = futures::join!(join_all(notifies), client.batch_execute("COMMIT"));
-    // A failed NOTIFY aborted the transaction, so the COMMIT answered a rollback: report the
-    // NOTIFY's error, nothing was written.
-    for n in notified {
-        n?;
-    }
     committed?;
     Ok(outcomes)
-}
-
-/// `id:kind:head` for every tournament the batch changed (head -1: deleted), joined by spaces
-/// into payloads PostgreSQL accepts.
-fn notifications(jobs: &[Job], outcomes: &[Outcome]) -> Vec<String> {
-    let mut payloads = vec![String::new()];
-    for (job, outcome) in jobs.iter().zip(outcomes) {
-        let item = match (job, outcome) {
-            (Job::Create { kind, rows, .. }, Outcome::Created(id)) => {
-                format!("{id}:{}:{}", kind.as_str(), rows.len())
-            }
-            (
-                Job::Append {
-                    id,
-                    first_seq,
-                    rows,
-                    ..
-                },
-                Outcome::Written,
-            ) => format!("{id}:-:{}", first_seq + rows.len() as u64),
-            (Job::Delete { id, .. }, Outcome::Written) => format!("{id}:-:-1"),
-            _ => continue,
-        };
-        let last = payloads.last_mut().expect("never empty");
-        if last.len() + item.len() + 1 > NOTIFY_CHUNK {
-            payloads.push(item);
-        } else {
-            if !last.is_empty() {
-                last.push(' ');
-            }
-            last.push_str(&item);
-        }
-    }
-    payloads.retain(|p| !p.is_empty());
-    payloads
 }
 
 fn parse_notification(payload: &str) -> Vec<HeadChange> {
@@ -1031,42 +1018,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn notifications_round_trip_and_stay_under_the_payload_limit() {
-        let (tx, _rx) = oneshot::channel();
-        let mut jobs = vec![Job::Create {
-            kind: LogKind::Tournament,
-            rows: vec![],
-            reply: tx,
-        }];
-        let mut outcomes = vec![Outcome::Created(7)];
-        for id in 0..2000 {
-            let (tx, _rx) = oneshot::channel();
-            jobs.push(Job::Append {
-                id: 1_000_000 + id,
-                first_seq: 5,
-                rows: vec![RawEvent {
-                    kind: "k",
-                    body: "{}".into(),
-                }],
-                reply: tx,
-            });
-            outcomes.push(Outcome::Written);
-        }
-        let payloads = notifications(&jobs, &outcomes);
-        assert!(payloads.len() > 1);
-        assert!(payloads.iter().all(|p| p.len() <= NOTIFY_CHUNK));
-        let changes: Vec<HeadChange> = payloads
-            .iter()
-            .flat_map(|p| parse_notification(p))
-            .collect();
-        assert_eq!(changes.len(), 2001);
+    fn notification_payloads_parse() {
+        let changes = parse_notification("7:tournament:1 12:-:6 9:-:-1 bad 3:matchmaker");
         assert_eq!(
-            (changes[0].id, changes[0].kind, changes[0].head),
-            (7, Some(LogKind::Tournament), Some(0))
-        );
-        assert_eq!(
-            (changes[2000].id, changes[2000].kind, changes[2000].head),
-            (1_001_999, None, Some(6))
+            changes,
+            vec![
+                HeadChange {
+                    id: 7,
+                    kind: Some(LogKind::Tournament),
+                    head: Some(1)
+                },
+                HeadChange {
+                    id: 12,
+                    kind: None,
+                    head: Some(6)
+                },
+                HeadChange {
+                    id: 9,
+                    kind: None,
+                    head: None
+                },
+            ]
         );
     }
 }
