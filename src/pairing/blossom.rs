@@ -565,6 +565,9 @@ impl<W: Weight> State<W> {
         let mut lp = vec![NONE; n];
         let mut svs: Vec<usize> = Vec::new();
         let mut tvs: Vec<usize> = Vec::new();
+        // The edges (endpoint at the far end) that the last dual step made tight, in the
+        // order a rescan of the S vertices would meet them.
+        let mut fresh: Vec<usize> = Vec::new();
         for r in 0..n {
             if self.mate[r] != NONE || self.inblossom[r] != r {
                 continue;
@@ -576,78 +579,100 @@ impl<W: Weight> State<W> {
             svs.push(r);
             let mut steps = 0;
             let mut scanned = 0;
+            fresh.clear();
             'grow: loop {
-                // Scan the S vertices not scanned yet over tight edges.
-                while scanned < svs.len() {
-                    let s = svs[scanned];
-                    scanned += 1;
-                    for i in self.neighbours(s) {
-                        let p = self.nb[i];
-                        let w = self.endpoint[p];
-                        if mark[w] == r || self.slack(p / 2) != W::ZERO {
-                            continue;
+                // After a dual step, only the edges it made tight can grow the tree from the S
+                // vertices already scanned (every edge tight before led into the tree); then
+                // the S vertices not scanned yet, over all their tight edges. The same edges
+                // in the same order as rescanning every S vertex, without the rescan (which,
+                // with the two scans of each step below, was most of the prelude's work).
+                let mut k = 0;
+                loop {
+                    let p = if k < fresh.len() {
+                        k += 1;
+                        fresh[k - 1]
+                    } else if scanned < svs.len() {
+                        let s = svs[scanned];
+                        scanned += 1;
+                        fresh.clear();
+                        k = 0;
+                        for i in self.neighbours(s) {
+                            let p = self.nb[i];
+                            if self.slack(p / 2) == W::ZERO {
+                                fresh.push(p);
+                            }
                         }
-                        if self.mate[w] == NONE {
-                            // w free: alone, or the free base of its blossom, which may then
-                            // be matched outside.
-                            self.augment_local(p, &lp);
-                            break 'grow;
-                        }
-                        let w2 = self.endpoint[self.mate[w]];
-                        if self.inblossom[w] != w || self.inblossom[w2] != w2 || mark[w2] == r {
-                            // A blossom in the way, or an odd cycle through the tree.
-                            break 'grow;
-                        }
-                        if svs.len() + tvs.len() + 2 > max_tree {
-                            break 'grow;
-                        }
-                        mark[w] = r;
-                        side[w] = 2;
-                        lp[w] = p;
-                        tvs.push(w);
-                        mark[w2] = r;
-                        side[w2] = 1;
-                        svs.push(w2);
+                        continue;
+                    } else {
+                        break;
+                    };
+                    let w = self.endpoint[p];
+                    if mark[w] == r {
+                        continue;
                     }
+                    if self.mate[w] == NONE {
+                        // w free: alone, or the free base of its blossom, which may then
+                        // be matched outside.
+                        self.augment_local(p, &lp);
+                        break 'grow;
+                    }
+                    let w2 = self.endpoint[self.mate[w]];
+                    if self.inblossom[w] != w || self.inblossom[w2] != w2 || mark[w2] == r {
+                        // A blossom in the way, or an odd cycle through the tree.
+                        break 'grow;
+                    }
+                    if svs.len() + tvs.len() + 2 > max_tree {
+                        break 'grow;
+                    }
+                    mark[w] = r;
+                    side[w] = 2;
+                    lp[w] = p;
+                    tvs.push(w);
+                    mark[w2] = r;
+                    side[w2] = 1;
+                    svs.push(w2);
                 }
+                fresh.clear();
                 if steps == max_steps {
                     break;
                 }
                 steps += 1;
-                // The largest step every edge at the tree allows.
-                let mut delta: Option<W> = None;
+                // The largest step every edge at the tree allows, in one scan: the least slack
+                // of the edges leaving the tree (and those edges, in scan order) and half the
+                // least slack of the S–S edges inside it (both ends move).
+                let mut out: Option<W> = None;
+                let mut ss: Option<W> = None;
                 for &s in &svs {
                     for i in self.neighbours(s) {
                         let p = self.nb[i];
                         let w = self.endpoint[p];
                         let sl = self.slack(p / 2);
-                        let d = if mark[w] != r {
-                            sl
+                        if mark[w] != r {
+                            if out.is_none_or(|x| sl < x) {
+                                out = Some(sl);
+                                fresh.clear();
+                            }
+                            if out == Some(sl) {
+                                fresh.push(p);
+                            }
                         } else if side[w] == 1 {
-                            // Both ends move: half the slack (S–S edges are dropped below).
-                            sl.half()
-                        } else {
-                            continue;
-                        };
-                        if delta.is_none_or(|x| d < x) {
-                            delta = Some(d);
+                            let d = sl.half();
+                            if ss.is_none_or(|x| d < x) {
+                                ss = Some(d);
+                            }
                         }
                     }
                 }
-                let Some(delta) = delta else { break };
+                let delta = match (out, ss) {
+                    (Some(a), Some(b)) => a.min(b),
+                    (a, b) => match a.or(b) {
+                        Some(d) => d,
+                        None => break,
+                    },
+                };
                 // An even step keeps the root's parity; an S–S edge made tight would need a
                 // blossom, so such a step is not worth taking.
-                if delta == W::ZERO || delta.to_i128() % 2 != 0 {
-                    break;
-                }
-                let ss = svs.iter().any(|&s| {
-                    self.neighbours(s).any(|i| {
-                        let p = self.nb[i];
-                        let w = self.endpoint[p];
-                        mark[w] == r && side[w] == 1 && self.slack(p / 2).half() == delta
-                    })
-                });
-                if ss {
+                if delta == W::ZERO || delta.to_i128() % 2 != 0 || ss == Some(delta) {
                     break;
                 }
                 for &s in &svs {
@@ -656,7 +681,6 @@ impl<W: Weight> State<W> {
                 for &t in &tvs {
                     self.dualvar[t] += delta;
                 }
-                scanned = 0;
             }
             for &v in svs.iter().chain(tvs.iter()) {
                 mark[v] = NONE;

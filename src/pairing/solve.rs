@@ -164,6 +164,13 @@ struct Graph<W> {
 }
 
 impl<W: Weight> Graph<W> {
+    /// Whether the pair is in the graph already (asked before computing a cost that `add`
+    /// would then drop: a full OpenGotha weight is hundreds of instructions, the look-up tens).
+    fn contains(&self, u: usize, v: usize) -> bool {
+        let (a, b) = if u < v { (u, v) } else { (v, u) };
+        self.seen.contains(&(((a as u64) << 32) | b as u64))
+    }
+
     fn add(&mut self, u: usize, v: usize, cost: W) -> Result<bool, SolveError> {
         let (a, b) = if u < v { (u, v) } else { (v, u) };
         if !self.seen.insert(((a as u64) << 32) | b as u64) {
@@ -475,8 +482,10 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
         hinted.clear();
         c.hints(u, &mut hinted);
         for &v in &hinted {
+            // Hints overlap each other and the nearest neighbours.
             if v < n
                 && v != u
+                && !g.contains(u, v)
                 && let Some(w) = ordered(c, u, v)
             {
                 g.add(u, v, w)?;
@@ -486,6 +495,7 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
     for h in c.hubs() {
         for v in 0..n {
             if v != h
+                && !g.contains(h, v)
                 && let Some(w) = ordered(c, h, v)
             {
                 g.add(h, v, w)?;
@@ -499,9 +509,16 @@ fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<
             continue;
         }
         for v in u + 1..n {
-            if !used[v]
-                && let Some(w) = c.cost(u, v)
-            {
+            if used[v] {
+                continue;
+            }
+            // A pair in the graph is allowed (only allowed pairs are added): no cost needed.
+            if g.contains(u, v) {
+                used[u] = true;
+                used[v] = true;
+                break;
+            }
+            if let Some(w) = c.cost(u, v) {
                 used[u] = true;
                 used[v] = true;
                 g.add(u, v, w)?;
@@ -570,6 +587,10 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
     // keeps the graph small when the sparse duals are far from complete-graph feasibility.
     const PER_VERTEX: usize = 256;
     let limit = g.limit;
+    // Pairs already in the graph have a reduced cost ≥ 0 under its optimal duals, so they are
+    // never added: skipping them saves their full cost, which the lower bound cannot (the
+    // tight ones — every matched pair — have reduced cost 0, so every bound lets them through).
+    let seen = &*g;
     // The violated pairs of a range of rows, the most violated first in each row (a closure
     // over shared state only: rows are independent, ready for pricing on several threads).
     let scan = |rows: std::ops::Range<usize>| -> Vec<(usize, usize, C::W)> {
@@ -615,6 +636,10 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
                 // A cheap cost lower bound settles most pairs before the full cost is computed.
                 let lb = c.lower_bound(u, v);
                 if lb > limit || base + four * lb >= C::W::ZERO {
+                    v += 1;
+                    continue;
+                }
+                if seen.contains(u, v) {
                     v += 1;
                     continue;
                 }
