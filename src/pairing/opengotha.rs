@@ -128,6 +128,15 @@ pub enum DuddMode {
     Bot,
 }
 
+/// How the clubs of two players relate, for the geography criterion (the index into the
+/// nominal geography table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClubRelation {
+    Apart = 0,
+    Same = 1,
+    Grouped = 2,
+}
+
 /// Every parameter of OpenGotha's pairing weight, with its XML attribute in the comment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
@@ -173,6 +182,10 @@ pub struct Params {
     /// The later OpenGotha's geography thresholds (`RoundState::geo_weight`); 3.51: false.
     /// Not an XML attribute.
     pub geo_thresholds: bool,
+    /// The tournament's clubs groups (its `ClubsGroups` element, not a pairing attribute):
+    /// each a list of club names, compared case-insensitively. Two players of different clubs
+    /// of one group are half as far apart for geography as players of unrelated clubs.
+    pub clubs_groups: Vec<Vec<String>>,
     pub dudd_upper: DuddMode,
     pub dudd_lower: DuddMode,
     /// paiMaMaximizeSeeding; paiMaLastRoundForSeedSystem1 (1-based, as in the XML).
@@ -224,6 +237,7 @@ impl Params {
             compensate_dudd: true,
             dudd_group_span: Some(4),
             geo_thresholds: false,
+            clubs_groups: Vec::new(),
             dudd_upper: DuddMode::Mid,
             dudd_lower: DuddMode::Mid,
             maximize_seeding: 5_000_000,
@@ -416,6 +430,10 @@ pub struct RoundState<'a> {
     /// Club and country, lower-cased, as small ids (equal ids = same club / country).
     club_id: Vec<u32>,
     country_id: Vec<u32>,
+    /// Per club id, the clubs groups it is in as a bit set (empty without groups): the
+    /// memory is clubs × groups / 8 bytes, where the pairs of grouped clubs could be
+    /// quadratic in the clubs of a large group.
+    club_groups: Vec<Vec<u64>>,
     /// Per player, the opponents met so far (one entry per game, in history order): a few
     /// entries each, so a linear scan beats hashing the pair on every priced pair.
     played: Vec<Vec<u32>>,
@@ -423,9 +441,9 @@ pub struct RoundState<'a> {
     above: Vec<bool>,
     /// The pair criteria that depend on few values, computed once through the same doubles
     /// (the solver prices most pairs of the field): the score-difference term by group gap
-    /// (same category), the nominal geography term by (same country, same club).
+    /// (same category), the nominal geography term by (same country, club relation).
     score_by_gap: Vec<i64>,
-    geo_tab: [[i64; 2]; 2],
+    geo_tab: [[i64; 3]; 2],
     /// Per player, OpenGotha's name hash split so that the hash of two concatenated names is
     /// O(1) (see [`NameHash`]).
     name_hash: Vec<NameHash>,
@@ -1055,17 +1073,32 @@ impl<'a> RoundState<'a> {
                 byes[i] += 1;
             }
         }
-        let ids = |f: fn(&OgPlayer) -> &String| -> Vec<u32> {
+        let ids = |f: fn(&OgPlayer) -> &String| -> (Vec<u32>, HashMap<String, u32>) {
             let mut seen: HashMap<String, u32> = HashMap::new();
-            history
+            let ids = history
                 .players
                 .iter()
                 .map(|p| {
                     let next = seen.len() as u32;
                     *seen.entry(f(p).to_lowercase()).or_insert(next)
                 })
-                .collect()
+                .collect();
+            (ids, seen)
         };
+        let (club_id, club_ids) = ids(|p| &p.club);
+        // Only the clubs someone plays for matter; a club may be in several groups.
+        let mut club_groups: Vec<Vec<u64>> = Vec::new();
+        if !params.clubs_groups.is_empty() {
+            let words = params.clubs_groups.len().div_ceil(64);
+            club_groups = vec![vec![0u64; words]; club_ids.len()];
+            for (k, g) in params.clubs_groups.iter().enumerate() {
+                for c in g {
+                    if let Some(&id) = club_ids.get(&c.to_lowercase()) {
+                        club_groups[id as usize][k / 64] |= 1 << (k % 64);
+                    }
+                }
+            }
+        }
         let mut st = RoundState {
             params,
             history,
@@ -1084,20 +1117,25 @@ impl<'a> RoundState<'a> {
             byes,
             played,
             name_hash: name_hashes(&history.players),
-            club_id: ids(|p| &p.club),
-            country_id: ids(|p| &p.country),
+            club_id,
+            country_id: ids(|p| &p.country).0,
+            club_groups,
             above: vec![],
             score_by_gap: vec![],
-            geo_tab: [[0; 2]; 2],
+            geo_tab: [[0; 3]; 2],
         };
         st.above = (0..n).map(|s| st.compute_above_thresholds(s)).collect();
         st.score_by_gap = (0..=gnum.max(0))
             .map(|dg| st.score_diff_from_gap(dg))
             .collect();
-        st.geo_tab = [
-            [st.geo_from(false, false), st.geo_from(false, true)],
-            [st.geo_from(true, false), st.geo_from(true, true)],
-        ];
+        st.geo_tab = [false, true].map(|country| {
+            [
+                ClubRelation::Apart,
+                ClubRelation::Same,
+                ClubRelation::Grouped,
+            ]
+            .map(|club| st.geo_from(country, club))
+        });
         st
     }
 
@@ -1344,7 +1382,7 @@ impl<'a> RoundState<'a> {
     /// the maximum: geography stops mattering for the strong players.
     pub fn geo_weight(&self, i: usize, j: usize) -> i64 {
         let nominal = self.geo_tab[usize::from(self.country_id[i] == self.country_id[j])]
-            [usize::from(self.club_id[i] == self.club_id[j])];
+            [self.club_relation(self.club_id[i], self.club_id[j]) as usize];
         if !self.params.geo_thresholds {
             return nominal;
         }
@@ -1356,9 +1394,26 @@ impl<'a> RoundState<'a> {
         }
     }
 
+    /// How two club ids relate: one club, two clubs of a common clubs group, or neither.
+    pub fn club_relation(&self, a: u32, b: u32) -> ClubRelation {
+        if a == b {
+            ClubRelation::Same
+        } else if !self.club_groups.is_empty()
+            && self.club_groups[a as usize]
+                .iter()
+                .zip(&self.club_groups[b as usize])
+                .any(|(x, y)| x & y != 0)
+        {
+            ClubRelation::Grouped
+        } else {
+            ClubRelation::Apart
+        }
+    }
+
     /// Geography: the MMS gap one would rather accept than a same-country (same-club)
-    /// pairing, as a ratio of the score range; a different club/country earns the bonus.
-    pub fn geo_from(&self, same_country: bool, same_club: bool) -> i64 {
+    /// pairing, as a ratio of the score range; a different club/country earns the bonus, half
+    /// of the club part of it for two clubs of a common group.
+    pub fn geo_from(&self, same_country: bool, club: ClubRelation) -> i64 {
         let p = self.params;
         let k = p.nx1;
         let sr = self.number_of_groups as f64;
@@ -1366,14 +1421,13 @@ impl<'a> RoundState<'a> {
         if !same_country && p.prefer_mms_diff_country != 0 {
             country_ratio = (p.prefer_mms_diff_country as f64 / sr).min(1.0);
         }
-        let mut club_ratio = 0.0;
-        if !same_club && p.prefer_mms_diff_club != 0 {
-            // Club groups are not modelled: two different clubs are never in a common group.
-            club_ratio = p.prefer_mms_diff_club as f64 * 1.2 / sr;
-        }
-        if club_ratio > 1.0 {
-            club_ratio = 1.0;
-        }
+        let club_ratio = match club {
+            _ if p.prefer_mms_diff_club == 0 => 0.0,
+            ClubRelation::Same => 0.0,
+            ClubRelation::Grouped => p.prefer_mms_diff_club as f64 / 2.0 / sr,
+            ClubRelation::Apart => p.prefer_mms_diff_club as f64 * 1.2 / sr,
+        };
+        let club_ratio = club_ratio.min(1.0);
         let mut geo_ratio = country_ratio.max(club_ratio) + country_ratio.min(club_ratio) / 2.0;
         if geo_ratio > 0.0 {
             geo_ratio += 0.5 / sr;
@@ -1492,9 +1546,11 @@ impl<'a> RoundCosts<'a> {
             }
             + pos(p.minimize_handicap)
             + 1;
-        let geo_ub = [(false, false), (false, true), (true, false), (true, true)]
+        let geo_ub = state
+            .geo_tab
             .iter()
-            .map(|&(a, b)| state.geo_from(a, b) as i128)
+            .flatten()
+            .map(|&g| g as i128)
             .max()
             .unwrap_or(0);
         // With the later OpenGotha's thresholds a pair can get avoid_same_geo itself (or the
@@ -1694,7 +1750,8 @@ impl PairCosts for RoundCosts<'_> {
             0
         };
         let nominal = self.state.geo_tab[usize::from(self.vcountry[u] == self.vcountry[v])]
-            [usize::from(self.vclub[u] == self.vclub[v])] as i128;
+            [self.state.club_relation(self.vclub[u], self.vclub[v]) as usize]
+            as i128;
         // RoundState::geo_weight, from the tables.
         let geo = if self.state.params.geo_thresholds {
             let max = self.state.params.avoid_same_geo as i128;
@@ -1904,6 +1961,93 @@ mod tests {
         assert_eq!(parse_rank("1ȴ"), None);
         assert_eq!(parse_rank("ȴ"), None);
         assert_eq!(parse_rank("3ｋ"), None);
+    }
+
+    #[test]
+    fn clubs_of_one_group_are_half_apart_for_geography() {
+        // Six players of one country and rank: clubs Par, ver (of the group "Paris area",
+        // named in another case there), Ams, and Lyo in two groups with Par and with Ams.
+        let clubs = ["Par", "Ver", "Ams", "Par", "Lyo", ""];
+        let players: Vec<OgPlayer> = clubs
+            .iter()
+            .enumerate()
+            .map(|(k, c)| OgPlayer {
+                name: format!("P{k}"),
+                club: c.to_string(),
+                country: "FR".into(),
+                ..OgPlayer::default()
+            })
+            .collect();
+        let history = History {
+            players,
+            games: vec![],
+            byes: vec![],
+        };
+        let plain = Params::defaults(System::McMahon, 3);
+        let mut grouped = plain.clone();
+        grouped.clubs_groups = vec![
+            vec!["par".into(), "VER".into(), "Lyo".into()],
+            vec!["Ams".into(), "lyo".into(), "Nowhere".into()],
+        ];
+        let a = RoundState::new(&plain, &history, 0);
+        let b = RoundState::new(&grouped, &history, 0);
+        // Without groups only "same club" lowers the term; the groups change nothing else.
+        for (i, j) in [(0, 1), (0, 2), (1, 2), (0, 4), (2, 4), (1, 4), (0, 5)] {
+            assert_eq!(a.geo_weight(i, j), a.geo_from(true, ClubRelation::Apart));
+        }
+        assert_eq!(a.geo_weight(0, 3), a.geo_from(true, ClubRelation::Same));
+        assert_eq!(b.geo_weight(0, 3), b.geo_from(true, ClubRelation::Same));
+        for (i, j) in [(0, 1), (0, 4), (1, 4), (2, 4), (3, 4)] {
+            assert_eq!(
+                b.geo_weight(i, j),
+                b.geo_from(true, ClubRelation::Grouped),
+                "{i}–{j} share a group"
+            );
+        }
+        for (i, j) in [(0, 2), (1, 2), (0, 5)] {
+            assert_eq!(
+                b.geo_weight(i, j),
+                b.geo_from(true, ClubRelation::Apart),
+                "{i}–{j}"
+            );
+        }
+        // OpenGotha's terms for one country, score range 1 (round 1: one group): unrelated
+        // clubs clubRatio = 3 × 1.2 → 1 (capped), grouped clubs 3 / 2 → 1 as well; so take a
+        // wider range where they differ.
+        let (same, grouped_w, apart) = (
+            b.geo_from(true, ClubRelation::Same),
+            b.geo_from(true, ClubRelation::Grouped),
+            b.geo_from(true, ClubRelation::Apart),
+        );
+        assert!(
+            same <= grouped_w && grouped_w <= apart,
+            "{same} {grouped_w} {apart}"
+        );
+        let mut wide = RoundState::new(&grouped, &history, 0);
+        wide.number_of_groups = 10;
+        let nx1 = grouped.nx1;
+        let java = |club_ratio: f64| {
+            let mut g = club_ratio.min(1.0);
+            if g > 0.0 {
+                g += 0.5 / 10.0;
+            }
+            let db = grouped.avoid_same_geo as f64 * (1.0 - g) * (1.0 + nx1 * g);
+            (grouped.minimize_score_difference - db as i64).min(grouped.avoid_same_geo)
+        };
+        assert_eq!(
+            wide.geo_from(true, ClubRelation::Grouped),
+            java(3.0 / 2.0 / 10.0)
+        );
+        assert_eq!(
+            wide.geo_from(true, ClubRelation::Apart),
+            java(3.0 * 1.2 / 10.0)
+        );
+        assert_eq!(wide.geo_from(true, ClubRelation::Same), java(0.0));
+        assert!(
+            wide.geo_from(true, ClubRelation::Same) < wide.geo_from(true, ClubRelation::Grouped)
+                && wide.geo_from(true, ClubRelation::Grouped)
+                    < wide.geo_from(true, ClubRelation::Apart)
+        );
     }
 
     #[test]

@@ -47,6 +47,7 @@ pub fn og_params(s: &Settings) -> og::Params {
     p.compensate_dudd = q.compensate_dudd;
     p.dudd_group_span = q.dudd_group_span;
     p.geo_thresholds = q.geo_thresholds;
+    p.clubs_groups = s.clubs_groups.iter().map(|g| g.clubs.clone()).collect();
     p.dudd_upper = q.dudd_upper.into();
     p.dudd_lower = q.dudd_lower.into();
     p.maximize_seeding = q.maximize_seeding;

@@ -674,6 +674,7 @@ struct OgOptionsIn {
     compensate_dudd: Option<bool>,
     dudd_group_span: Option<Value>,
     geo_thresholds: Option<bool>,
+    clubs_groups: Option<Vec<Vec<String>>>,
     dudd_upper: Option<String>,
     dudd_lower: Option<String>,
     maximize_seeding: Option<i64>,
@@ -898,6 +899,15 @@ fn og_params(o: &OgOptionsIn, rounds: usize) -> Result<og::Params, RpcError> {
     }
     if let Some(b) = o.geo_thresholds {
         p.geo_thresholds = b;
+    }
+    if let Some(groups) = &o.clubs_groups {
+        // The tournament engine's bounds (check_settings) for the same lists.
+        if groups.len() > 1_000 || groups.iter().any(|g| g.len() > 1_000) {
+            return Err(RpcError::invalid_params(
+                "options.clubs_groups: at most 1,000 groups of at most 1,000 clubs",
+            ));
+        }
+        p.clubs_groups = groups.clone();
     }
     if let Some(s) = &o.dudd_upper {
         p.dudd_upper = og_name(s, "dudd mode", OG_DUDD)?;
@@ -1569,6 +1579,10 @@ mod tests {
         assert_eq!((p.dudd_group_span, p.geo_thresholds), (Some(4), false));
         let p = opts(json!({"dudd_group_span": "all", "geo_thresholds": true})).unwrap();
         assert_eq!((p.dudd_group_span, p.geo_thresholds), (None, true));
+        let p = opts(json!({"clubs_groups": [["Par", "Ver"], []]})).unwrap();
+        assert_eq!(p.clubs_groups, vec![vec!["Par", "Ver"], vec![]]);
+        let many: Vec<Vec<String>> = vec![vec![]; 1_001];
+        assert!(opts(json!({"clubs_groups": many})).is_err());
         assert_eq!(
             opts(json!({"dudd_group_span": 2})).unwrap().dudd_group_span,
             Some(2)
