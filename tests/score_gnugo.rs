@@ -26,6 +26,13 @@ fn score_game(file: &str, dead: &str, preset: Preset) -> go::Score {
 }
 
 fn score_game_with(file: &str, dead: &str, rules: &go::RuleSet) -> go::Score {
+    let (pos, mask, input) = final_position(file, dead);
+    go::score(&pos, &mask, rules, &input)
+}
+
+/// A game's final position, its dead-stone mask (these dead stones, whole chains) and the
+/// score input from the record.
+fn final_position(file: &str, dead: &str) -> (go::Position, Vec<bool>, ScoreInput) {
     let bytes = std::fs::read(format!("{DIR}{file}")).unwrap();
     let game = Game::from_bytes(&bytes).unwrap();
     let r = go::replay(&game, go::ReplayOptions::new(go::PlayRules::COMPAT)).unwrap();
@@ -47,7 +54,7 @@ fn score_game_with(file: &str, dead: &str, rules: &go::RuleSet) -> go::Score {
         ],
         passes: r.state.passes,
     };
-    go::score(&pos, &mask, rules, &input)
+    (pos, mask, input)
 }
 
 /// Games whose result equals EXPECTED_SCORES.tsv (the reference scorer: 56).
@@ -185,4 +192,39 @@ fn handicap_bonus_per_preset() {
         assert_eq!(chinese.black.stones, japanese.black.stones);
     }
     assert_eq!(seen, 4);
+}
+
+/// Measuring aid, not a check: `go::score` called N times on one game's final position (the
+/// bench's positions: GNU Go 3.8's dead stones), for instruction counts that do not depend
+/// on the machine's load (docs/score.md, "Tests and benchmarks"):
+/// `SCORE_LOOP="scoring/score7.sgf japanese 200" valgrind --tool=callgrind
+/// --toggle-collect='goswiss::go::score::score' target/release/deps/score_gnugo-…
+/// --ignored --exact callgrind_loop`, then divide the count by N.
+#[test]
+#[ignore = "measuring aid: runs go::score in a loop for callgrind"]
+fn callgrind_loop() {
+    let Ok(spec) = std::env::var("SCORE_LOOP") else {
+        return;
+    };
+    let args: Vec<&str> = spec.split_whitespace().collect();
+    let [file, preset, count] = args[..] else {
+        panic!("SCORE_LOOP wants \"FILE PRESET COUNT\", got {spec:?}");
+    };
+    let dead = tsv("GNUGO38_DEAD.tsv")
+        .into_iter()
+        .find(|r| r[0] == file)
+        .unwrap_or_else(|| panic!("{file} is not in GNUGO38_DEAD.tsv"))[2]
+        .clone();
+    let rules = preset
+        .parse::<Preset>()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .rules();
+    let (pos, mask, input) = final_position(file, &dead);
+    let mut margin = 0.0;
+    for _ in 0..count.parse::<usize>().unwrap() {
+        margin +=
+            std::hint::black_box(go::score(std::hint::black_box(&pos), &mask, &rules, &input))
+                .margin;
+    }
+    eprintln!("{file} {preset} ×{count}: margin sum {margin}");
 }

@@ -143,6 +143,12 @@ impl Position {
         Xy::new((i % w) as u8, (i / w) as u8)
     }
 
+    /// How many orthogonal neighbours cell `i` has (2 to 4 on boards of 2 or more per side).
+    #[inline]
+    pub fn degree(&self, i: usize) -> usize {
+        self.sides[i].count_ones() as usize
+    }
+
     /// Orthogonal neighbours of cell `i`.
     #[inline]
     pub fn neighbours(&self, i: usize) -> Neighbours {

@@ -294,21 +294,48 @@ fn templates() -> &'static [Template] {
 struct Eye {
     colour: Stone,
     region: u32,
-    /// Empty points and dead stones of the eye.
-    points: Vec<usize>,
-    /// Every (macro-chain, eye point, macro-chain stone) adjacency, sorted.
-    edges: Vec<(u32, usize, usize)>,
-    /// The macro-chains it touches (distinct).
-    macros: Vec<u32>,
+    /// Its empty points and dead stones: a range of `Analysis::eye_points`.
+    points: (usize, usize),
+    /// Its (macro-chain, eye point, macro-chain stone) adjacencies, sorted: a range of
+    /// `Analysis::eye_edges`.
+    edges: (usize, usize),
+    /// The macro-chains it touches (distinct, ascending), and per macro-chain the block
+    /// (biconnected component) of the macro-chain–eye graph holding its edge to this eye:
+    /// a range of `Analysis::eye_macros` and `Analysis::eye_blocks`.
+    macros: (usize, usize),
     value: u8,
 }
 
-impl Eye {
-    /// The adjacencies with macro-chain `m`.
-    fn edges_with(&self, m: u32) -> &[(u32, usize, usize)] {
-        let lo = self.edges.partition_point(|e| e.0 < m);
-        let hi = self.edges.partition_point(|e| e.0 <= m);
-        &self.edges[lo..hi]
+/// A stored range as a slice range.
+#[inline]
+fn span(r: (usize, usize)) -> std::ops::Range<usize> {
+    r.0..r.1
+}
+
+/// The adjacencies with macro-chain `m` among an eye's sorted `edges`.
+fn edges_with(edges: &[(u32, usize, usize)], m: u32) -> &[(u32, usize, usize)] {
+    let lo = edges.partition_point(|e| e.0 < m);
+    let hi = edges.partition_point(|e| e.0 <= m);
+    &edges[lo..hi]
+}
+
+/// Connected pieces of a point set, flat: piece `k` is `points[ends[k - 1]..ends[k]]`.
+#[derive(Default)]
+struct Pieces {
+    points: Vec<usize>,
+    ends: Vec<usize>,
+}
+
+impl Pieces {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[usize]> {
+        (0..self.ends.len()).map(|k| {
+            let lo = if k == 0 { 0 } else { self.ends[k - 1] };
+            &self.points[lo..self.ends[k]]
+        })
     }
 }
 
@@ -327,10 +354,19 @@ struct Analysis<'a> {
     chain_region: Vec<u32>,
     chain_liberties: Vec<u32>,
     macro_of: Vec<u32>,
-    /// Per macro-chain, the eyes it touches (distinct).
-    macro_eyes: Vec<Vec<u32>>,
+    n_macros: usize,
+    /// Per macro-chain `m`, the eyes it touches (distinct, ascending):
+    /// `macro_eye_list[macro_eye_start[m]..macro_eye_start[m + 1]]`.
+    macro_eye_start: Vec<usize>,
+    macro_eye_list: Vec<u32>,
     eye_of: Vec<u32>,
     eyes: Vec<Eye>,
+    /// The eyes' points, edges, macro-chains and edge blocks, one flat vector each (see
+    /// [`Eye`]): no allocation per eye.
+    eye_points: Vec<usize>,
+    eye_edges: Vec<(u32, usize, usize)>,
+    eye_macros: Vec<u32>,
+    eye_blocks: Vec<u32>,
     /// First-pass false eye points (with every eye worth nothing): not part of the real eye.
     false_eye: Vec<bool>,
     marks: Marks,
@@ -362,22 +398,29 @@ pub fn territory_scoring(
         chain_region: Vec::new(),
         chain_liberties: Vec::new(),
         macro_of: vec![NONE; n],
-        macro_eyes: Vec::new(),
+        n_macros: 0,
+        macro_eye_start: Vec::new(),
+        macro_eye_list: Vec::new(),
         eye_of: vec![NONE; n],
         eyes: Vec::new(),
+        eye_points: Vec::with_capacity(n),
+        eye_edges: Vec::new(),
+        eye_macros: Vec::new(),
+        eye_blocks: Vec::new(),
         false_eye: Vec::new(),
         marks: Marks::new(n),
         marks2: Marks::new(n),
     };
     a.mark_blocks();
-    a.strict_black = a.reach(Stone::Black, false);
-    a.strict_white = a.reach(Stone::White, false);
-    let reach_black = a.reach(Stone::Black, true);
-    let reach_white = a.reach(Stone::White, true);
+    let (reach_black, strict_black) = a.reach_both(Stone::Black);
+    let (reach_white, strict_white) = a.reach_both(Stone::White);
+    a.strict_black = strict_black;
+    a.strict_white = strict_white;
     a.mark_regions(&reach_black, &reach_white);
     a.mark_chains();
     a.mark_macro_chains();
     a.mark_eyes();
+    a.mark_eye_blocks();
     a.false_eye = a.false_eye_points(false);
     a.eye_values();
     let unscorable = a.false_eye_points(true);
@@ -404,15 +447,21 @@ pub fn area_scoring(pos: &Position, dead: &[bool]) -> Vec<Stone> {
         chain_region: Vec::new(),
         chain_liberties: Vec::new(),
         macro_of: Vec::new(),
-        macro_eyes: Vec::new(),
+        n_macros: 0,
+        macro_eye_start: Vec::new(),
+        macro_eye_list: Vec::new(),
         eye_of: Vec::new(),
         eyes: Vec::new(),
+        eye_points: Vec::new(),
+        eye_edges: Vec::new(),
+        eye_macros: Vec::new(),
+        eye_blocks: Vec::new(),
         false_eye: Vec::new(),
         marks: Marks::new(0),
         marks2: Marks::new(0),
     };
-    let b = a.reach(Stone::Black, false);
-    let w = a.reach(Stone::White, false);
+    let b = a.reach(Stone::Black);
+    let w = a.reach(Stone::White);
     (0..n)
         .map(|i| match (b[i], w[i]) {
             (true, false) => Stone::Black,
@@ -444,39 +493,46 @@ impl Analysis<'_> {
         x == 0 || y == 0 || x + 1 == self.w || y + 1 == self.h
     }
 
-    /// Step 1: connection blocks; the later colour (White) wins where both shapes match.
+    /// Step 1: connection blocks; White wins where both colours' shapes match (goscorer
+    /// marks Black's, then White's over them).
     /// Every shape has a living stone next to its `@`, so only empty points next to a
     /// living stone are tried.
     fn mark_blocks(&mut self) {
         let (w, h) = (self.w as i32, self.h as i32);
         let on = |(y, x): (i32, i32)| y >= 0 && x >= 0 && y < h && x < w;
-        for pla in [Stone::Black, Stone::White] {
-            let opp = other(pla);
-            for i in 0..self.pos.len() {
-                if self.stone(i) != Stone::Empty {
-                    continue;
+        for i in 0..self.pos.len() {
+            if self.stone(i) != Stone::Empty {
+                continue;
+            }
+            // Every shape has a living stone next to its `@`: only the templates whose
+            // stones next to `@` are all there can fit. One look at the neighbours gives
+            // the sides held by each colour.
+            let wu = self.w;
+            let mut sides = [0u8; 2]; // [Black, White]
+            for m in self.pos.neighbours(i) {
+                let s = self.stone(m);
+                if s != Stone::Empty && !self.dead[m] {
+                    sides[usize::from(s == Stone::White)] |= if m + wu == i {
+                        1
+                    } else if m == i + wu {
+                        2
+                    } else if m + 1 == i {
+                        4
+                    } else {
+                        8
+                    };
                 }
-                // Every shape has a living stone next to its `@`: only the templates whose
-                // stones next to `@` are all there can fit.
-                let wu = self.w;
-                let mut sides = 0u8;
-                for m in self.pos.neighbours(i) {
-                    if self.living(m, pla) {
-                        sides |= if m + wu == i {
-                            1
-                        } else if m == i + wu {
-                            2
-                        } else if m + 1 == i {
-                            4
-                        } else {
-                            8
-                        };
-                    }
-                }
+            }
+            if sides == [0, 0] {
+                continue;
+            }
+            let (y, x) = ((i / self.w) as i32, (i % self.w) as i32);
+            // White first: where both colours' shapes fit, White's block stands.
+            for (pla, sides) in [(Stone::White, sides[1]), (Stone::Black, sides[0])] {
                 if sides == 0 {
                     continue;
                 }
-                let (y, x) = ((i / self.w) as i32, (i % self.w) as i32);
+                let opp = other(pla);
                 let fits = |t: &Template| {
                     let anchor = (y + t.anchor.0, x + t.anchor.1);
                     // The shape is a rectangle: two opposite corners on the board put all of
@@ -512,15 +568,15 @@ impl Analysis<'_> {
                 let all = templates();
                 if templates_for(sides).iter().any(|&t| fits(&all[t as usize])) {
                     self.blocks[i] = pla;
+                    break;
                 }
             }
         }
     }
 
     /// Step 2: the points a living stone of `pla` reaches without crossing the opponent's
-    /// living stones; with `blocked`, the opponent's connection blocks are reached but not
-    /// passed.
-    fn reach(&self, pla: Stone, blocked: bool) -> Vec<bool> {
+    /// living stones (the strict reach; area scoring's only question).
+    fn reach(&self, pla: Stone) -> Vec<bool> {
         let opp = other(pla);
         let n = self.pos.len();
         let mut seen = vec![false; n];
@@ -529,7 +585,32 @@ impl Analysis<'_> {
             seen[i] = true;
         }
         while let Some(i) = stack.pop() {
-            if blocked && self.blocks[i] == opp {
+            for m in self.pos.neighbours(i) {
+                if !seen[m] && !self.living(m, opp) {
+                    seen[m] = true;
+                    stack.push(m);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Step 2, both kinds of reach at once: (stopping at the opponent's connection blocks,
+    /// which are reached but not passed; strict). The strict reach is
+    /// the reach with blocks continued from the opponent's blocks it stopped at, so the
+    /// second walk only covers what lies behind them.
+    fn reach_both(&self, pla: Stone) -> (Vec<bool>, Vec<bool>) {
+        let opp = other(pla);
+        let n = self.pos.len();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = (0..n).filter(|&i| self.living(i, pla)).collect();
+        for &i in &stack {
+            seen[i] = true;
+        }
+        let mut held = Vec::new();
+        while let Some(i) = stack.pop() {
+            if self.blocks[i] == opp {
+                held.push(i);
                 continue;
             }
             for m in self.pos.neighbours(i) {
@@ -539,7 +620,16 @@ impl Analysis<'_> {
                 }
             }
         }
-        seen
+        let blocked = seen.clone();
+        while let Some(i) = held.pop() {
+            for m in self.pos.neighbours(i) {
+                if !seen[m] && !self.living(m, opp) {
+                    seen[m] = true;
+                    held.push(m);
+                }
+            }
+        }
+        (blocked, seen)
     }
 
     /// Step 3: regions, numbered in board order. A fill from a point reaching only `pla`
@@ -651,7 +741,7 @@ impl Analysis<'_> {
                 }
             }
         }
-        self.macro_eyes = vec![Vec::new(); count as usize];
+        self.n_macros = count as usize;
     }
 
     /// Step 5: eyes, the connected empty-or-dead pieces of each region, with their
@@ -664,42 +754,72 @@ impl Analysis<'_> {
                 continue;
             }
             let id = self.eyes.len() as u32;
-            let mut eye = Eye {
-                colour: self.region_colour[r as usize],
-                region: r,
-                points: Vec::new(),
-                edges: Vec::new(),
-                macros: Vec::new(),
-                value: 0,
-            };
+            let (p0, e0, m0) = (
+                self.eye_points.len(),
+                self.eye_edges.len(),
+                self.eye_macros.len(),
+            );
             self.eye_of[i] = id;
             stack.push(i);
             while let Some(j) = stack.pop() {
-                eye.points.push(j);
+                self.eye_points.push(j);
                 for m in self.pos.neighbours(j) {
                     if self.region[m] != r {
                         continue;
                     }
                     if self.is_living(m) {
-                        eye.edges.push((self.macro_of[m], j, m));
+                        self.eye_edges.push((self.macro_of[m], j, m));
                     } else if self.eye_of[m] == NONE {
                         self.eye_of[m] = id;
                         stack.push(m);
                     }
                 }
             }
-            eye.edges.sort_unstable();
-            eye.edges.dedup();
+            // Sort and deduplicate this eye's edges (the tail of `eye_edges`).
+            self.eye_edges[e0..].sort_unstable();
+            let mut kept = e0;
+            for k in e0..self.eye_edges.len() {
+                if kept == e0 || self.eye_edges[k] != self.eye_edges[kept - 1] {
+                    self.eye_edges[kept] = self.eye_edges[k];
+                    kept += 1;
+                }
+            }
+            self.eye_edges.truncate(kept);
             let mut last = NONE;
-            for &(m, _, _) in &eye.edges {
+            for k in e0..kept {
+                let m = self.eye_edges[k].0;
                 if m != last {
-                    self.macro_eyes[m as usize].push(id);
-                    eye.macros.push(m);
+                    self.eye_macros.push(m);
                     last = m;
                 }
             }
-            self.eyes.push(eye);
+            self.eyes.push(Eye {
+                colour: self.region_colour[r as usize],
+                region: r,
+                points: (p0, self.eye_points.len()),
+                edges: (e0, kept),
+                macros: (m0, self.eye_macros.len()),
+                value: 0,
+            });
         }
+        // Per macro-chain, its eyes in ascending order (a counting sort of the eyes' lists).
+        let mut start = vec![0usize; self.n_macros + 1];
+        for &m in &self.eye_macros {
+            start[m as usize + 1] += 1;
+        }
+        for m in 0..self.n_macros {
+            start[m + 1] += start[m];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; self.eye_macros.len()];
+        for (e, eye) in self.eyes.iter().enumerate() {
+            for &m in &self.eye_macros[span(eye.macros)] {
+                list[fill[m as usize]] = e as u32;
+                fill[m as usize] += 1;
+            }
+        }
+        self.macro_eye_start = start;
+        self.macro_eye_list = list;
     }
 
     /// Step 6: false eye points. An eye point with at most one neighbour in its eye, next to
@@ -711,25 +831,23 @@ impl Analysis<'_> {
     fn false_eye_points(&mut self, values_known: bool) -> Vec<bool> {
         let mut result = vec![false; self.pos.len()];
         let mut search = Search {
-            macro_seen: Marks::new(self.macro_eyes.len()),
+            macro_seen: Marks::new(self.n_macros),
             eye_seen: Marks::new(self.eyes.len()),
             stack: Vec::new(),
             flood: Vec::new(),
         };
-        let mut parts: Vec<usize> = Vec::new();
-        let mut parts_of = None;
-        let links = self.macro_eyes.len() + self.eyes.len();
-        let mut roots = Marks::new(links);
-        let mut span = vec![(0usize, 0usize); links];
+        // Per block label among the current eye's macro-chain edges, the lowest and highest
+        // point at which those macro-chains touch the eye.
+        let mut spans: Vec<(u32, usize, usize)> = Vec::new();
+        let mut spans_of = None;
         for e in 0..self.eyes.len() {
-            for k in 0..self.eyes[e].edges.len() {
-                let (m, p, _) = self.eyes[e].edges[k];
+            let (e0, e1) = self.eyes[e].edges;
+            for k in e0..e1 {
+                let (m, p, _) = self.eye_edges[k];
                 // Sorted edges: the same point next to the same macro-chain is tested once,
                 // and a point found false stays false.
                 if result[p]
-                    || (k > 0
-                        && self.eyes[e].edges[k - 1].0 == m
-                        && self.eyes[e].edges[k - 1].1 == p)
+                    || (k > e0 && self.eye_edges[k - 1].0 == m && self.eye_edges[k - 1].1 == p)
                 {
                     continue;
                 }
@@ -762,53 +880,51 @@ impl Analysis<'_> {
                 // something (second pass) can still save the point. `p` has at most one
                 // neighbour in its eye, so the rest of the eye stays in one piece without it:
                 // it links every macro-chain touching it elsewhere than at `p`. Everything
-                // else goes through other eyes, whose links (`parts`, built once per eye)
-                // do not depend on `p`.
-                if parts_of != Some(e) {
-                    self.link_without(e, &mut parts);
-                    parts_of = Some(e);
-                    // Per link root, the lowest and highest point at which its macro-chains
-                    // touch this eye (edges are sorted by macro-chain, then point): a root
-                    // links through the rest of the eye, without `p`, unless `p` is the only
-                    // point where it touches.
-                    roots.clear();
-                    let edges = &self.eyes[e].edges;
+                // else goes through other eyes: two macro-chains next to this eye are linked
+                // without it exactly when their edges to it share a block of the
+                // macro-chain–eye graph (`edge_block`, computed once).
+                let eye = &self.eyes[e];
+                let macros = &self.eye_macros[span(eye.macros)];
+                let eye_blocks = &self.eye_blocks[span(eye.macros)];
+                if spans_of != Some(e) {
+                    spans_of = Some(e);
+                    spans.clear();
+                    let edges = &self.eye_edges[span(eye.edges)];
                     let mut k = 0;
-                    while k < edges.len() {
-                        let m2 = edges[k].0;
-                        let mut end = k;
-                        while end + 1 < edges.len() && edges[end + 1].0 == m2 {
-                            end += 1;
+                    for (j, &m2) in macros.iter().enumerate() {
+                        let lo = edges[k].1;
+                        while k + 1 < edges.len() && edges[k + 1].0 == m2 {
+                            k += 1;
                         }
-                        let (lo, hi) = (edges[k].1, edges[end].1);
-                        let r = find(&mut parts, m2 as usize);
-                        if roots.insert(r) {
-                            span[r] = (lo, hi);
-                        } else {
-                            span[r] = (span[r].0.min(lo), span[r].1.max(hi));
+                        let hi = edges[k].1;
+                        k += 1;
+                        let l = eye_blocks[j];
+                        match spans.iter_mut().find(|s| s.0 == l) {
+                            Some(s) => *s = (l, s.1.min(lo), s.2.max(hi)),
+                            None => spans.push((l, lo, hi)),
                         }
-                        k = end + 1;
                     }
                 }
-                let via_rest = |r: usize| roots.has(r) && (span[r].0 != p || span[r].1 != p);
-                let home = find(&mut parts, m as usize);
+                // (Every living side of `p` in the region is a stone of one of the eye's
+                // macro-chains, so the search always finds it.)
+                let label = |m2: u32| eye_blocks[macros.binary_search(&m2).unwrap_or(0)];
+                // A block links through the rest of the eye unless `p` is the only point
+                // where its macro-chains touch the eye.
+                let via_rest = |l: u32| spans.iter().any(|s| s.0 == l && (s.1 != p || s.2 != p));
+                let home = label(m);
                 let m_via_rest = via_rest(home);
-                let mut all_connected = true;
-                for q in self.pos.neighbours(p) {
-                    if self.region[q] != region {
-                        continue;
-                    }
-                    let ok = if self.is_living(q) {
-                        let r = find(&mut parts, self.macro_of[q] as usize);
-                        r == home || (m_via_rest && via_rest(r))
-                    } else {
-                        m_via_rest
-                    };
-                    if !ok {
-                        all_connected = false;
-                        break;
-                    }
-                }
+                let all_connected = self
+                    .pos
+                    .neighbours(p)
+                    .filter(|&q| self.region[q] == region)
+                    .all(|q| {
+                        if self.is_living(q) {
+                            let l = label(self.macro_of[q]);
+                            l == home || (m_via_rest && via_rest(l))
+                        } else {
+                            m_via_rest
+                        }
+                    });
                 if !all_connected
                     && (!values_known || !self.gets_round(e as u32, m, p, target, &mut search))
                 {
@@ -819,23 +935,18 @@ impl Analysis<'_> {
         result
     }
 
-    /// Links macro-chains through every eye but `skip` (union-find over macro-chains, then
-    /// eyes, in `parts`).
-    fn link_without(&self, skip: usize, parts: &mut Vec<usize>) {
-        let nm = self.macro_eyes.len();
-        parts.clear();
-        parts.extend(0..nm + self.eyes.len());
+    /// The block label of each eye's edge to each of its macro-chains (`eye_blocks`), in
+    /// the graph of macro-chains and eyes.
+    fn mark_eye_blocks(&mut self) {
+        let nm = self.n_macros;
+        let mut edges = Vec::with_capacity(self.eye_macros.len());
         for (e, eye) in self.eyes.iter().enumerate() {
-            if e == skip {
-                continue;
-            }
-            for &m in &eye.macros {
-                let (a, b) = (find(parts, m as usize), find(parts, nm + e));
-                if a != b {
-                    parts[a] = b;
-                }
+            for &m in &self.eye_macros[span(eye.macros)] {
+                edges.push(((nm + e) as u32, m, 0, 0));
             }
         }
+        // The eyes' macro-chain lists are stored in eye order, so the edge labels line up.
+        self.eye_blocks = blocks(nm + self.eyes.len(), &edges);
     }
 
     /// The search of step 6 for point `p` of eye `orig`, from macro-chain `start`: whether
@@ -901,9 +1012,12 @@ impl Analysis<'_> {
         let mut next_point = 0;
         loop {
             if let Some(m) = search.stack.pop() {
-                for &e in &self.macro_eyes[m as usize] {
+                let m = m as usize;
+                let eyes_of_m =
+                    &self.macro_eye_list[self.macro_eye_start[m]..self.macro_eye_start[m + 1]];
+                for &e in eyes_of_m {
                     if e == orig {
-                        for &(_, q, _) in oe.edges_with(m) {
+                        for &(_, q, _) in edges_with(&self.eye_edges[span(oe.edges)], m as u32) {
                             if orig_seen.insert(q) && reach_point(q, search, &mut sides) {
                                 return true;
                             }
@@ -913,7 +1027,7 @@ impl Analysis<'_> {
                         if eye.value > 0 {
                             return true;
                         }
-                        for &m2 in &eye.macros {
+                        for &m2 in &self.eye_macros[span(eye.macros)] {
                             if reach_macro(m2, search, &mut sides) {
                                 return true;
                             }
@@ -952,14 +1066,9 @@ impl Analysis<'_> {
 
     /// The connected pieces of `points` (flags in `member`) once `deleted` is taken out,
     /// as lists of points; `out` is reused.
-    fn pieces(
-        &mut self,
-        points: &[usize],
-        member: &Marks,
-        deleted: &[usize],
-        out: &mut Vec<Vec<usize>>,
-    ) {
-        out.clear();
+    fn pieces(&mut self, points: &[usize], member: &Marks, deleted: &[usize], out: &mut Pieces) {
+        out.points.clear();
+        out.ends.clear();
         let seen = &mut self.marks2;
         seen.clear();
         for &d in deleted {
@@ -969,18 +1078,18 @@ impl Analysis<'_> {
             if !seen.insert(s) {
                 continue;
             }
-            let mut piece = vec![s];
-            let mut k = 0;
-            while k < piece.len() {
-                let q = piece[k];
+            let mut k = out.points.len();
+            out.points.push(s);
+            while k < out.points.len() {
+                let q = out.points[k];
                 k += 1;
                 for r in self.pos.neighbours(q) {
                     if member.has(r) && seen.insert(r) {
-                        piece.push(r);
+                        out.points.push(r);
                     }
                 }
             }
-            out.push(piece);
+            out.ends.push(out.points.len());
         }
     }
 
@@ -995,16 +1104,17 @@ impl Analysis<'_> {
         let mut poke = vec![false; n];
         let mut to_block = vec![0u32; n];
         let mut real = Marks::new(n);
-        let mut pieces = Vec::new();
+        let mut pieces = Pieces::default();
+        // Reused per eye.
+        let mut points = Vec::new();
+        let mut real_points = Vec::new();
         for e in 0..self.eyes.len() {
             let pla = self.eyes[e].colour;
             let opp = other(pla);
-            let points = std::mem::take(&mut self.eyes[e].points);
-            let real_points: Vec<usize> = points
-                .iter()
-                .copied()
-                .filter(|&q| !self.false_eye[q])
-                .collect();
+            points.clear();
+            points.extend_from_slice(&self.eye_points[span(self.eyes[e].points)]);
+            real_points.clear();
+            real_points.extend(points.iter().copied().filter(|&q| !self.false_eye[q]));
             real.clear();
             for &q in &real_points {
                 real.insert(q);
@@ -1127,7 +1237,7 @@ impl Analysis<'_> {
                             continue;
                         }
                         let (mut one, mut two) = (0, 0);
-                        for piece in &pieces {
+                        for piece in pieces.iter() {
                             let z = piece.iter().filter(|&&q| to_block[q] == 0).take(2).count();
                             one += usize::from(z >= 1);
                             two += usize::from(z >= 2);
@@ -1143,7 +1253,6 @@ impl Analysis<'_> {
             if value < 2 {
                 value = value.max(self.dead_shape_value(&points, &real_points, pla, &mut pieces));
             }
-            self.eyes[e].points = points;
             self.eyes[e].value = value.min(2) as u8;
         }
     }
@@ -1157,7 +1266,7 @@ impl Analysis<'_> {
         points: &[usize],
         real_points: &[usize],
         pla: Stone,
-        pieces: &mut Vec<Vec<usize>>,
+        pieces: &mut Pieces,
     ) -> usize {
         let opp = other(pla);
         let dead_opps: Vec<usize> = real_points
@@ -1279,9 +1388,11 @@ impl Analysis<'_> {
 /// Why, in the analysis's own terms. With every area one colour's, no point reaches both
 /// colours, so connection blocks change nothing, a region is a colour's chains joined
 /// through its areas, macro-chains are chains and eyes are areas. The first false-eye pass
-/// is then computed exactly, with one difference in method: whether two chains next to an
-/// eye are linked without that eye is read off the blocks (biconnected components) of the
-/// chain–area graph instead of a union-find per eye. Eye values are bounded from below with
+/// is then computed exactly, as the analysis does it: whether two chains next to an eye are
+/// linked without that eye is read off the blocks (biconnected components) of the
+/// chain–area graph, here only for the candidate points that a look at their neighbours
+/// does not settle (the analysis's own quick test: every side is
+/// a stone of the chain or a point next to it). Eye values are bounded from below with
 /// `f` false points, `s` points and `d` dead stones:
 /// - two when `s ≥ 2f + 6` (no dead stones) or `s ≥ 9f + d + 6`: the size test's weakness
 ///   counts come only from false points (each weakens at most one point, or at most four
@@ -1308,199 +1419,253 @@ pub(crate) fn plainly_settled_areas(
         return false;
     }
     let na = area_colour.len();
-    // Nodes: areas 0..na, then the chains of living stones.
-    let mut node = vec![NONE; n];
+    // Nodes: areas 0..na, then the chains of living stones (`chain`, on living points
+    // only). One walk of the chains finds the chain–area edges (area, chain, lowest and
+    // highest point of the area where they touch), one per pair; joins the graph's
+    // components (`parts`); and records, per point that is not a living stone, how many
+    // living neighbours it has and which chains they belong to (at most four).
+    let mut chain = vec![NONE; n];
+    let mut touching = vec![[NONE; 4]; n];
+    let mut living_sides = vec![0u8; n];
     let mut nodes = na;
+    let mut edges: Vec<(u32, u32, usize, usize)> = Vec::new();
+    // Per area, the chain last seen touching it and that edge.
+    let mut stamp = vec![NONE; na];
+    let mut edge_of = vec![0u32; na];
+    let mut parts: Vec<usize> = (0..na).collect();
     let mut stack = Vec::new();
     for i in 0..n {
-        if !live[i] {
-            node[i] = area[i];
-        } else if node[i] == NONE {
-            let id = nodes as u32;
-            nodes += 1;
-            let s = pos.at(i);
-            node[i] = id;
-            stack.push(i);
-            while let Some(j) = stack.pop() {
-                for m in pos.neighbours(j) {
-                    if live[m] && node[m] == NONE && pos.at(m) == s {
-                        node[m] = id;
-                        stack.push(m);
-                    }
-                }
-            }
-        }
-    }
-    // Area points grouped by area, each group in board order.
-    let mut start = vec![0usize; na + 1];
-    for i in 0..n {
-        if !live[i] {
-            start[area[i] as usize + 1] += 1;
-        }
-    }
-    for a in 0..na {
-        start[a + 1] += start[a];
-    }
-    let mut fill = start.clone();
-    let mut by_area = vec![0usize; start[na]];
-    for i in 0..n {
-        if !live[i] {
-            let a = area[i] as usize;
-            by_area[fill[a]] = i;
-            fill[a] += 1;
-        }
-    }
-    // Graph edges: (area, chain, lowest and highest point where they touch).
-    let mut edges: Vec<(u32, u32, usize, usize)> = Vec::new();
-    let mut edge_of = vec![NONE; nodes];
-    let mut stamp = vec![NONE; nodes];
-    let mut size = vec![0u32; na];
-    let mut dead = vec![0u32; na];
-    for a in 0..na {
-        for &i in &by_area[start[a]..start[a + 1]] {
-            size[a] += 1;
-            dead[a] += u32::from(pos.at(i) != Stone::Empty);
-            for m in pos.neighbours(i) {
-                if !live[m] {
-                    continue;
-                }
-                let c = node[m] as usize;
-                if stamp[c] != a as u32 {
-                    stamp[c] = a as u32;
-                    edge_of[c] = edges.len() as u32;
-                    edges.push((a as u32, c as u32, i, i));
-                } else {
-                    let e = &mut edges[edge_of[c] as usize];
-                    e.3 = i;
-                }
-            }
-        }
-    }
-    let block = blocks(nodes, &edges);
-    // Per area, each incident chain's block label, through `label[chain]` for the area
-    // being looked at (areas are visited in order, their edges are contiguous).
-    let mut first_edge = vec![0usize; na + 1];
-    for &(a, ..) in &edges {
-        first_edge[a as usize + 1] += 1;
-    }
-    for a in 0..na {
-        first_edge[a + 1] += first_edge[a];
-    }
-    let mut label = vec![NONE; nodes];
-    let mut is_false = vec![false; n];
-    let mut falses = Vec::new();
-    let mut n_false = vec![0u32; na];
-    for a in 0..na {
-        let incident = first_edge[a]..first_edge[a + 1];
-        for e in incident.clone() {
-            label[edges[e].1 as usize] = block[e];
-        }
-        for &p in &by_area[start[a]..start[a + 1]] {
-            let inner = pos.neighbours(p).filter(|&q| !live[q]).count();
-            if inner > 1 {
-                continue;
-            }
-            for m in pos.neighbours(p) {
-                // Every chain counts here, not only the first that finds `p` false: the
-                // second pass tests each chain on its own.
-                if !live[m] {
-                    continue;
-                }
-                let chain = node[m];
-                let own = |q: usize| live[q] && node[q] == chain;
-                if pos
-                    .neighbours(p)
-                    .all(|q| own(q) || (!live[q] && pos.neighbours(q).any(own)))
-                {
-                    continue;
-                }
-                // A block links through the rest of the eye unless `p` is the only point
-                // where its chains touch the eye.
-                let via_rest = |l: u32| {
-                    incident
-                        .clone()
-                        .any(|e| block[e] == l && (edges[e].2 != p || edges[e].3 != p))
-                };
-                let home = label[chain as usize];
-                let m_via_rest = via_rest(home);
-                let connected = pos.neighbours(p).all(|q| {
-                    if live[q] {
-                        let l = label[node[q] as usize];
-                        l == home || (m_via_rest && via_rest(l))
-                    } else {
-                        m_via_rest
-                    }
-                });
-                if !connected {
-                    if !is_false[p] {
-                        is_false[p] = true;
-                        n_false[a] += 1;
-                    }
-                    falses.push((p, chain));
-                }
-            }
-        }
-    }
-    // Points with a false point within two steps in their area.
-    let mut tainted = vec![false; n];
-    for &(f, _) in &falses {
-        // (A point found false for two chains is walked twice; harmless.)
-        for m in pos.neighbours(f) {
-            if !live[m] {
-                tainted[m] = true;
-                for m2 in pos.neighbours(m) {
-                    if !live[m2] {
-                        tainted[m2] = true;
-                    }
-                }
-            }
-        }
-    }
-    let mut worth = vec![0u8; na];
-    for a in 0..na {
-        let (s, f, d) = (size[a], n_false[a], dead[a]);
-        if (d == 0 && s >= 2 * f + 6) || s >= 9 * f + d + 6 {
-            worth[a] = 2;
-        }
-    }
-    for i in 0..n {
-        if live[i] || is_false[i] {
+        if !live[i] || chain[i] != NONE {
             continue;
         }
-        let a = area[i] as usize;
-        if worth[a] == 0
-            && (!tainted[i]
-                || (dead[a] == 0 && pos.neighbours(i).filter(|&m| is_false[m]).count() <= 1))
-        {
-            worth[a] = 1;
+        let id = nodes as u32;
+        nodes += 1;
+        parts.push(id as usize);
+        let s = pos.at(i);
+        chain[i] = id;
+        stack.push(i);
+        while let Some(j) = stack.pop() {
+            for m in pos.neighbours(j) {
+                if live[m] {
+                    if chain[m] == NONE && pos.at(m) == s {
+                        chain[m] = id;
+                        stack.push(m);
+                    }
+                    continue;
+                }
+                living_sides[m] += 1;
+                let t = &mut touching[m];
+                if !t.contains(&id) {
+                    // Four slots: a point has at most four neighbours.
+                    if let Some(slot) = t.iter_mut().find(|c| **c == NONE) {
+                        *slot = id;
+                    }
+                }
+                let a = area[m] as usize;
+                if stamp[a] != id {
+                    stamp[a] = id;
+                    edge_of[a] = edges.len() as u32;
+                    edges.push((a as u32, id, m, m));
+                    let (x, y) = (find(&mut parts, a), find(&mut parts, id as usize));
+                    parts[x] = y;
+                } else {
+                    let e = &mut edges[edge_of[a] as usize];
+                    e.2 = e.2.min(m);
+                    e.3 = e.3.max(m);
+                }
+            }
+        }
+    }
+    // Area sizes and dead stones, and the false-point candidates: points with at most one
+    // neighbour in their area. A candidate next to chain `c` whose every side is a stone of
+    // `c` or a point next to `c` is not false for `c` (the usual case, settled locally);
+    // the other (point, chain) pairs are left to the test through the graph's blocks.
+    let mut size = vec![0u32; na];
+    let mut dead = vec![0u32; na];
+    let mut unsettled: Vec<(usize, u32)> = Vec::new();
+    for p in 0..n {
+        if live[p] {
+            continue;
+        }
+        let a = area[p] as usize;
+        size[a] += 1;
+        dead[a] += u32::from(pos.at(p) != Stone::Empty);
+        if pos.degree(p) - usize::from(living_sides[p]) > 1 {
+            continue;
+        }
+        for &c in &touching[p] {
+            if c == NONE {
+                break;
+            }
+            let local = pos.neighbours(p).all(|q| {
+                if live[q] {
+                    chain[q] == c
+                } else {
+                    touching[q].contains(&c)
+                }
+            });
+            if !local {
+                unsettled.push((p, c));
+            }
+        }
+    }
+    let mut false_points = FalsePoints::default();
+    if !unsettled.is_empty() {
+        edges.sort_unstable_by_key(|e| (e.0, e.1));
+        false_points = find_false_points(pos, live, area, &chain, na, nodes, &edges, &unsettled);
+    }
+    let falses = &false_points.falses;
+    // Eye values bounded from below (see above). Without false points an area is worth one
+    // eye at least (it has a real point with no false point near), two when `s ≥ d + 6`.
+    let mut worth = vec![0u8; na];
+    for a in 0..na {
+        let (s, f, d) = (
+            size[a],
+            if falses.is_empty() {
+                0
+            } else {
+                false_points.count[a]
+            },
+            dead[a],
+        );
+        worth[a] = if (d == 0 && s >= 2 * f + 6) || s >= 9 * f + d + 6 {
+            2
+        } else {
+            u8::from(f == 0)
+        };
+    }
+    if !falses.is_empty() {
+        let is_false = &false_points.is_false;
+        // Points with a false point within two steps in their area.
+        let mut tainted = vec![false; n];
+        for &(f, _) in falses {
+            // (A point found false for two chains is walked twice; harmless.)
+            for m in pos.neighbours(f) {
+                if !live[m] {
+                    tainted[m] = true;
+                    for m2 in pos.neighbours(m) {
+                        if !live[m2] {
+                            tainted[m2] = true;
+                        }
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            if live[i] || is_false[i] {
+                continue;
+            }
+            let a = area[i] as usize;
+            if worth[a] == 0
+                && (!tainted[i]
+                    || (dead[a] == 0 && pos.neighbours(i).filter(|&m| is_false[m]).count() <= 1))
+            {
+                worth[a] = 1;
+            }
         }
     }
     // Every region (chains joined through their areas) needs eyes worth two in all.
-    let mut parts: Vec<usize> = (0..nodes).collect();
-    for &(a, c, ..) in &edges {
-        let (x, y) = (find(&mut parts, a as usize), find(&mut parts, c as usize));
-        parts[x] = y;
-    }
     let mut eyes = vec![0u8; nodes];
     for (a, &w) in worth.iter().enumerate() {
         let r = find(&mut parts, a);
         eyes[r] = eyes[r].saturating_add(w);
     }
-    for u in 0..nodes {
-        let r = find(&mut parts, u);
-        if eyes[r] < 2 {
-            return false;
-        }
+    if !(0..nodes).all(|u| eyes[find(&mut parts, u)] >= 2) {
+        return false;
+    }
+    if falses.is_empty() {
+        return true;
     }
     // Each false point, for each chain it is false for: that chain must touch the eye,
     // worth something, at a real point.
-    falses.iter().all(|&(p, chain)| {
+    if falses.iter().any(|&(p, _)| worth[area[p] as usize] == 0) {
+        return false;
+    }
+    let is_false = &false_points.is_false;
+    let mut found = vec![false; falses.len()];
+    for q in 0..n {
+        if live[q] || is_false[q] || false_points.count[area[q] as usize] == 0 {
+            continue;
+        }
+        for (k, &(p, c)) in falses.iter().enumerate() {
+            if area[p] == area[q] && touching[q].contains(&c) {
+                found[k] = true;
+            }
+        }
+    }
+    found.iter().all(|&f| f)
+}
+
+/// The false points of [`plainly_settled_areas`]: each false (point, chain) pair, the false
+/// points and their count per area.
+#[derive(Default)]
+struct FalsePoints {
+    falses: Vec<(usize, u32)>,
+    is_false: Vec<bool>,
+    count: Vec<u32>,
+}
+
+/// Of the candidate (point, chain) pairs not settled locally, those where the chain cannot
+/// get round the point: a side of the point is linked to the chain neither directly nor
+/// through the rest of the area. Two chains next to an area are linked without it exactly
+/// when their edges to it share a block of the chain–area graph; `edges` are sorted by
+/// area, then chain.
+#[allow(clippy::too_many_arguments)]
+fn find_false_points(
+    pos: &Position,
+    live: &[bool],
+    area: &[u32],
+    chain: &[u32],
+    na: usize,
+    nodes: usize,
+    edges: &[(u32, u32, usize, usize)],
+    unsettled: &[(usize, u32)],
+) -> FalsePoints {
+    let block = blocks(nodes, edges);
+    let mut first_edge = vec![0usize; na + 1];
+    for &(a, ..) in edges {
+        first_edge[a as usize + 1] += 1;
+    }
+    for a in 0..na {
+        first_edge[a + 1] += first_edge[a];
+    }
+    let mut out = FalsePoints {
+        falses: Vec::new(),
+        is_false: vec![false; pos.len()],
+        count: vec![0; na],
+    };
+    for &(p, c) in unsettled {
         let a = area[p] as usize;
-        worth[a] > 0
-            && by_area[start[a]..start[a + 1]]
-                .iter()
-                .any(|&q| !is_false[q] && pos.neighbours(q).any(|m| live[m] && node[m] == chain))
-    })
+        let incident = first_edge[a]..first_edge[a + 1];
+        let (inc, blk) = (&edges[incident.clone()], &block[incident]);
+        // (Every chain next to `p` has its edge to `p`'s area.)
+        let label = |c: u32| blk[inc.partition_point(|e| e.1 < c)];
+        // A block links through the rest of the area unless `p` is the only point where
+        // its chains touch the area.
+        let via_rest = |l: u32| {
+            inc.iter()
+                .zip(blk)
+                .any(|(e, &b)| b == l && (e.2 != p || e.3 != p))
+        };
+        let home = label(c);
+        let c_via_rest = via_rest(home);
+        let connected = pos.neighbours(p).all(|q| {
+            if live[q] {
+                let l = label(chain[q]);
+                l == home || (c_via_rest && via_rest(l))
+            } else {
+                c_via_rest
+            }
+        });
+        if !connected {
+            if !out.is_false[p] {
+                out.is_false[p] = true;
+                out.count[a] += 1;
+            }
+            out.falses.push((p, c));
+        }
+    }
+    out
 }
 
 /// [`plainly_settled_areas`] for a position and its dead stones: whether the territory
