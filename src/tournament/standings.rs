@@ -208,7 +208,10 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
         for k in 0..nr {
             let w = wx2(i, k);
             gpts += w;
-            cpsg = 2 * cpsg + w;
+            // The cup score doubles every round: OpenGotha keeps it in a Java int, which
+            // wraps past 30 rounds. Wrap the same way rather than overflow (found by the
+            // aga_import fuzz target: a 64-round AGA import).
+            cpsg = i64::from((cpsg as i32).wrapping_mul(2).wrapping_add(w as i32));
             match part[i][k] {
                 Part::Absent => {
                     ab_n += s.scoring.nbw2_absent as i64;
@@ -229,7 +232,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
             mms[i] = 2 * smms[i] + gpts + am;
             // OpenGotha adds the cumulative absence credit to a cup score that doubles each
             // round without re-doubling that credit.
-            cps[i] = cpsg + an;
+            cps[i] = i64::from((cpsg as i32).wrapping_add(an as i32));
             mms_at[i][k] = mms[i];
             cussw[i] += nbw[i];
             cussm[i] += mms[i];
@@ -647,6 +650,39 @@ mod display_tests {
         // Java's remainder is negative here: OpenGotha prints no fraction.
         assert_eq!(format_score(Crit::Sosm, -3), "-1");
         assert_eq!(format_score(Crit::Cat, 0), "1");
+    }
+
+    #[test]
+    fn the_cup_score_wraps_past_30_rounds_as_opengotha_int_does() {
+        use super::super::model::{Game, Outcome, Player, Round, TournamentData};
+        // Two players, 40 rounds, the first wins every game: OpenGotha's cup score doubles
+        // and adds 2 each round, 2^(r+1) − 2, kept in a Java int.
+        let mut t = TournamentData::default();
+        t.settings.rounds = 40;
+        for id in [1, 2] {
+            t.players.push(Player {
+                id,
+                name: format!("P{id}"),
+                ..Player::default()
+            });
+        }
+        t.rounds = (1..=40)
+            .map(|_| Round {
+                games: vec![Game {
+                    table: 1,
+                    white: 1,
+                    black: 2,
+                    outcome: Outcome::WhiteWins,
+                    ..Game::default()
+                }],
+                ..Round::default()
+            })
+            .collect();
+        let java_int = |r: u32| ((1i64 << (r + 1)) - 2) as i32 as i64;
+        for r in [1, 2, 30, 31, 40] {
+            let sc = scores(&t, r);
+            assert_eq!(sc.value(1, Crit::Cps), Some(java_int(r)), "round {r}");
+        }
     }
 
     #[test]
