@@ -73,7 +73,11 @@ fn aga_files(n: usize, rounds: u32) -> Value {
             for i in 0..n {
                 let j = i ^ (1 << r);
                 if i < j {
-                    let result = if (i + r as usize) % 2 == 0 { "w" } else { "b" };
+                    let result = if (i + r as usize).is_multiple_of(2) {
+                        "w"
+                    } else {
+                        "b"
+                    };
                     text.push_str(&format!("USA{} USA{} {result} 0 7\n", i + 1, j + 1));
                 }
             }

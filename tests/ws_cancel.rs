@@ -127,6 +127,10 @@ async fn a_websocket_client_that_disconnects_stops_its_calls_work() {
         .json()
         .await
         .expect("JSON reply");
-    assert_eq!(round["result"]["paired"], json!(false), "round 1 was paired: {round}");
+    assert_eq!(
+        round["result"]["paired"],
+        json!(false),
+        "round 1 was paired: {round}"
+    );
     server.stop().await;
 }

@@ -203,7 +203,7 @@ pub fn scores(t: &TournamentData, r: RoundNumber) -> Scores {
     let mut mms_at = vec![vec![0i64; nr.max(1)]; n];
     for i in 0..n {
         // A request's time budget (crate::budget): stop early; the caller discards the values.
-        if i % 1024 == 0 && crate::budget::expired() {
+        if i.is_multiple_of(1024) && crate::budget::expired() {
             break;
         }
         let (mut gpts, mut cpsg) = (0i64, 0i64);

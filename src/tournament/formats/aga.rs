@@ -79,7 +79,7 @@ pub fn import(register: &str, rounds: &[String]) -> Result<TournamentData, AgaEr
     for (k, id) in t.registration_order().iter().enumerate() {
         // Over RPC the import runs within a request's time budget (crate::budget): a big
         // register stops here when it ran out; what is returned then is discarded.
-        if k % 1024 == 0 {
+        if k.is_multiple_of(1024) {
             crate::budget::check().map_err(|e| AgaError(e.to_string()))?;
         }
         let Some(p) = t.player(id) else { continue };
