@@ -214,12 +214,13 @@ async fn standings_and_imports_past_their_budget_are_refused() {
 
 #[tokio::test]
 async fn a_matchmaker_checkout_past_its_budget_pairs_nothing() {
-    let server = Server::start_with(with_budget(100)).await;
+    // 1 ms: round 1 of 10,000 players takes tens of milliseconds (the solver checks the
+    // budget at its start and through its dual steps), well under 100 ms on a quiet machine.
+    let server = Server::start_with(with_budget(1)).await;
     let players: Vec<u32> = (1..=10_000).collect();
     let id = ok(&server, "matchmaker.create_tournament", json!([players])).await;
-    // The first checkout pairs 10,000 players: far more than 100 ms.
     let v = rpc(&server, "matchmaker.checkout_match", json!([id])).await;
-    assert_over_budget(&v, 100);
+    assert_over_budget(&v, 1);
     assert_eq!(ok(&server, "matchmaker.round", json!([id])).await, json!(0));
     assert_eq!(
         ok(&server, "matchmaker.checkedout_matches", json!([id])).await,
