@@ -6,8 +6,9 @@
 //! nothing of requests: its long loops (the pairing solver, SGF parsing, AGA files, scoring,
 //! standings) call [`check`] or [`expired`] now and then and stop early when it says so. What
 //! they return then does not matter: [`run`] reports that the budget ran out and the caller
-//! answers with its own error. Outside [`run`] (tests, the library used on its own, the
-//! tournament engine) there is no budget and the checks always pass.
+//! answers with its own error. The stateful namespaces (`tournament.*`, `matchmaker.*`) run a
+//! command's computation under [`run`] too and record nothing when it reports that. Outside
+//! [`run`] (tests, the library used on its own) there is no budget and the checks always pass.
 //!
 //! A check reads an atomic flag and the clock (tens of nanoseconds), so loops call it per unit
 //! of real work (a solver stage, a parsed node, a file line), not per innermost step.
@@ -33,7 +34,9 @@ impl std::error::Error for OverBudget {}
 #[derive(Debug, Clone)]
 pub struct Budget {
     deadline: Option<Instant>,
-    cancelled: Arc<AtomicBool>,
+    /// Its own cancel flag last, its parents' before it ([`Budget::child`]): cancelling a
+    /// budget cancels its children, never its parent.
+    cancelled: Vec<Arc<AtomicBool>>,
 }
 
 impl Budget {
@@ -41,21 +44,51 @@ impl Budget {
     pub fn new(limit: Option<Duration>) -> Budget {
         Budget {
             deadline: limit.and_then(|d| Instant::now().checked_add(d)),
-            cancelled: Arc::new(AtomicBool::new(false)),
+            cancelled: vec![Arc::new(AtomicBool::new(false))],
+        }
+    }
+
+    /// A budget within this one: the same deadline, cancelled with this one, and with a
+    /// cancel flag of its own, so that one call of a batch (`system.multicall`) can end, and
+    /// its guard be dropped, without cancelling the calls after it.
+    pub fn child(&self) -> Budget {
+        let mut cancelled = self.cancelled.clone();
+        cancelled.push(Arc::new(AtomicBool::new(false)));
+        Budget {
+            deadline: self.deadline,
+            cancelled,
         }
     }
 
     /// A guard that cancels the budget when dropped: the request's future holds it, so the
     /// work stops when the future is dropped (a client that closed its connection) or done.
     pub fn cancel_on_drop(&self) -> CancelOnDrop {
-        CancelOnDrop(Arc::clone(&self.cancelled))
+        // `new` and `child` always push one flag; an empty list cannot be built.
+        let own = self
+            .cancelled
+            .last()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
+        CancelOnDrop(own)
+    }
+
+    /// Whether the deadline has passed or the budget was cancelled (for callers that look
+    /// between units of work, outside [`run`]).
+    pub fn is_over(&self) -> bool {
+        self.state().is_some()
+    }
+
+    /// Time left until the deadline (zero once past); `None`: no deadline.
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
     }
 
     fn state(&self) -> Option<Stop> {
         // The deadline first: a request that gave up at its deadline also drops its guard.
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             Some(Stop::Deadline)
-        } else if self.cancelled.load(Ordering::Relaxed) {
+        } else if self.cancelled.iter().any(|c| c.load(Ordering::Relaxed)) {
             Some(Stop::Cancelled)
         } else {
             None
@@ -202,6 +235,36 @@ mod tests {
         });
         assert_eq!(r, Err(OverBudget));
         assert!(stopped_counts().1 > cancelled_before);
+    }
+
+    #[test]
+    fn a_child_shares_the_deadline_and_its_parents_cancellation_only() {
+        let parent = Budget::new(Some(Duration::from_secs(60)));
+        let parent_guard = parent.cancel_on_drop();
+        let child = parent.child();
+        assert_eq!(child.deadline, parent.deadline);
+        // A finished child (its guard dropped) leaves its parent and siblings running.
+        drop(child.cancel_on_drop());
+        assert!(child.is_over());
+        assert!(!parent.is_over());
+        let sibling = parent.child();
+        assert!(!sibling.is_over());
+        // A cancelled parent stops every child.
+        drop(parent_guard);
+        assert!(parent.is_over());
+        assert!(sibling.is_over());
+        assert_eq!(run(sibling, check), Err(OverBudget));
+    }
+
+    #[test]
+    fn remaining_counts_down_to_zero() {
+        assert_eq!(Budget::new(None).remaining(), None);
+        assert_eq!(
+            Budget::new(Some(Duration::ZERO)).remaining(),
+            Some(Duration::ZERO)
+        );
+        let r = Budget::new(Some(Duration::from_secs(60))).remaining();
+        assert!(r.is_some_and(|r| r > Duration::from_secs(50)), "{r:?}");
     }
 
     #[test]

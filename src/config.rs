@@ -70,10 +70,14 @@ pub struct Config {
     /// Most tournaments (both kinds) that callers without the admin token may have created and
     /// not deleted from one client address since the daemon started; 0: no limit.
     pub max_tournaments_per_address: u32,
-    /// Milliseconds a heavy call (pairing, parsing, scoring: the methods run off the async
-    /// workers) may take before it is stopped and answered -32012; 0: no limit. The work also
-    /// stops when its client closes the connection.
+    /// Milliseconds a call's heavy work (pairing, parsing, scoring, and in `tournament.*` /
+    /// `matchmaker.*` a round's pairing, standings, imports and exports) may take before it is
+    /// stopped and answered -32012; 0: no limit. The work also stops when its client closes
+    /// the connection. A `system.multicall` has one budget for all its calls.
     pub request_budget_ms: u64,
+    /// Most players one `matchmaker.create_tournament` may enter (the first checkout pairs
+    /// them all at once, within `request_budget_ms`); more is refused with fault 2.
+    pub max_matchmaker_players: u32,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -119,6 +123,7 @@ impl Default for Config {
             max_tournaments_per_token: 0,
             max_tournaments_per_address: 1000,
             request_budget_ms: 10_000,
+            max_matchmaker_players: 10_000,
         }
     }
 }
@@ -205,6 +210,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "request_budget_ms",
         "milliseconds a heavy call may run before it is answered -32012 (10000; 0 no limit)",
+    ),
+    (
+        "max_matchmaker_players",
+        "most players per matchmaker.create_tournament (10000); more is fault 2",
     ),
 ];
 

@@ -150,3 +150,107 @@ async fn a_client_that_hangs_up_stops_the_work() {
     );
     server.stop().await;
 }
+
+/// A 52×52 board of alternating black and white walls with empty gaps (as multicall_load.rs).
+fn big_position() -> Value {
+    let rows: Vec<String> = (0..52)
+        .map(|r| {
+            (0..52)
+                .map(|c| match (r % 4, c % 7) {
+                    (_, 6) => '.',
+                    (0 | 1, _) => 'b',
+                    _ => 'w',
+                })
+                .collect()
+        })
+        .collect();
+    json!({ "rows": rows })
+}
+
+async fn multicall(server: &Server, calls: Vec<Value>) -> Vec<Value> {
+    let v: Value = client()
+        .post(server.url("/jsonrpc"))
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "system.multicall",
+                      "params": [calls]}),
+        )
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("JSON reply");
+    v["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no multicall result: {v}"))
+        .clone()
+}
+
+fn is_over_budget(entry: &Value, ms: u64) -> bool {
+    entry["faultCode"] == json!(-32012)
+        && entry["faultString"] == json!(format!("request exceeded its time budget of {ms} ms"))
+}
+
+#[tokio::test]
+async fn a_multicall_shares_one_budget_and_faults_the_calls_past_it() {
+    let server = Server::start_with(Config {
+        request_budget_ms: 300,
+        ..Config::default()
+    })
+    .await;
+    let heavy = heavy_pairing()["params"].clone();
+    let calls = vec![
+        json!({"methodName": "system.echo", "params": [1]}),
+        json!({"methodName": "pairing.pair", "params": heavy}),
+        json!({"methodName": "system.echo", "params": [2]}),
+        json!({"methodName": "tournament.create", "params": [{"name": "late"}]}),
+    ];
+    let start = Instant::now();
+    let results = multicall(&server, calls).await;
+    let took = start.elapsed();
+    assert_eq!(results.len(), 4, "{results:?}");
+    // The call before the budget ran out has its result; the one running then and every one
+    // after it are faults, not started.
+    assert_eq!(results[0], json!([1]));
+    for r in &results[1..] {
+        assert!(is_over_budget(r, 300), "{r}");
+    }
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+    let list: Value = client()
+        .post(server.url("/jsonrpc"))
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tournament.list", "params": []}))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("JSON reply");
+    assert_eq!(list["result"], json!([]), "a call past the budget ran");
+
+    // A thousand cheap-but-not-free inline calls: the first ones are answered, and once the
+    // budget is spent every remaining one is a fault.
+    let calls: Vec<Value> = (0..1000)
+        .map(|_| json!({"methodName": "score.toggle_dead", "params": [big_position(), "aa"]}))
+        .collect();
+    let start = Instant::now();
+    let results = multicall(&server, calls).await;
+    let took = start.elapsed();
+    assert_eq!(results.len(), 1000);
+    let first_fault = results
+        .iter()
+        .position(|r| r.get("faultCode").is_some())
+        .expect("1000 toggles on 52×52 boards fit in 300 ms: make the test heavier");
+    assert!(
+        results[..first_fault].iter().all(Value::is_array),
+        "{:?}",
+        &results[..first_fault]
+    );
+    assert!(
+        results[first_fault..]
+            .iter()
+            .all(|r| is_over_budget(r, 300)),
+        "a call after the budget ran out was answered"
+    );
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+    server.stop().await;
+}

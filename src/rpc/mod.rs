@@ -230,59 +230,134 @@ pub fn call_inline(ctx: &Ctx, method: &'static Method, params: &Params) -> RpcRe
     })
 }
 
-/// Calls a method with positional parameters: arity check, then the handler. Protocol adapters
-/// go through here so both wires behave the same.
-pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> RpcResult {
-    check_arity(method, &params)?;
-    let ticket = auth::authorize(ctx, method, &params).await?;
-    let result = match method.handler {
-        // A panic is a bug, but it must cost the caller one error, not the connection.
-        Handler::Sync(f) => {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
-                .unwrap_or_else(|_| {
-                    tracing::error!(method = method.name, "handler panicked");
-                    Err(RpcError::internal("internal error"))
-                })
-        }
-        Handler::Blocking(f) => run_blocking(ctx, method, f, params).await,
-        Handler::Async(f) => f(Arc::clone(ctx), params).await,
-    };
-    auth::settle(ctx, ticket, &result);
-    result
+/// The time budget of the call being served: the deadline and cancel flag its work runs
+/// under, and the configured milliseconds for the -32012 message.
+#[derive(Debug, Clone)]
+pub struct CallBudget {
+    pub budget: crate::budget::Budget,
+    pub ms: u64,
 }
 
-/// Runs a heavy call on the blocking pool within `request_budget_ms`. The answer is -32012
-/// when the budget runs out: at once from here (the work may not have reached a check yet),
-/// and the work itself stops at its next check. Dropping this future (hyper drops a request's
-/// future when its client closes the connection) cancels the work the same way: a
-/// `spawn_blocking` job cannot be aborted, so the guard's flag is what stops it.
-async fn run_blocking(
-    ctx: &Arc<Ctx>,
-    method: &'static Method,
-    f: fn(&Ctx, &Params) -> RpcResult,
-    params: Params,
-) -> RpcResult {
-    let ms = ctx.config.request_budget_ms;
-    let limit = (ms > 0).then(|| std::time::Duration::from_millis(ms));
-    let budget = crate::budget::Budget::new(limit);
-    let _cancel = budget.cancel_on_drop();
-    let job_ctx = Arc::clone(ctx);
-    let job = tokio::task::spawn_blocking(move || {
-        crate::budget::run(budget, || f(&job_ctx, &params))
-            .unwrap_or_else(|_| Err(RpcError::over_budget(ms)))
-    });
-    let joined = match limit {
-        // A little past the deadline, so that work which notices it answers for itself.
-        Some(limit) => match tokio::time::timeout(limit + OVER_BUDGET_GRACE, job).await {
-            Ok(joined) => joined,
-            Err(_) => return Err(RpcError::over_budget(ms)),
+impl CallBudget {
+    /// The -32012 answer of this budget.
+    pub fn error(&self) -> RpcError {
+        RpcError::over_budget(self.ms)
+    }
+}
+
+tokio::task_local! {
+    /// The budget of the call [`call`] is serving on this task: stateful handlers (which
+    /// take locks and hand their heavy parts to the blocking pool) read it with
+    /// [`current_budget`]; calls inside a `system.multicall` get a child of the multicall's.
+    static CALL_BUDGET: CallBudget;
+}
+
+/// The budget of the call being served on this task; `None` outside [`call`] (the library
+/// used directly, tests), where nothing is limited.
+pub fn current_budget() -> Option<CallBudget> {
+    CALL_BUDGET.try_with(Clone::clone).ok()
+}
+
+/// A new call's budget: within the enclosing call's (a `system.multicall`'s: one total for all
+/// its calls), else `request_budget_ms` from now.
+fn new_call_budget(ctx: &Ctx) -> CallBudget {
+    match current_budget() {
+        Some(outer) => CallBudget {
+            budget: outer.budget.child(),
+            ms: outer.ms,
         },
-        None => job.await,
+        None => {
+            let ms = ctx.config.request_budget_ms;
+            let limit = (ms > 0).then(|| std::time::Duration::from_millis(ms));
+            CallBudget {
+                budget: crate::budget::Budget::new(limit),
+                ms,
+            }
+        }
+    }
+}
+
+/// Runs `f` on this thread under `budget` (see [`crate::budget::run`]): -32012 when a check
+/// inside it failed, whatever `f` returned. With no budget, just `f()`. For the computation
+/// of a stateful command, which runs under the tournament's lock inside the registry: the
+/// caller turns -32012 into "no events", so a stopped command records nothing.
+pub fn under<T>(budget: Option<&CallBudget>, f: impl FnOnce() -> T) -> Result<T, RpcError> {
+    match budget {
+        None => Ok(f()),
+        Some(b) => crate::budget::run(b.budget.clone(), f).map_err(|_| b.error()),
+    }
+}
+
+/// Runs heavy pure work on the blocking pool under the current call's budget: -32012 at the
+/// deadline (at once, even if the work has not reached a check yet; the work stops at its
+/// next check), and the work stops too when the call's future is dropped (its client went
+/// away). Stateful handlers use it for what they compute on data they own (a parsed import,
+/// a copy of a tournament); nothing they could record depends on it once it gave up.
+pub async fn off_workers<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
+) -> Result<T, RpcError> {
+    // A child of the call's budget: its guard, held by this future, cancels this job when
+    // the future is dropped or gives up, and leaves the rest of the call alone.
+    let budget = current_budget().map(|b| CallBudget {
+        budget: b.budget.child(),
+        ms: b.ms,
+    });
+    let _cancel = budget.as_ref().map(|b| b.budget.cancel_on_drop());
+    let limit = budget.as_ref().and_then(|b| b.budget.remaining());
+    let over = budget.as_ref().map(CallBudget::error);
+    let job = tokio::task::spawn_blocking(move || under(budget.as_ref(), f).and_then(|r| r));
+    let joined = match (limit, over) {
+        // A little past the deadline, so that work which notices it answers for itself.
+        (Some(limit), Some(over)) => {
+            match tokio::time::timeout(limit + OVER_BUDGET_GRACE, job).await {
+                Ok(joined) => joined,
+                Err(_) => return Err(over),
+            }
+        }
+        _ => job.await,
     };
     joined.unwrap_or_else(|e| {
-        tracing::error!(method = method.name, error = %e, "handler panicked");
+        tracing::error!(error = %e, "heavy work panicked");
         Err(RpcError::internal("internal error"))
     })
+}
+
+/// Calls a method with positional parameters: arity check, then the handler. Protocol adapters
+/// go through here so both wires behave the same.
+///
+/// Every call gets a time budget ([`CallBudget`]); the heavy parts of any namespace run under
+/// it and its guard, held here, cancels it when this future is dropped (hyper drops a request
+/// when its client closes the connection, jsonrpsee a WebSocket session's calls when it
+/// closes). Inside a multicall a call whose budget is already spent is not started.
+pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> RpcResult {
+    check_arity(method, &params)?;
+    let budget = new_call_budget(ctx);
+    if budget.budget.is_over() {
+        return Err(budget.error());
+    }
+    let _cancel = budget.budget.cancel_on_drop();
+    let ticket = auth::authorize(ctx, method, &params).await?;
+    let result = CALL_BUDGET
+        .scope(budget, async {
+            match method.handler {
+                // A panic is a bug, but it must cost the caller one error, not the connection.
+                Handler::Sync(f) => {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
+                        .unwrap_or_else(|_| {
+                            tracing::error!(method = method.name, "handler panicked");
+                            Err(RpcError::internal("internal error"))
+                        })
+                }
+                Handler::Blocking(f) => {
+                    let job_ctx = Arc::clone(ctx);
+                    off_workers(move || f(&job_ctx, &params)).await
+                }
+                Handler::Async(f) => f(Arc::clone(ctx), params).await,
+            }
+        })
+        .await;
+    auth::settle(ctx, ticket, &result);
+    result
 }
 
 /// How long past its deadline a heavy call is waited for before -32012 is sent without it.

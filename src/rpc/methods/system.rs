@@ -57,6 +57,12 @@ fn fault_struct(e: &RpcError) -> Value {
 /// The calls' CPU work never runs on an async worker: each run of consecutive inline (`Sync`)
 /// calls goes to the blocking pool as one job, so a multicall of a thousand cheap-but-not-free
 /// calls (say `score.toggle_dead` on 52×52 boards) cannot stall `/health` or other clients.
+///
+/// All the calls share the multicall's one time budget (`request_budget_ms` from its start):
+/// a call running when it runs out is stopped and answered -32012, and every call after it
+/// gets the -32012 fault without being started; the calls done before keep their results.
+/// Per-call faults rather than one error for the whole multicall, because calls already done
+/// may have changed tournaments, and the client must learn which.
 async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let calls: Vec<Value> = p.get(0, "calls")?;
     if calls.len() > MAX_MULTICALL {
@@ -100,11 +106,19 @@ async fn run_inline_batch(
     }
     let n = batch.len();
     let ctx = Arc::clone(ctx);
+    // The multicall's budget: looked at between calls, and live inside each call's checks.
+    let budget = rpc::current_budget();
     let job = tokio::task::spawn_blocking(move || {
         batch
             .into_iter()
             .map(|entry| {
-                wrap(entry.and_then(|(method, params)| rpc::call_inline(&ctx, method, &params)))
+                wrap(entry.and_then(|(method, params)| {
+                    match &budget {
+                        Some(b) if b.budget.is_over() => Err(b.error()),
+                        b => rpc::under(b.as_ref(), || rpc::call_inline(&ctx, method, &params))
+                            .and_then(|r| r),
+                    }
+                }))
             })
             .collect::<Vec<Value>>()
     });
@@ -184,7 +198,8 @@ pub static METHODS: &[Method] = &[
         name: "system.multicall",
         params: &[Param::req("calls", "array")],
         returns: "array",
-        help: "Runs several calls [{methodName, params}] in order in one request (at most 1000).",
+        help: "Runs several calls [{methodName, params}] in order in one request (at most 1000), \
+               within one time budget: calls past it get fault -32012.",
         handler: Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture {
             Box::pin(multicall(ctx, p))
         }),

@@ -135,6 +135,10 @@ struct Guard {
 
 /// Runs a command under the tournament's lock (durable before it returns) and gives its answer
 /// with the revision after it.
+///
+/// The command's computation (a round's pairing, an SGF record's replay) runs within the
+/// call's time budget: stopped at the budget or when the client goes away, it yields no
+/// events, so nothing is recorded, and the call is answered -32012.
 async fn mutate<R, F>(
     ctx: &Ctx,
     id: TournamentId,
@@ -145,6 +149,7 @@ where
     F: Fn(&Tournament) -> Result<(Vec<Event>, R), TournamentError> + Send + Sync + 'static,
     R: Send + 'static,
 {
+    let budget = crate::rpc::current_budget();
     ctx.tournaments
         .mutate(id, move |t, seq| {
             if let Some(expected) = if_revision
@@ -155,12 +160,16 @@ where
                     actual: seq,
                 });
             }
-            let (events, answer) = f(t)?;
+            let (events, answer) = match crate::rpc::under(budget.as_ref(), || f(t)) {
+                Ok(done) => done?,
+                // No events: the registry stores nothing and hands the error back.
+                Err(over) => return Ok((Vec::new(), Err(over))),
+            };
             let after = seq + events.len() as u64;
-            Ok((events, (answer, after)))
+            Ok((events, Ok((answer, after))))
         })
         .await
-        .map_err(registry_error)
+        .map_err(registry_error)?
 }
 
 async fn read<R>(

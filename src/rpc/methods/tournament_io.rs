@@ -205,13 +205,18 @@ async fn import(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let data: Value = p.get(1, "data")?;
     let name: Option<String> = p.opt(2, "name")?;
     let o: ImportOptions = p.opt(3, "options")?.unwrap_or_default();
-    let mut t = parse_import(&format, data)?;
-    if let Some(n) = name {
-        t.settings.name = n;
-    }
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
-    let (players, rounds) = (t.players.len(), t.rounds.len());
-    let mut events = import_events(t, seed)?;
+    // Reading a file of thousands of players is heavy: off the async workers, within the
+    // call's budget. Nothing exists before `create` below, so a stopped import leaves nothing.
+    let ((players, rounds), mut events) = crate::rpc::off_workers(move || {
+        let mut t = parse_import(&format, data)?;
+        if let Some(n) = name {
+            t.settings.name = n;
+        }
+        let counts = (t.players.len(), t.rounds.len());
+        Ok((counts, import_events(t, seed)?))
+    })
+    .await?;
     // As tournament.create: the director token is in this reply only, its hash in the log.
     let (token, hashed) = crate::rpc::auth::new_token();
     if let Some(Event::Created {

@@ -55,12 +55,14 @@ fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcEr
 }
 
 /// Runs `f` on the tournament's data and revision: inline for small tournaments, on the
-/// blocking pool over a copy for large ones.
+/// blocking pool over a copy for large ones; within the call's time budget either way
+/// (-32012 when it runs out: at the deadline for a large one).
 async fn compute<R: Send + 'static>(
     ctx: &Ctx,
     id: TournamentId,
     f: impl FnOnce(&TournamentData, u64) -> R + Send + 'static,
 ) -> Result<R, RpcError> {
+    let budget = crate::rpc::current_budget();
     let f = std::sync::Mutex::new(Some(f));
     let copied = ctx
         .tournaments
@@ -69,19 +71,17 @@ async fn compute<R: Send + 'static>(
                 Err((Box::new(t.data.clone()), rev))
             } else {
                 let f = f.lock().ok().and_then(|mut g| g.take());
-                Ok(f.map(|f| f(&t.data, rev)))
+                Ok(f.map(|f| crate::rpc::under(budget.as_ref(), || f(&t.data, rev))))
             }
         })
         .await
         .map_err(registry_error)?;
     let lost = || RpcError::internal("internal error: standings not computed");
     match copied {
-        Ok(r) => r.ok_or_else(lost),
+        Ok(r) => r.ok_or_else(lost)?,
         Err((data, rev)) => {
             let f = f.lock().ok().and_then(|mut g| g.take()).ok_or_else(lost)?;
-            tokio::task::spawn_blocking(move || f(&data, rev))
-                .await
-                .map_err(|_| lost())
+            crate::rpc::off_workers(move || Ok(f(&data, rev))).await
         }
     }
 }
@@ -183,6 +183,8 @@ async fn standings(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         let r = after_round(t, asked)?;
         let crit = crit.unwrap_or_else(|| t.settings.placement.clone());
         let st = crate::tournament::standings::standings(t, r, &crit);
+        // Stopped at the budget, the rows are meaningless: do not build a reply of them.
+        crate::budget::check()?;
         let shared = shared_flags(&st.rows);
         let rows: Vec<Value> = st
             .rows
@@ -240,6 +242,7 @@ async fn crosstable_method(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     compute(&ctx, id, move |t, rev| {
         let r = after_round(t, asked)?;
         let x = crosstable(t, r, &t.settings.placement, r, false);
+        crate::budget::check()?;
         Ok(crosstable_json(t, &x, rev))
     })
     .await?

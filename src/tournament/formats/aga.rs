@@ -76,7 +76,12 @@ pub fn import(register: &str, rounds: &[String]) -> Result<TournamentData, AgaEr
         return Err(AgaError(format!("{} rounds is too many", s.rounds)));
     }
     let mut ids: HashMap<String, PlayerId> = HashMap::new();
-    for id in t.registration_order() {
+    for (k, id) in t.registration_order().iter().enumerate() {
+        // Over RPC the import runs within a request's time budget (crate::budget): a big
+        // register stops here when it ran out; what is returned then is discarded.
+        if k.is_multiple_of(1024) {
+            crate::budget::check().map_err(|e| AgaError(e.to_string()))?;
+        }
         let Some(p) = t.player(id) else { continue };
         if ids.contains_key(id) {
             continue;
