@@ -181,6 +181,39 @@ async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
     let url = pg.database("feed");
     let store = PostgresStore::open(&url).await.unwrap();
     let mut feed = store.changes().expect("PostgreSQL has a change feed");
+    // The feed's LISTEN starts in the background: a change made before it is live is not
+    // announced one by one (the registry re-checks its tournaments on the resync the feed
+    // sends when it goes live). This test counts single announcements, so it waits until a
+    // probe shows the feed live. Without the wait it failed once in the full suite: the first
+    // two creations were not announced.
+    let probe = store
+        .create(LogKind::Tournament, vec![ev("created", 0)])
+        .await
+        .unwrap();
+    let (mut next_seq, mut live) = (1, false);
+    for _ in 0..150 {
+        match tokio::time::timeout(Duration::from_millis(200), feed.recv()).await {
+            Ok(change) => {
+                live = change.expect("feed open").id == probe;
+                if live {
+                    break;
+                }
+            }
+            Err(_) => {
+                // Not live yet when the probe wrote: write again.
+                store
+                    .append(probe, next_seq, vec![ev("x", 0)])
+                    .await
+                    .unwrap();
+                next_seq += 1;
+            }
+        }
+    }
+    assert!(live, "the change feed never went live");
+    // Drain what the probe still has in flight.
+    while let Ok(change) = tokio::time::timeout(Duration::from_millis(300), feed.recv()).await {
+        assert_eq!(change.unwrap().id, probe);
+    }
     // Enough appends queued at once for batches whose heads do not fit one NOTIFY payload.
     let mut ids = Vec::new();
     for k in 0..400u32 {

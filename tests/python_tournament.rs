@@ -46,8 +46,9 @@ async fn walk(url: &str, protocol: &str, h9: &std::path::Path) -> String {
     text
 }
 
-async fn call(url: &str, method: &str, params: Value) -> Value {
-    let v: Value = client()
+/// One JSON-RPC call's whole reply (result or error).
+async fn reply(url: &str, method: &str, params: Value) -> Value {
+    client()
         .post(format!("{url}jsonrpc"))
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
         .send()
@@ -55,7 +56,11 @@ async fn call(url: &str, method: &str, params: Value) -> Value {
         .expect("send")
         .json()
         .await
-        .expect("json");
+        .expect("json")
+}
+
+async fn call(url: &str, method: &str, params: Value) -> Value {
+    let v = reply(url, method, params).await;
     v.get("result")
         .cloned()
         .unwrap_or_else(|| panic!("{method}: {v}"))
@@ -253,6 +258,21 @@ fn check(out: &str, url: &str, h9: &std::path::Path) -> impl std::future::Future
     }
 }
 
+/// Runs the walk-through over both protocols against `server`, checks each run, and gives
+/// the tournaments it made.
+async fn walk_both(server: &Server) -> Vec<i64> {
+    let dir = tempfile::tempdir().unwrap();
+    let url = server.url("/");
+    let mut ids = Vec::new();
+    for protocol in ["xmlrpc", "jsonrpc"] {
+        let h9 = dir.path().join(format!("{protocol}.h9"));
+        let out = walk(&url, protocol, &h9).await;
+        check(&out, &url, &h9).await;
+        ids.push(tournament_id(&out));
+    }
+    ids
+}
+
 /// The same walk-through with auth on: the script keeps the director token `tournament.create`
 /// returns and sends it with every write, as the README says a director must.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -262,26 +282,9 @@ async fn the_walk_through_runs_with_auth_on() {
         ..goswiss::config::Config::default()
     })
     .await;
-    let dir = tempfile::tempdir().unwrap();
-    let url = server.url("/");
-    for protocol in ["xmlrpc", "jsonrpc"] {
-        let h9 = dir.path().join(format!("{protocol}.h9"));
-        let out = walk(&url, protocol, &h9).await;
-        check(&out, &url, &h9).await;
-        // Auth was on: the same write without the token is refused.
-        let id = tournament_id(&out);
-        let v: Value = client()
-            .post(format!("{url}jsonrpc"))
-            .json(
-                &json!({"jsonrpc": "2.0", "id": 1, "method": "tournament.archive",
-                          "params": [id]}),
-            )
-            .send()
-            .await
-            .expect("send")
-            .json()
-            .await
-            .expect("json");
+    for id in walk_both(&server).await {
+        // Auth was on: the same kind of write without the token is refused.
+        let v = reply(&server.url("/"), "tournament.archive", json!([id])).await;
         assert_eq!(v["error"]["code"], -32010, "{v}");
     }
     server.stop().await;
@@ -290,12 +293,6 @@ async fn the_walk_through_runs_with_auth_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_mcmahon_walk_through_runs_over_both_protocols() {
     let server = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let url = server.url("/");
-    for protocol in ["xmlrpc", "jsonrpc"] {
-        let h9 = dir.path().join(format!("{protocol}.h9"));
-        let out = walk(&url, protocol, &h9).await;
-        check(&out, &url, &h9).await;
-    }
+    walk_both(&server).await;
     server.stop().await;
 }

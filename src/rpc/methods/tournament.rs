@@ -844,15 +844,7 @@ async fn round_explain(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             "games_before": e.games_before,
             "forbidden": e.forbidden,
         });
-        match e.b {
-            Some(b) => {
-                out["player_b"] = json!(b);
-                out["board"] = json!({
-                    "white": e.white, "black": e.black, "handicap": e.handicap,
-                });
-            }
-            None => out["bye"] = json!(true),
-        }
+        seat_json(&mut out, e.b, (e.white, e.black, e.handicap));
         return Ok(clean(out));
     }
     let e = ctx
@@ -874,16 +866,23 @@ async fn round_explain(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         "forbidden": e.forbidden,
         "groups": e.groups.iter().map(|(id, g, i)| json!({"player": id, "group": g, "placement": i})).collect::<Vec<_>>(),
     });
-    match e.b {
+    seat_json(&mut out, e.b, (e.white, e.black, e.handicap));
+    Ok(clean(out))
+}
+
+/// An explanation's second player and the board the pair gets, or the bye mark.
+fn seat_json(
+    out: &mut Value,
+    b: Option<PlayerId>,
+    (white, black, handicap): (Option<PlayerId>, Option<PlayerId>, Option<u32>),
+) {
+    match b {
         Some(b) => {
             out["player_b"] = json!(b);
-            out["board"] = json!({
-                "white": e.white, "black": e.black, "handicap": e.handicap,
-            });
+            out["board"] = json!({"white": white, "black": black, "handicap": handicap});
         }
         None => out["bye"] = json!(true),
     }
-    Ok(clean(out))
 }
 
 // ---- results -------------------------------------------------------------------------------
