@@ -287,7 +287,7 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     let mut in_team_placement = false;
     // Teams (number, name, seats as round, board, player key) and clubs groups (name,
     // clubs) as the file has them; resolved once the players are known.
-    let mut teams: Vec<(i64, String, Vec<(i64, i64, String)>)> = Vec::new();
+    let mut teams: Vec<RawTeam> = Vec::new();
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut depth = 0i64;
     loop {
@@ -680,6 +680,10 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     Ok(t)
 }
 
+/// A `<Team>` as the file has it: teamNumber, teamName, and its `<Board>`s as roundNumber,
+/// boardNumber and player key.
+type RawTeam = (i64, String, Vec<(i64, i64, String)>);
+
 /// OpenGotha's rounds: a team seat without a round number (files before 3.28.04) holds for
 /// every one of them.
 const OPENGOTHA_TEAM_ROUNDS: u32 = 20;
@@ -706,11 +710,9 @@ fn clubs_groups(groups: Vec<(String, Vec<String>)>) -> Vec<ClubsGroup> {
 /// Teams as OpenGotha's importer adds them: a name already taken gets `_2`, `_3`, …; a
 /// number below 2 or taken gets the smallest free one (its `addTeam`); a seat whose player
 /// is unknown is skipped, a later seat on the same board of the same round replaces the
-/// earlier, and a seat without a round number (or one below 1) holds for all of OpenGotha's 20 rounds.
-fn read_teams(
-    raw: Vec<(i64, String, Vec<(i64, i64, String)>)>,
-    keys: &HashMap<String, u32>,
-) -> Result<Vec<Team>, XmlError> {
+/// earlier, and a seat without a round number (or one below 1) holds for all of OpenGotha's
+/// 20 rounds.
+fn read_teams(raw: Vec<RawTeam>, keys: &HashMap<String, u32>) -> Result<Vec<Team>, XmlError> {
     let mut out: Vec<Team> = Vec::new();
     for (number, name, seats) in raw {
         let taken = |n: &str, out: &[Team]| out.iter().any(|t| t.name == n);
