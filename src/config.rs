@@ -78,6 +78,11 @@ pub struct Config {
     /// Most players one `matchmaker.create_tournament` may enter (the first checkout pairs
     /// them all at once, within `request_budget_ms`); more is refused with fault 2.
     pub max_matchmaker_players: u32,
+    /// Most heavy calls (the blocking-pool work of pairing, parsing, scoring, imports,
+    /// standings; a multicall's inline calls) computing at once; more wait their turn, within
+    /// their time budget. Each can hold hundreds of megabytes at its caps, so this bounds the
+    /// daemon's memory too. 0: the number of CPUs.
+    pub max_heavy_calls: u32,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -98,6 +103,16 @@ impl Secret {
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.is_set() { "<set>" } else { "<unset>" })
+    }
+}
+
+impl Config {
+    /// `max_heavy_calls` as a count: the CPUs when 0.
+    pub fn heavy_calls(&self) -> usize {
+        match self.max_heavy_calls {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n as usize,
+        }
     }
 }
 
@@ -124,6 +139,7 @@ impl Default for Config {
             max_tournaments_per_address: 1000,
             request_budget_ms: 10_000,
             max_matchmaker_players: 10_000,
+            max_heavy_calls: 0,
         }
     }
 }
@@ -214,6 +230,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "max_matchmaker_players",
         "most players per matchmaker.create_tournament (10000); more is fault 2",
+    ),
+    (
+        "max_heavy_calls",
+        "heavy calls computing at once; more wait, within their budget (0: the CPUs)",
     ),
 ];
 

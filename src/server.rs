@@ -308,6 +308,7 @@ pub async fn serve(
             .max_failures(1)
     });
     let ctx = Arc::new(Ctx {
+        heavy: Ctx::heavy_permits(&config),
         config,
         registry,
         tournaments,

@@ -9,6 +9,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
+use common::rpc::{xml_outcome as xml_result, xml_value};
 use common::{Server, client};
 use futures::{SinkExt, StreamExt};
 use goswiss::config::{Config, Secret};
@@ -39,32 +40,6 @@ fn header(auth: &Auth) -> Option<String> {
         Auth::Bearer(t) => Some(format!("Bearer {t}")),
         Auth::Basic(u, p) => Some(format!("Basic {}", b64.encode(format!("{u}:{p}")))),
     }
-}
-
-fn xml_value(v: &Value) -> String {
-    let r = goswiss::rpc::xmlrpc::write_response(v, false);
-    r.strip_prefix("<?xml version=\"1.0\" ?><methodResponse><params><param><value>")
-        .and_then(|r| r.strip_suffix("</value></param></params></methodResponse>\n"))
-        .expect("response envelope")
-        .to_string()
-}
-
-fn xml_result(reply: &str) -> Result<Value, (i64, String)> {
-    if reply.contains("<methodResponse><fault>") {
-        let (code, msg) = common::parse_fault(reply).expect("fault");
-        return Err((code as i64, msg));
-    }
-    let call = reply
-        .replace(
-            "<?xml version=\"1.0\" ?><methodResponse><params>",
-            "<methodCall><methodName>x</methodName><params>",
-        )
-        .replace("</params></methodResponse>", "</params></methodCall>");
-    let parsed = goswiss::rpc::xmlrpc::parse_call(call.as_bytes())
-        .unwrap_or_else(|e| panic!("{e}: {reply}"));
-    Ok(goswiss::rpc::xmlrpc::to_json(
-        parsed.params.into_iter().next().expect("one value"),
-    ))
 }
 
 async fn call(

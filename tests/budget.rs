@@ -9,9 +9,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Server, client};
+use common::{Server, big_position, client, with_budget};
 use goswiss::budget::stopped_counts;
-use goswiss::config::Config;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -37,11 +36,7 @@ async fn work_stops(before: u64, pick: fn((u64, u64)) -> u64) -> bool {
 
 #[tokio::test]
 async fn a_call_over_its_budget_is_answered_32012_and_stops() {
-    let server = Server::start_with(Config {
-        request_budget_ms: 300,
-        ..Config::default()
-    })
-    .await;
+    let server = Server::start_with(with_budget(300)).await;
     let body = heavy_pairing();
     let (deadline_stops, _) = stopped_counts();
     let start = Instant::now();
@@ -99,16 +94,9 @@ async fn a_call_over_its_budget_is_answered_32012_and_stops() {
     assert!(took < Duration::from_secs(5), "answered after {took:?}");
 
     // Cheap calls are not affected.
-    let v: Value = client()
-        .post(server.url("/jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "pairing.pair",
-                      "params": [[{"id": 1}, {"id": 2}]]}))
-        .send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("JSON reply");
+    let v = server
+        .jsonrpc("pairing.pair", json!([[{"id": 1}, {"id": 2}]]))
+        .await;
     assert!(v["result"].is_object(), "{v}");
     server.stop().await;
 }
@@ -137,11 +125,7 @@ async fn post_and_hang_up(server: &Server, body: &Value) {
 #[tokio::test]
 async fn a_client_that_hangs_up_stops_the_work() {
     // A budget far beyond the test: only the hang-up can stop the pairing in time.
-    let server = Server::start_with(Config {
-        request_budget_ms: 120_000,
-        ..Config::default()
-    })
-    .await;
+    let server = Server::start_with(with_budget(120_000)).await;
     let (_, cancels) = stopped_counts();
     post_and_hang_up(&server, &heavy_pairing()).await;
     assert!(
@@ -151,35 +135,8 @@ async fn a_client_that_hangs_up_stops_the_work() {
     server.stop().await;
 }
 
-/// A 52×52 board of alternating black and white walls with empty gaps (as multicall_load.rs).
-fn big_position() -> Value {
-    let rows: Vec<String> = (0..52)
-        .map(|r| {
-            (0..52)
-                .map(|c| match (r % 4, c % 7) {
-                    (_, 6) => '.',
-                    (0 | 1, _) => 'b',
-                    _ => 'w',
-                })
-                .collect()
-        })
-        .collect();
-    json!({ "rows": rows })
-}
-
 async fn multicall(server: &Server, calls: Vec<Value>) -> Vec<Value> {
-    let v: Value = client()
-        .post(server.url("/jsonrpc"))
-        .json(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "system.multicall",
-                      "params": [calls]}),
-        )
-        .send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("JSON reply");
+    let v = server.jsonrpc("system.multicall", json!([calls])).await;
     v["result"]
         .as_array()
         .unwrap_or_else(|| panic!("no multicall result: {v}"))
@@ -193,11 +150,7 @@ fn is_over_budget(entry: &Value, ms: u64) -> bool {
 
 #[tokio::test]
 async fn a_multicall_shares_one_budget_and_faults_the_calls_past_it() {
-    let server = Server::start_with(Config {
-        request_budget_ms: 300,
-        ..Config::default()
-    })
-    .await;
+    let server = Server::start_with(with_budget(300)).await;
     let heavy = heavy_pairing()["params"].clone();
     let calls = vec![
         json!({"methodName": "system.echo", "params": [1]}),
@@ -216,15 +169,7 @@ async fn a_multicall_shares_one_budget_and_faults_the_calls_past_it() {
         assert!(is_over_budget(r, 300), "{r}");
     }
     assert!(took < Duration::from_secs(5), "answered after {took:?}");
-    let list: Value = client()
-        .post(server.url("/jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tournament.list", "params": []}))
-        .send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("JSON reply");
+    let list = server.jsonrpc("tournament.list", json!([])).await;
     assert_eq!(list["result"], json!([]), "a call past the budget ran");
 
     // A thousand cheap-but-not-free inline calls: the first ones are answered, and once the

@@ -144,3 +144,32 @@ async fn ruby_xmlrpc_client_plays_whole_tournaments() {
     );
     server.stop().await;
 }
+
+/// The attack script (clients/attack/attack.py) against the release daemon binary: every
+/// limit it provokes answers as documented and the daemon stays up. The quick attacks only:
+/// the slow-client and budget ones take seconds each and have their own tests.
+#[tokio::test]
+async fn the_attack_script_finds_every_limit_in_place() {
+    let script = format!("{}/clients/attack/attack.py", env!("CARGO_MANIFEST_DIR"));
+    let args: Vec<String> = [
+        script.as_str(),
+        "--quick",
+        "--server",
+        env!("CARGO_BIN_EXE_goswiss"),
+        "--only",
+        "sgf_nodes,sgf_games,tdlist_lines,pairing_players,pairing_infeasible,\
+         matchmaker_players,hang_up,cross_site,echo_cap",
+    ]
+    .map(String::from)
+    .into();
+    let out = run("python3", &args).await;
+    let text = report(&out);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches(" yes ")
+            .count(),
+        9,
+        "{text}"
+    );
+}

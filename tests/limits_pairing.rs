@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Server, client};
+use common::Server;
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -18,16 +18,12 @@ async fn a_field_without_a_legal_pairing_is_refused_quickly() {
     // Player 1 may meet nobody.
     let forbidden: Vec<Value> = (2..=n).map(|k| json!([1, k])).collect();
     let start = Instant::now();
-    let v: Value = client()
-        .post(server.url("/jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "pairing.pair",
-                      "params": [players, null, {"forbidden": forbidden}]}))
-        .send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("JSON reply");
+    let v = server
+        .jsonrpc(
+            "pairing.pair",
+            json!([players, null, {"forbidden": forbidden}]),
+        )
+        .await;
     assert_eq!(v["error"]["code"], json!(610), "{v}");
     // Generous for a loaded machine: before the check this took tens of seconds.
     assert!(

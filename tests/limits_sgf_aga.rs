@@ -4,27 +4,8 @@
 
 mod common;
 
-use common::{Server, client};
+use common::Server;
 use serde_json::{Value, json};
-
-async fn call(server: &Server, method: &str, params: Value) -> Result<Value, (i64, String)> {
-    let v: Value = client()
-        .post(server.url("/jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("JSON reply");
-    match v.get("error") {
-        Some(e) => Err((
-            e["code"].as_i64().unwrap(),
-            e["message"].as_str().unwrap_or("").to_string(),
-        )),
-        None => Ok(v["result"].clone()),
-    }
-}
 
 fn refused(r: Result<Value, (i64, String)>, code: i64, limit: &str) {
     match r {
@@ -53,37 +34,42 @@ async fn sgf_node_and_game_caps() {
         "sgf.game_info",
     ] {
         refused(
-            call(&server, method, json!([big])).await,
+            server.call(method, json!([big])).await,
             714,
             &format!("limit of {max} nodes"),
         );
     }
     // At the cap itself the record loads (main_line: cheap output).
-    let v = call(&server, "sgf.main_line", json!([chain(max)]))
+    let v = server
+        .call("sgf.main_line", json!([chain(max)]))
         .await
         .expect("at the cap");
     assert!(v.is_object());
     // Collections: the nodes of all games count together; and a game count cap.
     let three = format!("{}{}{}", chain(max / 2), chain(max / 2), chain(10));
     refused(
-        call(&server, "sgf.parse", json!([three, {"collection": true}])).await,
+        server
+            .call("sgf.parse", json!([three, {"collection": true}]))
+            .await,
         714,
         &format!("more than {max} nodes"),
     );
     let games = goswiss::rpc::methods::sgf::MAX_GAMES;
     let many = "(;)".repeat(games + 1);
     refused(
-        call(&server, "sgf.parse", json!([many, {"collection": true}])).await,
+        server
+            .call("sgf.parse", json!([many, {"collection": true}]))
+            .await,
         714,
         &format!("more than {games} games"),
     );
-    let v = call(
-        &server,
-        "sgf.parse",
-        json!(["(;)".repeat(games), {"collection": true}]),
-    )
-    .await
-    .expect("at the game cap");
+    let v = server
+        .call(
+            "sgf.parse",
+            json!(["(;)".repeat(games), {"collection": true}]),
+        )
+        .await
+        .expect("at the game cap");
     assert_eq!(v["games"].as_array().unwrap().len(), games);
     server.stop().await;
 }
@@ -95,17 +81,20 @@ async fn aga_line_caps() {
     let too_many = "\n".repeat(max);
     let limit = format!("limit of {max} lines");
     for method in ["aga.parse_tdlist", "aga.parse_register", "aga.parse_round"] {
-        refused(call(&server, method, json!([too_many])).await, 913, &limit);
+        refused(server.call(method, json!([too_many])).await, 913, &limit);
     }
     // The register and round files of one call count together.
     let half = "\n".repeat(max / 2);
     refused(
-        call(&server, "aga.tournament", json!([half, [half, "x"]])).await,
+        server
+            .call("aga.tournament", json!([half, [half, "x"]]))
+            .await,
         913,
         &limit,
     );
     // Just under: answered.
-    let v = call(&server, "aga.parse_tdlist", json!(["\n".repeat(max - 1)]))
+    let v = server
+        .call("aga.parse_tdlist", json!(["\n".repeat(max - 1)]))
         .await
         .expect("under the cap");
     assert!(v.is_object());

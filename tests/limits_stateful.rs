@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Server, client};
+use common::{Server, with_budget};
 use goswiss::budget::stopped_counts;
 use goswiss::config::Config;
 use serde_json::{Value, json};
@@ -20,31 +20,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// Players of the big field: round 1's pairing of them with OpenGotha's weight is seconds of
 /// work (millions of weighted pairs).
 const FIELD: usize = 4000;
-
-fn with_budget(ms: u64) -> Config {
-    Config {
-        request_budget_ms: ms,
-        ..Config::default()
-    }
-}
-
-async fn rpc(server: &Server, method: &str, params: Value) -> Value {
-    client()
-        .post(server.url("/jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("JSON reply")
-}
-
-async fn ok(server: &Server, method: &str, params: Value) -> Value {
-    let v = rpc(server, method, params).await;
-    assert!(v.get("error").is_none(), "{method}: {v}");
-    v["result"].clone()
-}
 
 fn assert_over_budget(v: &Value, ms: u64) {
     assert_eq!(v["error"]["code"], json!(-32012), "{v}");
@@ -90,14 +65,14 @@ fn aga_files(n: usize, rounds: u32) -> Value {
 /// Imports a tournament under no budget and returns its id and revision.
 async fn import_big(db: &Path, n: usize, rounds: u32) -> (Value, u64) {
     let server = Server::start_on(db, with_budget(0)).await;
-    let r = ok(
-        &server,
-        "tournament.import",
-        json!(["aga", aga_files(n, rounds), "Big"]),
-    )
-    .await;
+    let r = server
+        .ok(
+            "tournament.import",
+            json!(["aga", aga_files(n, rounds), "Big"]),
+        )
+        .await;
     let id = r["id"].clone();
-    let rev = ok(&server, "tournament.get", json!([id])).await["revision"]
+    let rev = server.ok("tournament.get", json!([id])).await["revision"]
         .as_u64()
         .expect("revision");
     server.stop().await;
@@ -106,10 +81,10 @@ async fn import_big(db: &Path, n: usize, rounds: u32) -> (Value, u64) {
 
 /// The tournament's revision, and whether round `round` is paired.
 async fn state(server: &Server, id: &Value, round: u32) -> (u64, bool) {
-    let rev = ok(server, "tournament.get", json!([id])).await["revision"]
+    let rev = server.ok("tournament.get", json!([id])).await["revision"]
         .as_u64()
         .expect("revision");
-    let got = ok(server, "tournament.round.get", json!([id, round])).await;
+    let got = server.ok("tournament.round.get", json!([id, round])).await;
     let paired = got["paired"].as_bool().expect("paired");
     (rev, paired)
 }
@@ -122,7 +97,9 @@ async fn a_round_pairing_past_its_budget_is_refused_and_records_nothing() {
     let server = Server::start_on(&db, with_budget(200)).await;
     let (deadline_stops, _) = stopped_counts();
     let start = Instant::now();
-    let v = rpc(&server, "tournament.round.pair", json!([id, 1])).await;
+    let v = server
+        .jsonrpc("tournament.round.pair", json!([id, 1]))
+        .await;
     assert_over_budget(&v, 200);
     assert!(
         start.elapsed() < Duration::from_secs(15),
@@ -136,12 +113,9 @@ async fn a_round_pairing_past_its_budget_is_refused_and_records_nothing() {
         "a stopped pairing left a round behind"
     );
     // Cheap commands on the same tournament still go through.
-    let r = ok(
-        &server,
-        "tournament.player.update",
-        json!([id, 1, {"club": "Budg"}]),
-    )
-    .await;
+    let r = server
+        .ok("tournament.player.update", json!([id, 1, {"club": "Budg"}]))
+        .await;
     assert_eq!(r["revision"], json!(rev + 1), "{r}");
     server.stop().await;
 }
@@ -195,20 +169,20 @@ async fn standings_and_imports_past_their_budget_are_refused() {
     let (id, _) = import_big(&db, 8000, 3).await;
     let server = Server::start_on(&db, with_budget(1)).await;
     // Three rounds of 8,000 players: the standings (and their copy) take more than 1 ms.
-    let v = rpc(&server, "tournament.standings", json!([id])).await;
+    let v = server.jsonrpc("tournament.standings", json!([id])).await;
     assert_over_budget(&v, 1);
-    let v = rpc(&server, "tournament.crosstable", json!([id])).await;
+    let v = server.jsonrpc("tournament.crosstable", json!([id])).await;
     assert_over_budget(&v, 1);
     // An import creates nothing when stopped.
-    let before = ok(&server, "tournament.list", json!([])).await;
-    let v = rpc(
-        &server,
-        "tournament.import",
-        json!(["aga", aga_files(8000, 3), "Too slow"]),
-    )
-    .await;
+    let before = server.ok("tournament.list", json!([])).await;
+    let v = server
+        .jsonrpc(
+            "tournament.import",
+            json!(["aga", aga_files(8000, 3), "Too slow"]),
+        )
+        .await;
     assert_over_budget(&v, 1);
-    assert_eq!(ok(&server, "tournament.list", json!([])).await, before);
+    assert_eq!(server.ok("tournament.list", json!([])).await, before);
     server.stop().await;
 }
 
@@ -218,12 +192,18 @@ async fn a_matchmaker_checkout_past_its_budget_pairs_nothing() {
     // budget at its start and through its dual steps), well under 100 ms on a quiet machine.
     let server = Server::start_with(with_budget(1)).await;
     let players: Vec<u32> = (1..=10_000).collect();
-    let id = ok(&server, "matchmaker.create_tournament", json!([players])).await;
-    let v = rpc(&server, "matchmaker.checkout_match", json!([id])).await;
+    let id = server
+        .ok("matchmaker.create_tournament", json!([players]))
+        .await;
+    let v = server
+        .jsonrpc("matchmaker.checkout_match", json!([id]))
+        .await;
     assert_over_budget(&v, 1);
-    assert_eq!(ok(&server, "matchmaker.round", json!([id])).await, json!(0));
+    assert_eq!(server.ok("matchmaker.round", json!([id])).await, json!(0));
     assert_eq!(
-        ok(&server, "matchmaker.checkedout_matches", json!([id])).await,
+        server
+            .ok("matchmaker.checkedout_matches", json!([id]))
+            .await,
         json!([])
     );
     server.stop().await;
@@ -237,22 +217,26 @@ async fn a_matchmaker_tournament_over_the_player_cap_is_refused_at_create() {
     })
     .await;
     let over: Vec<u32> = (1..=51).collect();
-    let v = rpc(&server, "matchmaker.create_tournament", json!([over])).await;
+    let v = server
+        .jsonrpc("matchmaker.create_tournament", json!([over]))
+        .await;
     assert_eq!(v["error"]["code"], json!(2), "{v}");
     assert_eq!(
         v["error"]["message"],
         json!("a tournament takes at most 50 players (max_matchmaker_players), got 51")
     );
     let at: Vec<u32> = (1..=50).collect();
-    let id = ok(&server, "matchmaker.create_tournament", json!([at])).await;
-    let pair = ok(&server, "matchmaker.checkout_match", json!([id])).await;
+    let id = server.ok("matchmaker.create_tournament", json!([at])).await;
+    let pair = server.ok("matchmaker.checkout_match", json!([id])).await;
     assert_eq!(pair.as_array().map(Vec::len), Some(2), "{pair}");
     server.stop().await;
 
     // The default: 10,000.
     let server = Server::start().await;
     let over: Vec<u32> = (1..=10_001).collect();
-    let v = rpc(&server, "matchmaker.create_tournament", json!([over])).await;
+    let v = server
+        .jsonrpc("matchmaker.create_tournament", json!([over]))
+        .await;
     assert_eq!(v["error"]["code"], json!(2), "{v}");
     server.stop().await;
 }

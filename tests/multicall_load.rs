@@ -2,30 +2,18 @@
 //! `score.toggle_dead` calls on 52×52 boards runs, `/health` and a cheap call still answer.
 //! The runtime has one worker, so a multicall run on it would hold it until the end; the test
 //! checks the order of the answers (health first), not a clock.
+//!
+//! Heavy calls take turns: at most `max_heavy_calls` compute at once (each can hold hundreds
+//! of megabytes at its caps), and a call that finds no turn waits within its budget.
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use common::Server;
+use common::{Server, big_position};
+use goswiss::config::Config;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// A 52×52 board of alternating black and white walls with empty gaps.
-fn big_position() -> Value {
-    let rows: Vec<String> = (0..52)
-        .map(|r| {
-            (0..52)
-                .map(|c| match (r % 4, c % 7) {
-                    (_, 6) => '.',
-                    (0 | 1, _) => 'b',
-                    _ => 'w',
-                })
-                .collect()
-        })
-        .collect();
-    json!({ "rows": rows })
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn health_answers_while_a_multicall_of_heavy_inline_calls_runs() {
@@ -81,4 +69,60 @@ async fn health_answers_while_a_multicall_of_heavy_inline_calls_runs() {
     );
     assert!(reply.contains(r#""dead""#), "no toggle_dead results");
     server.stop().await;
+}
+
+/// `pairing.pair` of 10,000 players in window mode 8: minutes of work, so it holds its turn
+/// until its budget stops it.
+fn endless_pairing() -> Value {
+    let players: Vec<Value> = (1..=10_000)
+        .map(|i| json!({"id": i, "rating": (i * 7919 % 3000) as f64, "score": (i % 4) as f64}))
+        .collect();
+    json!([players, null, {"window": 8}])
+}
+
+/// How long a tiny `sgf.parse` (a heavy-class call: it runs on the blocking pool) takes while
+/// an endless pairing holds a turn, on a daemon with `turns` turns and a 1.5 s budget; and
+/// its reply.
+async fn small_call_beside_a_long_one(turns: u32) -> (Duration, Value) {
+    let server = Server::start_with(Config {
+        max_heavy_calls: turns,
+        request_budget_ms: 1500,
+        ..Config::default()
+    })
+    .await;
+    let url = server.url("/jsonrpc");
+    let long = tokio::spawn(async move {
+        common::rpc::jsonrpc(&common::client(), &url, "pairing.pair", endless_pairing()).await
+    });
+    // Let the pairing take its turn.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let start = Instant::now();
+    let v = server.jsonrpc("sgf.parse", json!(["(;SZ[9];B[ee])"])).await;
+    let took = start.elapsed();
+    let long = long.await.expect("pairing task");
+    assert_eq!(long["error"]["code"], json!(-32012), "{long}");
+    server.stop().await;
+    (took, v)
+}
+
+#[tokio::test]
+async fn heavy_calls_past_max_heavy_calls_wait_for_a_turn() {
+    // One turn: the parse waits until the pairing is stopped at its budget (1.5 s after it
+    // started, 1.2 s after the parse was sent), then runs, or runs out of its own budget.
+    let (took, v) = small_call_beside_a_long_one(1).await;
+    assert!(
+        took >= Duration::from_millis(1000),
+        "the parse did not wait for the turn: answered in {took:?}: {v}"
+    );
+    assert!(
+        v["result"].is_object() || v["error"]["code"] == json!(-32012),
+        "{v}"
+    );
+    // Two turns: it runs at once beside the pairing.
+    let (took, v) = small_call_beside_a_long_one(2).await;
+    assert!(v["result"].is_object(), "{v}");
+    assert!(
+        took < Duration::from_millis(1000),
+        "with a free turn the parse waited {took:?}"
+    );
 }

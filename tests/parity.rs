@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::rpc::{xml_result, xml_value};
 use common::{Server, call_xml, client, parse_fault, xml_post};
 use serde_json::{Value, json};
 
@@ -43,29 +44,6 @@ async fn every_method_answers_alike_on_both_protocols() {
         }
     }
     server.stop().await;
-}
-
-/// Reads an XML-RPC reply back into JSON (a reply's params have a call's shape).
-fn xml_result(reply: &str) -> Value {
-    let call = reply
-        .replace(
-            "<?xml version=\"1.0\" ?><methodResponse><params>",
-            "<methodCall><methodName>x</methodName><params>",
-        )
-        .replace("</params></methodResponse>", "</params></methodCall>");
-    let parsed = goswiss::rpc::xmlrpc::parse_call(call.as_bytes())
-        .unwrap_or_else(|e| panic!("{e}: {reply}"));
-    goswiss::rpc::xmlrpc::to_json(parsed.params.into_iter().next().expect("one value"))
-}
-
-/// A JSON value as the contents of an XML-RPC `<value>`, written by the server's own writer.
-fn xml_value(v: &Value) -> String {
-    let r = goswiss::rpc::xmlrpc::write_response(v, false);
-    let inner = r
-        .strip_prefix("<?xml version=\"1.0\" ?><methodResponse><params><param><value>")
-        .and_then(|r| r.strip_suffix("</value></param></params></methodResponse>\n"))
-        .expect("response envelope");
-    inner.to_string()
 }
 
 /// Drops JSON nulls from objects: XML-RPC replies omit nil members for clients that did not

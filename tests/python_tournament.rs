@@ -48,15 +48,7 @@ async fn walk(url: &str, protocol: &str, h9: &std::path::Path) -> String {
 
 /// One JSON-RPC call's whole reply (result or error).
 async fn reply(url: &str, method: &str, params: Value) -> Value {
-    client()
-        .post(format!("{url}jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("send")
-        .json()
-        .await
-        .expect("json")
+    common::rpc::jsonrpc(&client(), &format!("{url}jsonrpc"), method, params).await
 }
 
 async fn call(url: &str, method: &str, params: Value) -> Value {

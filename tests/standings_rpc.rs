@@ -9,100 +9,13 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{Server, call_xml, client, parse_fault, xml_post};
+use common::Server;
+use common::rpc::{Client, Proto};
 use goswiss::pairing::opengotha::Crit;
 use goswiss::tournament::formats::opengotha_xml;
 use goswiss::tournament::model::{Outcome, TournamentData};
 use goswiss::tournament::standings::display_value;
 use serde_json::{Value, json};
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Proto {
-    Xml,
-    Json,
-}
-
-struct Client {
-    c: reqwest::Client,
-    base: String,
-    proto: Proto,
-}
-
-/// Reads an XML-RPC reply back into JSON (a reply's params have a call's shape).
-fn xml_result(reply: &str) -> Value {
-    let call = reply
-        .replace(
-            "<?xml version=\"1.0\" ?><methodResponse><params>",
-            "<methodCall><methodName>x</methodName><params>",
-        )
-        .replace("</params></methodResponse>", "</params></methodCall>");
-    let parsed = goswiss::rpc::xmlrpc::parse_call(call.as_bytes())
-        .unwrap_or_else(|e| panic!("{e}: {reply}"));
-    goswiss::rpc::xmlrpc::to_json(parsed.params.into_iter().next().expect("one value"))
-}
-
-/// A JSON value as the contents of an XML-RPC `<value>`, written by the server's own writer.
-fn xml_value(v: &Value) -> String {
-    let r = goswiss::rpc::xmlrpc::write_response(v, false);
-    r.strip_prefix("<?xml version=\"1.0\" ?><methodResponse><params><param><value>")
-        .and_then(|r| r.strip_suffix("</value></param></params></methodResponse>\n"))
-        .expect("response envelope")
-        .to_string()
-}
-
-impl Client {
-    fn new(server: &Server, proto: Proto) -> Client {
-        Client {
-            c: client(),
-            base: server.url(""),
-            proto,
-        }
-    }
-
-    async fn call(&self, method: &str, params: Vec<Value>) -> Result<Value, (i64, String)> {
-        match self.proto {
-            Proto::Xml => {
-                let xs: Vec<String> = params.iter().map(xml_value).collect();
-                let refs: Vec<&str> = xs.iter().map(String::as_str).collect();
-                let reply = xml_post(
-                    &self.c,
-                    &format!("{}/RPC2", self.base),
-                    call_xml(method, &refs),
-                )
-                .await;
-                match parse_fault(&reply) {
-                    Some((code, msg)) => Err((code as i64, msg)),
-                    None => Ok(xml_result(&reply)),
-                }
-            }
-            Proto::Json => {
-                let v: Value = self
-                    .c
-                    .post(format!("{}/jsonrpc", self.base))
-                    .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-                    .send()
-                    .await
-                    .expect("send")
-                    .json()
-                    .await
-                    .expect("json reply");
-                match v.get("result") {
-                    Some(r) => Ok(r.clone()),
-                    None => Err((
-                        v["error"]["code"].as_i64().unwrap_or(0),
-                        v["error"]["message"].as_str().unwrap_or("").to_string(),
-                    )),
-                }
-            }
-        }
-    }
-
-    async fn ok(&self, method: &str, params: Vec<Value>) -> Value {
-        self.call(method, params)
-            .await
-            .unwrap_or_else(|e| panic!("{method} ({:?}): {e:?}", self.proto))
-    }
-}
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/opengotha")

@@ -10,19 +10,6 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-async fn http(server: &Server, method: &str, params: Value) -> Value {
-    let v: Value = reqwest::Client::new()
-        .post(server.url("/jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    v["result"].clone()
-}
-
 #[tokio::test]
 async fn a_subscriber_sees_pairings_and_results_in_log_order() {
     // Keep-alive pings are tested elsewhere (slow_clients); here every frame is a message.
@@ -31,15 +18,15 @@ async fn a_subscriber_sees_pairings_and_results_in_log_order() {
         ..goswiss::config::Config::default()
     })
     .await;
-    let id = http(&server, "tournament.create", json!([{"rounds": 2}])).await["id"].clone();
-    let other = http(&server, "tournament.create", json!([{"rounds": 2}])).await["id"].clone();
+    let id = server.ok("tournament.create", json!([{"rounds": 2}])).await["id"].clone();
+    let other = server.ok("tournament.create", json!([{"rounds": 2}])).await["id"].clone();
     for k in 0..4 {
-        http(
-            &server,
-            "tournament.player.add",
-            json!([id, {"name": format!("P{k}")}]),
-        )
-        .await;
+        server
+            .ok(
+                "tournament.player.add",
+                json!([id, {"name": format!("P{k}")}]),
+            )
+            .await;
     }
     let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", server.addr))
         .await
@@ -53,15 +40,17 @@ async fn a_subscriber_sees_pairings_and_results_in_log_order() {
     let ack: Value =
         serde_json::from_str(ws.next().await.unwrap().unwrap().to_text().unwrap()).unwrap();
     assert!(ack.get("result").is_some(), "{ack}");
-    http(
-        &server,
-        "tournament.player.add",
-        json!([other, {"name": "Elsewhere"}]),
-    )
-    .await;
-    http(&server, "tournament.round.pair", json!([id, 1])).await;
-    http(&server, "tournament.round.publish", json!([id, 1])).await;
-    http(&server, "tournament.result.set", json!([id, 1, 1, "W+"])).await;
+    server
+        .ok(
+            "tournament.player.add",
+            json!([other, {"name": "Elsewhere"}]),
+        )
+        .await;
+    server.ok("tournament.round.pair", json!([id, 1])).await;
+    server.ok("tournament.round.publish", json!([id, 1])).await;
+    server
+        .ok("tournament.result.set", json!([id, 1, 1, "W+"]))
+        .await;
     let mut got = vec![];
     while got.len() < 3 {
         let m = tokio::time::timeout(Duration::from_secs(10), ws.next())

@@ -20,16 +20,7 @@ struct Site {
 
 impl Site {
     async fn rpc(&self, method: &str, params: Value) -> Result<Value, Value> {
-        let v: Value = self
-            .c
-            .post(self.server.url("/jsonrpc"))
-            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-            .send()
-            .await
-            .expect("send")
-            .json()
-            .await
-            .expect("json reply");
+        let v = common::rpc::jsonrpc(&self.c, &self.server.url("/jsonrpc"), method, params).await;
         match v.get("result") {
             Some(r) => Ok(r.clone()),
             None => Err(v["error"].clone()),

@@ -17,20 +17,6 @@ use goswiss::config::Config;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-async fn ok(server: &Server, method: &str, params: Value) -> Value {
-    let v: Value = client()
-        .post(server.url("/jsonrpc"))
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("JSON reply");
-    assert!(v.get("error").is_none(), "{method}: {v}");
-    v["result"].clone()
-}
-
 /// Sends `call` on a new WebSocket session, checks nothing is answered for a while (the work
 /// is under way), then drops the connection without a close handshake, as a crashed client
 /// would.
@@ -91,14 +77,14 @@ async fn a_websocket_client_that_disconnects_stops_its_calls_work() {
     let register: String = (1..=4000)
         .map(|i| format!("USA{i} Player{i}, Given  {}k\n", i % 29 + 1))
         .collect();
-    let id = ok(
-        &server,
-        "tournament.import",
-        json!(["aga", {"register": register, "rounds": []}]),
-    )
-    .await["id"]
+    let id = server
+        .ok(
+            "tournament.import",
+            json!(["aga", {"register": register, "rounds": []}]),
+        )
+        .await["id"]
         .clone();
-    let rev = ok(&server, "tournament.get", json!([id])).await["revision"].clone();
+    let rev = server.ok("tournament.get", json!([id])).await["revision"].clone();
     let (_, cancels) = stopped_counts();
     call_and_vanish(
         &server,
@@ -112,7 +98,7 @@ async fn a_websocket_client_that_disconnects_stops_its_calls_work() {
     // The read waits for the tournament's lock: it sees whatever the command did, which is
     // nothing.
     assert_eq!(
-        ok(&server, "tournament.get", json!([id])).await["revision"],
+        server.ok("tournament.get", json!([id])).await["revision"],
         rev
     );
     let round: Value = client()

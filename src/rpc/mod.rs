@@ -36,6 +36,15 @@ pub struct Ctx {
     pub tournaments: Registry<crate::tournament::Tournament>,
     /// Tournaments created per caller, for the creation quotas.
     pub quotas: auth::Quotas,
+    /// Turns at heavy work (`max_heavy_calls` permits): see [`off_workers`].
+    pub heavy: Arc<tokio::sync::Semaphore>,
+}
+
+impl Ctx {
+    /// The heavy-work permits for `config`.
+    pub fn heavy_permits(config: &Config) -> Arc<tokio::sync::Semaphore> {
+        Arc::new(tokio::sync::Semaphore::new(config.heavy_calls()))
+    }
 }
 
 /// How a method runs.
@@ -294,6 +303,7 @@ pub fn under<T>(budget: Option<&CallBudget>, f: impl FnOnce() -> T) -> Result<T,
 /// away). Stateful handlers use it for what they compute on data they own (a parsed import,
 /// a copy of a tournament); nothing they could record depends on it once it gave up.
 pub async fn off_workers<T: Send + 'static>(
+    heavy: &Arc<tokio::sync::Semaphore>,
     f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
 ) -> Result<T, RpcError> {
     // A child of the call's budget: its guard, held by this future, cancels this job when
@@ -305,15 +315,31 @@ pub async fn off_workers<T: Send + 'static>(
     let _cancel = budget.as_ref().map(|b| b.budget.cancel_on_drop());
     let limit = budget.as_ref().and_then(|b| b.budget.remaining());
     let over = budget.as_ref().map(CallBudget::error);
-    let job = tokio::task::spawn_blocking(move || under(budget.as_ref(), f).and_then(|r| r));
-    let joined = match (limit, over) {
-        // A little past the deadline, so that work which notices it answers for itself.
-        (Some(limit), Some(over)) => {
-            match tokio::time::timeout(limit + OVER_BUDGET_GRACE, job).await {
-                Ok(joined) => joined,
-                Err(_) => return Err(over),
+    let deadline = limit.map(|l| tokio::time::Instant::now() + l + OVER_BUDGET_GRACE);
+    // One of `max_heavy_calls` turns: heavy work past the CPUs only adds memory (a parse or a
+    // pairing at its caps holds hundreds of megabytes), so later calls wait here, and the wait
+    // counts against their budget. The permit goes into the job and is given back when the
+    // work really ends, not when an over-budget caller stops waiting for it.
+    let permit = match (deadline, &over) {
+        (Some(at), Some(over)) => {
+            match tokio::time::timeout_at(at, Arc::clone(heavy).acquire_owned()).await {
+                Ok(p) => p,
+                Err(_) => return Err(over.clone()),
             }
         }
+        _ => Arc::clone(heavy).acquire_owned().await,
+    }
+    .map_err(|_| RpcError::internal("the daemon is shutting down"))?;
+    let job = tokio::task::spawn_blocking(move || {
+        let _turn = permit;
+        under(budget.as_ref(), f).and_then(|r| r)
+    });
+    let joined = match (deadline, over) {
+        // A little past the deadline, so that work which notices it answers for itself.
+        (Some(at), Some(over)) => match tokio::time::timeout_at(at, job).await {
+            Ok(joined) => joined,
+            Err(_) => return Err(over),
+        },
         _ => job.await,
     };
     joined.unwrap_or_else(|e| {
@@ -350,7 +376,7 @@ pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Rp
                 }
                 Handler::Blocking(f) => {
                     let job_ctx = Arc::clone(ctx);
-                    off_workers(move || f(&job_ctx, &params)).await
+                    off_workers(&ctx.heavy, move || f(&job_ctx, &params)).await
                 }
                 Handler::Async(f) => f(Arc::clone(ctx), params).await,
             }

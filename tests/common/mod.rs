@@ -2,6 +2,8 @@
 //! database, and small raw-HTTP clients.
 #![allow(dead_code)]
 
+pub mod rpc;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -179,4 +181,29 @@ pub fn table_scores(reply: &str) -> std::collections::HashMap<i64, f64> {
         out.insert(id, score);
     }
     out
+}
+
+/// A default configuration with a per-request time budget of `ms` milliseconds.
+pub fn with_budget(ms: u64) -> Config {
+    Config {
+        request_budget_ms: ms,
+        ..Config::default()
+    }
+}
+
+/// A 52×52 board of alternating black and white walls with empty gaps: `score.toggle_dead` on
+/// it is tens of milliseconds of work.
+pub fn big_position() -> serde_json::Value {
+    let rows: Vec<String> = (0..52)
+        .map(|r| {
+            (0..52)
+                .map(|c| match (r % 4, c % 7) {
+                    (_, 6) => '.',
+                    (0 | 1, _) => 'b',
+                    _ => 'w',
+                })
+                .collect()
+        })
+        .collect();
+    serde_json::json!({ "rows": rows })
 }

@@ -208,7 +208,7 @@ async fn import(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     // Reading a file of thousands of players is heavy: off the async workers, within the
     // call's budget. Nothing exists before `create` below, so a stopped import leaves nothing.
-    let ((players, rounds), mut events) = crate::rpc::off_workers(move || {
+    let ((players, rounds), mut events) = crate::rpc::off_workers(&ctx.heavy, move || {
         let mut t = parse_import(&format, data)?;
         if let Some(n) = name {
             t.settings.name = n;

@@ -81,7 +81,7 @@ async fn compute<R: Send + 'static>(
         Ok(r) => r.ok_or_else(lost)?,
         Err((data, rev)) => {
             let f = f.lock().ok().and_then(|mut g| g.take()).ok_or_else(lost)?;
-            crate::rpc::off_workers(move || Ok(f(&data, rev))).await
+            crate::rpc::off_workers(&ctx.heavy, move || Ok(f(&data, rev))).await
         }
     }
 }

@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""Replays the hostile-client attacks of the hardening work against a release goswiss on
+loopback and reports, for each, what the daemon answered, how long it took, the daemon's CPU
+time and its peak memory during the attack. Python 3 standard library only.
+
+    cargo build --release && python3 clients/attack/attack.py [--quick] [--only NAME,...]
+
+Each attack runs against its own daemon (a fresh temporary SQLite database, 127.0.0.1 on a
+free port, short body/write timeouts so that the slow-client attacks end in seconds), so its
+peak memory (VmHWM) is its own. An attack passes when the daemon answers with the documented
+limit and stays responsive; the script exits 1 if any attack does not. `--quick` uses smaller
+inputs where the limit does not depend on size (the caps are still crossed), so a test can run
+the whole set in well under a minute. Figures are wall-clock: give the machine's load with them.
+"""
+
+import argparse
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Daemon:
+    """A goswiss daemon on a free loopback port over a temporary database."""
+
+    def __init__(self, server, env=None, nofile=None):
+        self.dir = tempfile.TemporaryDirectory()
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        full_env = dict(os.environ)
+        full_env.update(
+            {
+                "GOSWISS_BODY_TIMEOUT_SECS": "2",
+                "GOSWISS_WRITE_TIMEOUT_SECS": "2",
+                "GOSWISS_HEADER_TIMEOUT_SECS": "2",
+                "GOSWISS_LOG_LEVEL": "warn",
+            }
+        )
+        full_env.update(env or {})
+
+        def limit():
+            if nofile:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+        self.log = open(os.path.join(self.dir.name, "daemon.log"), "w+")
+        self.proc = subprocess.Popen(
+            [server, "serve", "--listen", f"127.0.0.1:{self.port}",
+             "--db", os.path.join(self.dir.name, "attack.db")],
+            env=full_env, stdout=self.log, stderr=subprocess.STDOUT, preexec_fn=limit,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if self.health(timeout=1)[0] == 200:
+                    return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"daemon exited: {self.logs()}")
+            time.sleep(0.05)
+        raise RuntimeError("daemon did not answer /health within 20 s")
+
+    def logs(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def health(self, timeout=10):
+        """(status, seconds) of GET /health."""
+        t = time.monotonic()
+        try:
+            with urllib.request.urlopen(self.base + "/health", timeout=timeout) as r:
+                return r.status, time.monotonic() - t
+        except urllib.error.HTTPError as e:
+            return e.code, time.monotonic() - t
+
+    def cpu(self):
+        """Seconds of CPU (user + system) the daemon has used."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def status(self, key):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) // 1024
+        return 0
+
+    def peak_mb(self):
+        return self.status("VmHWM")
+
+    def call(self, method, params, timeout=120):
+        """One JSON-RPC call: (HTTP status, reply object or None, reply bytes)."""
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        return self.post("/jsonrpc", body.encode(), {"Content-Type": "application/json"}, timeout)
+
+    def post(self, path, body, headers, timeout=120):
+        req = urllib.request.Request(self.base + path, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                raw = r.read()
+                status = r.status
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            status = e.code
+        try:
+            reply = json.loads(raw)
+        except ValueError:
+            reply = None
+        return status, reply, len(raw)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        self.dir.cleanup()
+
+
+def code_of(reply):
+    if isinstance(reply, dict) and "error" in reply:
+        return reply["error"].get("code")
+    return None
+
+
+def message_of(reply):
+    if isinstance(reply, dict) and "error" in reply:
+        return reply["error"].get("message", "")
+    return ""
+
+
+# --- the attacks: each takes (daemon, quick) and returns (passed, what was seen) ---------------
+
+
+def rpc_limit(method, params_of, expect, size, quick_size):
+    """An attack that is one call expected to be refused with `expect`."""
+
+    def attack(d, quick):
+        n = quick_size if quick else size
+        status, reply, nbytes = d.call(method, params_of(n))
+        code = code_of(reply)
+        seen = f"n={n:,}: HTTP {status}, code {code}, {nbytes:,} reply bytes: {message_of(reply)[:90]}"
+        return code == expect, seen
+
+    return attack
+
+
+def sgf_moves(d, quick):
+    """A long valid game is parsed; its reply stays proportional to the record."""
+    n = 30_000 if quick else 300_000
+    text = "(;SZ[19]" + "".join(";B[aa]" if i % 2 == 0 else ";W[bb]" for i in range(n)) + ")"
+    status, reply, nbytes = d.call("sgf.parse", [text])
+    ok = status == 200 and reply is not None and "result" in reply
+    return ok, f"{n:,} moves, {len(text):,} bytes: HTTP {status}, {nbytes:,} reply bytes ({nbytes / len(text):.1f}× the record)"
+
+
+def players(n):
+    return [{"id": i, "rating": float(i * 7919 % 3000), "score": float(i % 4)} for i in range(1, n + 1)]
+
+
+def pairing_infeasible(d, quick):
+    n = 2_000 if quick else 6_000
+    forbidden = [[1, k] for k in range(2, n + 1)]
+    t = time.monotonic()
+    status, reply, _ = d.call("pairing.pair", [players(n), None, {"forbidden": forbidden}])
+    took = time.monotonic() - t
+    return code_of(reply) == 610, f"{n:,} players, player 1 may meet nobody: code {code_of(reply)} in {took:.2f} s"
+
+
+def pairing_neighbours(d, quick):
+    n = 1_000 if quick else 4_000
+    t = time.monotonic()
+    status, reply, _ = d.call("pairing.pair", [players(n), None, {"neighbours": 1_000_000}])
+    took = time.monotonic() - t
+    ok = reply is not None and "result" in reply
+    return ok, f"{n:,} players with options.neighbours = 1,000,000 (clamped to 64): answered in {took:.2f} s"
+
+
+def matchmaker_players(d, quick):
+    n = 100_000
+    t = time.monotonic()
+    status, reply, _ = d.call("matchmaker.create_tournament", [list(range(1, n + 1))])
+    took = time.monotonic() - t
+    return code_of(reply) == 2, f"{n:,} players: code {code_of(reply)} in {took:.2f} s: {message_of(reply)[:80]}"
+
+
+def budget(d, quick):
+    """A pairing far past the budget is answered -32012 at about the budget."""
+    t = time.monotonic()
+    status, reply, _ = d.call("pairing.pair", [players(10_000), None, {"window": 8}])
+    took = time.monotonic() - t
+    return code_of(reply) == -32012 and took < 8, f"10,000 players, window 8, budget 2 s: code {code_of(reply)} after {took:.2f} s"
+
+
+def hang_up(d, quick):
+    """A client that closes its socket during a heavy call stops the work."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "pairing.pair",
+                       "params": [players(10_000), None, {"window": 8}]}).encode()
+    s = socket.create_connection(("127.0.0.1", d.port))
+    s.sendall(b"POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+              + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    time.sleep(1.0)
+    s.close()
+    time.sleep(0.5)  # the next budget check
+    before = d.cpu()
+    time.sleep(2.0)
+    used = d.cpu() - before
+    return used < 0.5, f"closed 1 s into a minutes-long pairing: {used:.2f} s of daemon CPU in the 2 s after"
+
+
+def multicall_health(d, quick):
+    """Two heavy multicalls at once do not stall /health."""
+    n = 200 if quick else 1_000
+    rows = ["".join("." if c % 7 == 6 else ("b" if r % 4 < 2 else "w") for c in range(52)) for r in range(52)]
+    calls = [{"methodName": "score.toggle_dead", "params": [{"rows": rows}, "aa"]}] * n
+    results = []
+
+    def run():
+        results.append(d.call("system.multicall", [calls], timeout=300))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    worst = 0.0
+    while any(t.is_alive() for t in threads):
+        status, took = d.health()
+        worst = max(worst, took)
+        time.sleep(0.1)
+    for t in threads:
+        t.join()
+    return worst < 1.0, f"2 × {n:,} score.toggle_dead on 52×52: slowest /health {worst * 1000:.0f} ms during them"
+
+
+def slow_bodies(d, quick):
+    """Clients that send a head and then nothing are cut off at the body timeout."""
+    n = 50
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", d.port))
+        s.sendall(b"POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 1000\r\n\r\n{")
+        socks.append(s)
+    status, took = d.health()
+    t = time.monotonic()
+    closed = 0
+    for s in socks:
+        s.settimeout(max(0.1, 10 - (time.monotonic() - t)))
+        try:
+            s.recv(4096)  # a 408 answer or the close: either way the daemon let go
+            closed += 1
+        except socket.timeout:
+            pass
+        except OSError:
+            closed += 1
+        s.close()
+    waited = time.monotonic() - t
+    return status == 200 and closed == n, (
+        f"{n} connections holding a body back: /health {status} in {took * 1000:.0f} ms; "
+        f"all {closed} answered or closed by the daemon within {waited:.1f} s (body timeout 2 s)")
+
+
+def slow_readers(d, quick):
+    """Clients that never read big replies are cut off at the write timeout; memory stays bounded."""
+    n = 10
+    text = "(;SZ[19]" + ";B[aa];W[bb]" * (25_000 if quick else 150_000) + ")"
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "sgf.parse", "params": [text]}).encode()
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", d.port))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.sendall(b"POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        socks.append(s)
+    time.sleep(6)  # replies computed, then the 2 s write timeout
+    status, took = d.health()
+    for s in socks:
+        s.close()
+    return status == 200, f"{n} clients not reading {len(body) / 1e6:.1f} MB records' replies: /health {status} in {took * 1000:.0f} ms"
+
+
+def quota(d, quick):
+    """An anonymous caller runs out of tournaments at its address's quota."""
+    t = time.monotonic()
+    made = 0
+    code = None
+    for _ in range(1_100):
+        status, reply, _ = d.call("tournament.create", [{"name": "flood", "rounds": 1}])
+        code = code_of(reply)
+        if code is not None:
+            break
+        made += 1
+    took = time.monotonic() - t
+    return made == 1_000 and code == -32011, f"created {made:,} in {took:.2f} s, then code {code}"
+
+
+def cross_site(d, quick):
+    """A web page of another origin cannot post, and other Host names are not answered."""
+    body = b'<?xml version="1.0"?><methodCall><methodName>matchmaker.create_tournament</methodName>' \
+           b'<params><param><value><array><data><value><i4>1</i4></value><value><i4>2</i4></value>' \
+           b'</data></array></value></param></params></methodCall>'
+    seen = []
+    ok = True
+    for headers, want in [
+        ({"Content-Type": "text/plain", "Origin": "http://evil.example"}, 403),
+        ({"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site"}, 403),
+        ({"Content-Type": "text/xml", "Host": "evil.example"}, 421),
+    ]:
+        status, _, _ = d.post("/RPC2", body, headers)
+        seen.append(str(status))
+        ok &= status == want
+    # A cross-site WebSocket upgrade.
+    s = socket.create_connection(("127.0.0.1", d.port))
+    s.sendall(b"GET /jsonrpc HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+              b"Origin: http://evil.example\r\n\r\n")
+    s.settimeout(5)
+    line = s.recv(4096).split(b"\r\n", 1)[0].decode(errors="replace")
+    s.close()
+    seen.append(line)
+    ok &= " 403" in line
+    return ok, "text/plain POST with a foreign Origin, form POST cross-site, foreign Host, WebSocket upgrade: " + ", ".join(seen)
+
+
+def echo_cap(d, quick):
+    name = "x" * 100_000
+    status, reply, nbytes = d.call(name, [])
+    return nbytes < 4_500 and code_of(reply) == -32601, f"100,000-byte method name: code {code_of(reply)}, {nbytes:,} reply bytes"
+
+
+def fd_limit(d, quick):
+    """At an open-file limit of 200, max_connections is clamped and the daemon stays up."""
+    socks = []
+    for _ in range(300):
+        try:
+            socks.append(socket.create_connection(("127.0.0.1", d.port), timeout=2))
+        except OSError:
+            break
+    status, took = d.health(timeout=10)
+    for s in socks:
+        s.close()
+    clamped = "max_connections lowered" in d.logs()
+    status2, took2 = d.health()
+    return clamped and status2 == 200, (
+        f"ulimit -n 200, {len(socks)} idle connections opened: clamp logged {clamped}; "
+        f"/health {status} in {took * 1000:.0f} ms while held, {status2} after")
+
+
+ATTACKS = [
+    ("sgf_nodes", rpc_limit("sgf.parse", lambda n: ["(;" + ";" * n + ")"], 714, 3_900_000, 600_000), {}),
+    ("sgf_games", rpc_limit("sgf.parse", lambda n: ["(;)" * n, {"collection": True}], 714, 1_000_000, 20_000), {}),
+    ("sgf_moves", sgf_moves, {}),
+    ("tdlist_lines", rpc_limit("aga.parse_tdlist", lambda n: ["\n" * n], 913, 1_900_000, 250_000), {}),
+    ("pairing_players", rpc_limit("pairing.pair", lambda n: [players(n), None, {"window": 8}], 613, 20_000, 20_000), {}),
+    ("pairing_infeasible", pairing_infeasible, {}),
+    ("pairing_neighbours", pairing_neighbours, {}),
+    ("matchmaker_players", matchmaker_players, {}),
+    ("budget", budget, {"GOSWISS_REQUEST_BUDGET_MS": "2000"}),
+    ("hang_up", hang_up, {"GOSWISS_REQUEST_BUDGET_MS": "0"}),
+    ("multicall_health", multicall_health, {}),
+    ("slow_bodies", slow_bodies, {}),
+    ("slow_readers", slow_readers, {}),
+    ("quota", quota, {}),
+    ("cross_site", cross_site, {}),
+    ("echo_cap", echo_cap, {}),
+    ("fd_limit", fd_limit, {"nofile": 200}),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--server", default=os.path.join(ROOT, "target/release/goswiss"))
+    ap.add_argument("--quick", action="store_true", help="smaller inputs (for tests)")
+    ap.add_argument("--only", default="", help="comma-separated attack names")
+    args = ap.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    unknown = only - {name for name, _, _ in ATTACKS}
+    if unknown:
+        ap.error(f"unknown attack(s): {', '.join(sorted(unknown))}")
+    print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {os.cpu_count()} cores, "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}{', quick' if args.quick else ''}")
+    print(f"{'attack':20} {'ok':3} {'wall s':>7} {'cpu s':>6} {'peak MB':>7}  seen")
+    failed = []
+    for name, attack, extra in ATTACKS:
+        if only and name not in only:
+            continue
+        extra = dict(extra)
+        nofile = extra.pop("nofile", None)
+        d = Daemon(args.server, env=extra, nofile=nofile)
+        try:
+            cpu0 = d.cpu()
+            t = time.monotonic()
+            try:
+                ok, seen = attack(d, args.quick)
+            except Exception as e:  # an attack that breaks the client is a failure to report
+                ok, seen = False, f"{type(e).__name__}: {e}"
+            wall = time.monotonic() - t
+            alive = d.proc.poll() is None and d.health()[0] == 200
+            ok = ok and alive
+            if not alive:
+                seen += " — the daemon is no longer answering /health"
+            print(f"{name:20} {'yes' if ok else 'NO':3} {wall:7.2f} {d.cpu() - cpu0:6.2f} "
+                  f"{d.peak_mb():7}  {seen}", flush=True)
+            if not ok:
+                failed.append(name)
+        finally:
+            d.stop()
+    if failed:
+        print(f"FAILED: {', '.join(failed)}")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
