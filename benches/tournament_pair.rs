@@ -32,6 +32,13 @@ impl Daemon {
         let dir = tempfile::tempdir().expect("temp dir");
         let config = goswiss::config::Config {
             db: dir.path().join("bench.db").to_string_lossy().into_owned(),
+            // Profile mode runs under valgrind, 50× slower: the setup's first pairings would
+            // exceed the default 10 s call budget.
+            request_budget_ms: if std::env::var_os("GOSWISS_PAIR_PROFILE").is_some() {
+                0
+            } else {
+                goswiss::config::Config::default().request_budget_ms
+            },
             ..Default::default()
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -568,6 +568,16 @@ impl<W: Weight> State<W> {
         // The edges (endpoint at the far end) that the last dual step made tight, in the
         // order a rescan of the S vertices would meet them.
         let mut fresh: Vec<usize> = Vec::new();
+        // The edges from the tree's S vertices to vertices outside it when the S vertex was
+        // scanned, keyed by (slack + the tree's Σδ then, position of the S vertex in `svs`,
+        // adjacency index): the key's first part does not move while the far end stays
+        // outside (its slack drops by each δ), and ties come out in the order a scan of every
+        // S vertex would meet them. Entries whose far end has joined the tree since are
+        // dropped when they reach the top. The S–S edges' least slack + 2Σδ likewise needs
+        // only a running minimum (both ends stay S). So a dual step costs O(log m) per edge
+        // it makes tight, not a scan of every S vertex's edges (which was a third of the
+        // prelude's work).
+        let mut out_heap: BinaryHeap<Reverse<(W, usize, usize)>> = BinaryHeap::new();
         for r in 0..n {
             if self.mate[r] != NONE || self.inblossom[r] != r {
                 continue;
@@ -580,6 +590,9 @@ impl<W: Weight> State<W> {
             let mut steps = 0;
             let mut scanned = 0;
             fresh.clear();
+            out_heap.clear();
+            let mut ss_key: Option<W> = None;
+            let mut dsum = W::ZERO;
             'grow: loop {
                 // After a dual step, only the edges it made tight can grow the tree from the S
                 // vertices already scanned (every edge tight before led into the tree); then
@@ -593,13 +606,24 @@ impl<W: Weight> State<W> {
                         fresh[k - 1]
                     } else if scanned < svs.len() {
                         let s = svs[scanned];
+                        let spos = scanned;
                         scanned += 1;
                         fresh.clear();
                         k = 0;
                         for i in self.neighbours(s) {
                             let p = self.nb[i];
-                            if self.slack(p / 2) == W::ZERO {
+                            let sl = self.slack(p / 2);
+                            if sl == W::ZERO {
                                 fresh.push(p);
+                            }
+                            let w = self.endpoint[p];
+                            if mark[w] != r {
+                                out_heap.push(Reverse((sl + dsum, spos, i)));
+                            } else if side[w] == 1 {
+                                let key = sl + dsum + dsum;
+                                if ss_key.is_none_or(|x| key < x) {
+                                    ss_key = Some(key);
+                                }
                             }
                         }
                         continue;
@@ -637,32 +661,23 @@ impl<W: Weight> State<W> {
                     break;
                 }
                 steps += 1;
-                // The largest step every edge at the tree allows, in one scan: the least slack
-                // of the edges leaving the tree (and those edges, in scan order) and half the
-                // least slack of the S–S edges inside it (both ends move).
-                let mut out: Option<W> = None;
-                let mut ss: Option<W> = None;
-                for &s in &svs {
-                    for i in self.neighbours(s) {
-                        let p = self.nb[i];
-                        let w = self.endpoint[p];
-                        let sl = self.slack(p / 2);
-                        if mark[w] != r {
-                            if out.is_none_or(|x| sl < x) {
-                                out = Some(sl);
-                                fresh.clear();
+                // The largest step every edge at the tree allows: the least slack of the edges
+                // leaving the tree and half the least slack of the S–S edges inside it (both
+                // ends move).
+                let out_key = loop {
+                    match out_heap.peek() {
+                        Some(&Reverse((key, _, i))) => {
+                            if mark[self.endpoint[self.nb[i]]] == r {
+                                out_heap.pop();
+                                continue;
                             }
-                            if out == Some(sl) {
-                                fresh.push(p);
-                            }
-                        } else if side[w] == 1 {
-                            let d = sl.half();
-                            if ss.is_none_or(|x| d < x) {
-                                ss = Some(d);
-                            }
+                            break Some(key);
                         }
+                        None => break None,
                     }
-                }
+                };
+                let out = out_key.map(|key| key - dsum);
+                let ss = ss_key.map(|key| (key - dsum - dsum).half());
                 let delta = match (out, ss) {
                     (Some(a), Some(b)) => a.min(b),
                     (a, b) => match a.or(b) {
@@ -680,6 +695,19 @@ impl<W: Weight> State<W> {
                 }
                 for &t in &tvs {
                     self.dualvar[t] += delta;
+                }
+                dsum += delta;
+                // The edges the step made tight (delta < ss here, so they all leave the
+                // tree), in scan order.
+                while let Some(&Reverse((key, _, i))) = out_heap.peek() {
+                    if Some(key) != out_key {
+                        break;
+                    }
+                    out_heap.pop();
+                    let p = self.nb[i];
+                    if mark[self.endpoint[p]] != r {
+                        fresh.push(p);
+                    }
                 }
             }
             for &v in svs.iter().chain(tvs.iter()) {

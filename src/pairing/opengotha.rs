@@ -1012,14 +1012,20 @@ impl<'a> RoundState<'a> {
         let total_groups = (span * ncat).min(i32::MAX as i64 - 1);
         let mut keys: Vec<&(i32, i32)> = by_score.keys().collect();
         keys.sort_unstable();
-        let players = &history.players;
-        // Java's String.compareTo: UTF-16 code units.
-        let key = |p: &OgPlayer| {
-            (
-                p.name.encode_utf16().collect::<Vec<_>>(),
-                p.first_name.encode_utf16().collect::<Vec<_>>(),
-            )
-        };
+        // Java's String.compareTo: UTF-16 code units. Encoded once per player, not twice per
+        // comparison: players tied on every criterion compare by name, and in a first round
+        // every player of a group ties (a 1,000-player round 1 spent most of its round state
+        // allocating these; a round 4 with history pays ~1 M instructions more for them).
+        let names: Vec<(Vec<u16>, Vec<u16>)> = history
+            .players
+            .iter()
+            .map(|p| {
+                (
+                    p.name.encode_utf16().collect(),
+                    p.first_name.encode_utf16().collect(),
+                )
+            })
+            .collect();
         for &&(cat, s) in &keys {
             // A score outside the range (impossible with valid input) gets a group after the
             // others, so the weights stay defined.
@@ -1036,7 +1042,7 @@ impl<'a> RoundState<'a> {
                         return vb.cmp(&va);
                     }
                 }
-                key(&players[a]).cmp(&key(&players[b]))
+                names[a].cmp(&names[b])
             });
             for (k, &i) in members.iter().enumerate() {
                 group[i] = g as i32;

@@ -443,19 +443,26 @@ impl Search {
 fn add_candidates<C: PairCosts>(c: &C, g: &mut Graph<C::W>, k: usize) -> Result<(), SolveError> {
     let n = c.len();
     // The k cheapest among the next 2k in pairing order: the nearest neighbours are often
-    // previous opponents, whose edges are useless.
-    let mut near = Vec::with_capacity(2 * k);
-    for u in 0..n {
-        near.clear();
-        for v in u + 1..n.min(u + 1 + 2 * k) {
-            if let Some(w) = c.cost(u, v) {
-                near.push((w, v));
+    // previous opponents, whose edges are useless. The 2k full costs per vertex are most of
+    // this function's work (a 1,000-player OpenGotha round: 24 k of them), and rows are
+    // independent: on two threads like pricing, added to the graph in row order after.
+    let nearest = |rows: std::ops::Range<usize>| -> Vec<(usize, usize, C::W)> {
+        let mut out = Vec::with_capacity(rows.len() * k);
+        let mut near = Vec::with_capacity(2 * k);
+        for u in rows {
+            near.clear();
+            for v in u + 1..n.min(u + 1 + 2 * k) {
+                if let Some(w) = c.cost(u, v) {
+                    near.push((w, v));
+                }
             }
+            near.sort_unstable();
+            out.extend(near.iter().take(k).map(|&(w, v)| (u, v, w)));
         }
-        near.sort_unstable();
-        for &(w, v) in near.iter().take(k) {
-            g.add(u, v, w)?;
-        }
+        out
+    };
+    for (u, v, w) in scan_rows(n, &nearest) {
+        g.add(u, v, w)?;
     }
     // Long-range links at geometrically growing distances in pairing order. Without them the
     // blossom solve lowers the duals of whole regions that only distant candidate edges tie
@@ -675,14 +682,15 @@ fn price<C: PairCosts>(c: &C, s: &Solved<C::W>, g: &mut Graph<C::W>) -> Result<u
     Ok(added)
 }
 
-/// Below this many vertices pricing runs on the calling thread: a pass takes well under a
-/// millisecond there, less than starting a thread.
-const PARALLEL_PRICING_FROM: usize = 2_000;
+/// Below this many vertices pricing (and the nearest-neighbour candidates) run on the calling
+/// thread: a pass costs little more than starting a thread there. At 1,000 vertices an
+/// OpenGotha round's pricing pass is ~47 M instructions (callgrind), worth the second core.
+const PARALLEL_PRICING_FROM: usize = 512;
 
-/// Runs `scan` over all rows, on two threads for large fields. Rows are independent; chunks
-/// are handed out in order from a shared counter (later rows are shorter, so a fixed split
-/// would be uneven) and the results are put back in row order, so the pairs found — and
-/// everything after — are the same on one thread or two.
+/// Runs `scan` over all rows, on two threads for fields of `PARALLEL_PRICING_FROM` vertices
+/// and more. Rows are independent; chunks are handed out in order from a shared counter
+/// (later rows are shorter, so a fixed split would be uneven) and the results are put back in
+/// row order, so the pairs found — and everything after — are the same on one thread or two.
 fn scan_rows<W: Send>(
     n: usize,
     scan: &(impl Fn(std::ops::Range<usize>) -> Vec<(usize, usize, W)> + Sync),
@@ -691,7 +699,8 @@ fn scan_rows<W: Send>(
     if n < PARALLEL_PRICING_FROM {
         return scan(0..n);
     }
-    const CHUNK: usize = 256;
+    // Small enough that two threads share a 1,000-row pass evenly.
+    const CHUNK: usize = 64;
     let chunks = n.div_ceil(CHUNK);
     let next = AtomicUsize::new(0);
     let work = || {
