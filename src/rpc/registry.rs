@@ -304,8 +304,8 @@ impl<E: Engine> Registry<E> {
         Ok(())
     }
 
-    /// Applies the store's change feed (other daemons' writes, and this one's echoes) until
-    /// the store goes away. Does nothing on a store with no feed. Spawn it once per registry.
+    /// Applies the store's change feed (other daemons' writes, and this one's if the store
+    /// echoes them) until the store goes away. Does nothing on a store with no feed. Spawn it once per registry.
     ///
     /// Changes are taken in bursts (everything the feed holds, up to [`FOLLOW_BURST`]) and the
     /// tournaments that moved are read back in one store call: under load a follower costs a

@@ -187,8 +187,9 @@ pub trait Store: Send + Sync {
     fn health(&self) -> Result<(), StoreError> {
         Ok(())
     }
-    /// Heads moved by any writer (this daemon included), for stores that several daemons
-    /// share; `None` when this daemon is the only writer (SQLite).
+    /// Heads moved by the other writers (other daemons; a store may leave its own writes out,
+    /// which its callers applied already), for stores that several daemons share; `None`
+    /// when this daemon is the only writer (SQLite).
     fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<HeadChange>> {
         None
     }

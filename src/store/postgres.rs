@@ -20,7 +20,10 @@
 //! changed (`head` -1: deleted): each write statement calls `pg_notify` itself on the rows it
 //! changed (one payload for all the appends of a batch), so the NOTIFYs cost no statement or
 //! round trip of their own. PostgreSQL delivers them only on commit; [`Store::changes`] hands
-//! them to the registries, which refresh their caches from them.
+//! them to the registries, which refresh their caches from them. Each payload starts with the
+//! store's origin mark, so a daemon's listener drops its own writes' payloads unread: its
+//! registries applied those writes already, and every daemon would otherwise decode its own
+//! writes as well as every other daemon's.
 //!
 //! Reads (a whole load, the tails of the logs other daemons moved, in one statement however
 //! many) use a second connection, so they never wait behind or run inside a write batch. A third one LISTENs. Why not a pool crate: the store
@@ -41,6 +44,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, mpsc, oneshot};
 use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, NoTls, Statement};
 
 use super::{
@@ -62,7 +66,10 @@ const FEED_BUFFER: usize = 4096;
 
 /// The schema, one step per file: step `k` (from 0) brings `goswiss_schema.version` to `k + 1`.
 /// A new migration is a new file appended here; never edit a released one.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_events.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/postgres/0001_events.sql"),
+    include_str!("../../migrations/postgres/0002_events_no_fkey.sql"),
+];
 /// The schema version this build writes (`goswiss_schema.version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
@@ -83,7 +90,8 @@ const CREATE: &str = "WITH t AS (
     SELECT t.id, x.ord - 1, x.kind, x.body, $2
     FROM t, unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(kind, body, ord)
 ), n AS (
-    SELECT pg_notify($5, t.id::text || ':' || $1 || ':' || cardinality($3::text[])::text) FROM t
+    SELECT pg_notify($5, $6 || ' ' || t.id::text || ':' || $1 || ':' || cardinality($3::text[])::text)
+    FROM t
 )
 SELECT id FROM t WHERE (SELECT count(*) FROM n) >= 0";
 
@@ -92,7 +100,7 @@ const APPEND: &str = "WITH head AS (
     WHERE id = $1 AND next_seq = $2
     RETURNING id
 ), n AS (
-    SELECT pg_notify($6, head.id::text || ':-:' || ($2 + cardinality($3::text[]))::text)
+    SELECT pg_notify($6, $7 || ' ' || head.id::text || ':-:' || ($2 + cardinality($3::text[]))::text)
     FROM head
 )
 INSERT INTO events (tournament_id, seq, kind, body, at)
@@ -123,7 +131,7 @@ const APPEND_MANY: &str = "WITH w AS (
     FROM unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[]) AS x(id, seq, kind, body)
     WHERE x.id IN (SELECT id FROM head)
 ), n AS (
-    SELECT pg_notify($9, string_agg(item, ' ')) FROM (
+    SELECT pg_notify($9, $10 || ' ' || string_agg(item, ' ')) FROM (
         SELECT w.id::text || ':-:' || (w.first_seq + w.n)::text AS item,
             (row_number() OVER (ORDER BY w.id) - 1) / 150 AS chunk
         FROM head JOIN w ON w.id = head.id
@@ -144,9 +152,15 @@ LEFT JOIN LATERAL (
 ) e ON true
 ORDER BY w.ord, e.seq";
 
+/// Locks a tournament's row before [`DELETE`], in a statement of its own: a statement sees
+/// the rows committed before it started, so [`DELETE`], started once the lock is held, sees
+/// every event an append committed while it waited for the lock (the events have no foreign
+/// key to catch one left behind).
+const LOCK: &str = "SELECT id FROM tournaments WHERE id = $1 FOR UPDATE";
+
 const DELETE: &str = "WITH e AS (DELETE FROM events WHERE tournament_id = $1),
 d AS (DELETE FROM tournaments WHERE id = $1 RETURNING kind),
-n AS (SELECT pg_notify($2, $1::text || ':-:-1') FROM d)
+n AS (SELECT pg_notify($2, $3 || ' ' || $1::text || ':-:-1') FROM d)
 SELECT kind FROM d WHERE (SELECT count(*) FROM n) >= 0";
 
 fn now_millis() -> i64 {
@@ -211,6 +225,9 @@ struct Shared {
     closed: AtomicBool,
     /// Why the writer's connection is down.
     why: StdMutex<String>,
+    /// This store's mark on the NOTIFYs its writes send ([`origin_mark`]): its own listener
+    /// drops them, as the registries applied these writes already.
+    origin: String,
 }
 
 impl Shared {
@@ -274,6 +291,7 @@ impl PostgresStore {
             up: AtomicBool::new(true),
             closed: AtomicBool::new(false),
             why: StdMutex::new(String::new()),
+            origin: origin_mark(),
         });
         let (jobs, rx) = mpsc::unbounded_channel();
         let statements = Statements::prepare(&writer).await?;
@@ -284,7 +302,11 @@ impl PostgresStore {
             Arc::clone(&shared),
         ));
         let feed = broadcast::channel(FEED_BUFFER).0;
-        let listener = tokio::spawn(run_listener(config.clone(), feed.clone()));
+        let listener = tokio::spawn(run_listener(
+            config.clone(),
+            feed.clone(),
+            shared.origin.clone(),
+        ));
         Ok(PostgresStore {
             config,
             jobs,
@@ -416,6 +438,7 @@ struct Statements {
     create: Statement,
     append: Statement,
     append_many: Statement,
+    lock: Statement,
     delete: Statement,
 }
 
@@ -432,6 +455,7 @@ impl Statements {
             create: client.prepare(CREATE).await.map_err(pg)?,
             append: client.prepare(APPEND).await.map_err(pg)?,
             append_many: client.prepare(APPEND_MANY).await.map_err(pg)?,
+            lock: client.prepare(LOCK).await.map_err(pg)?,
             delete: client.prepare(DELETE).await.map_err(pg)?,
         })
     }
@@ -558,7 +582,7 @@ async fn write_batch(client: &Client, st: &Statements, mut jobs: Vec<Job>, share
     let mut tries = 0;
     let outcomes = loop {
         tries += 1;
-        match run_batch(client, st, &jobs, at).await {
+        match run_batch(client, st, &jobs, at, &shared.origin).await {
             Ok(outcomes) => break Ok(outcomes),
             Err(e) if retryable(&e) && tries < BATCH_TRIES => continue,
             Err(e) => break Err(e),
@@ -689,6 +713,7 @@ async fn run_batch(
     st: &Statements,
     jobs: &[Job],
     at: i64,
+    origin: &str,
 ) -> Result<Vec<Outcome>, tokio_postgres::Error> {
     let together = appends_together(jobs);
     let begin = client.batch_execute("BEGIN");
@@ -701,7 +726,7 @@ async fn run_batch(
                     let row = client
                         .query_one(
                             &st.create,
-                            &[&kind.as_str(), &at, &kinds, &bodies, &CHANNEL],
+                            &[&kind.as_str(), &at, &kinds, &bodies, &CHANNEL, &origin],
                         )
                         .await?;
                     Ok(Some(Outcome::Created(row.get(0))))
@@ -719,7 +744,15 @@ async fn run_batch(
                     let n = client
                         .execute(
                             &st.append,
-                            &[id, &(*first_seq as i64), &kinds, &bodies, &at, &CHANNEL],
+                            &[
+                                id,
+                                &(*first_seq as i64),
+                                &kinds,
+                                &bodies,
+                                &at,
+                                &CHANNEL,
+                                &origin,
+                            ],
                         )
                         .await?;
                     Ok(Some(if n == 0 {
@@ -729,7 +762,16 @@ async fn run_batch(
                     }))
                 }
                 Job::Delete { id, .. } => {
-                    let gone = client.query_opt(&st.delete, &[id, &CHANNEL]).await?;
+                    // Both sent now, in this order (join polls them in order), so they stay
+                    // between BEGIN and COMMIT in the pipeline.
+                    let lock_params: [&(dyn ToSql + Sync); 1] = [id];
+                    let delete_params: [&(dyn ToSql + Sync); 3] = [id, &CHANNEL, &origin];
+                    let (locked, gone) = futures::join!(
+                        client.query_opt(&st.lock, &lock_params),
+                        client.query_opt(&st.delete, &delete_params)
+                    );
+                    locked?;
+                    let gone = gone?;
                     Ok(Some(if gone.is_some() {
                         Outcome::Written
                     } else {
@@ -758,6 +800,7 @@ async fn run_batch(
                     &a.bodies,
                     &at,
                     &CHANNEL,
+                    &origin,
                 ],
             )
             .await?;
@@ -804,7 +847,28 @@ async fn run_batch(
     Ok(outcomes)
 }
 
-fn parse_notification(payload: &str) -> Vec<HeadChange> {
+/// A store's mark on its NOTIFYs: `@` and 16 hex digits, unique among the daemons on one
+/// database (the process id, the time and std's per-process random hash keys mixed).
+fn origin_mark() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    format!("@{:016x}", h.finish())
+}
+
+/// The changes a payload (`@origin id:kind:head ...`) names, none if `own` sent it. Items that
+/// do not parse are skipped (so are the marks: a daemon of an older goswiss, which sends
+/// payloads without one, is read as another daemon).
+fn parse_notification(payload: &str, own: &str) -> Vec<HeadChange> {
+    if payload.split(' ').next() == Some(own) {
+        return Vec::new();
+    }
     payload
         .split(' ')
         .filter_map(|item| {
@@ -823,7 +887,11 @@ fn parse_notification(payload: &str) -> Vec<HeadChange> {
 
 /// LISTENs on its own connection and forwards every change; after a reconnect it sends
 /// [`HeadChange::resync`] so followers check what they may have missed meanwhile.
-async fn run_listener(config: tokio_postgres::Config, feed: broadcast::Sender<HeadChange>) {
+async fn run_listener(
+    config: tokio_postgres::Config,
+    feed: broadcast::Sender<HeadChange>,
+    origin: String,
+) {
     let mut first = true;
     loop {
         let connected = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls)).await;
@@ -856,7 +924,7 @@ async fn run_listener(config: tokio_postgres::Config, feed: broadcast::Sender<He
             }
             first = false;
             while let Some(payload) = rx.recv().await {
-                for change in parse_notification(&payload) {
+                for change in parse_notification(&payload, &origin) {
                     let _ = feed.send(change);
                 }
             }
@@ -1019,7 +1087,10 @@ mod tests {
 
     #[test]
     fn notification_payloads_parse() {
-        let changes = parse_notification("7:tournament:1 12:-:6 9:-:-1 bad 3:matchmaker");
+        let changes = parse_notification(
+            "@00000000000000ab 7:tournament:1 12:-:6 9:-:-1 bad 3:matchmaker",
+            "@00000000000000cd",
+        );
         assert_eq!(
             changes,
             vec![
@@ -1039,6 +1110,21 @@ mod tests {
                     head: None
                 },
             ]
+        );
+        // A payload without a mark (an older daemon's) is another daemon's.
+        assert_eq!(parse_notification("5:-:2", "@00000000000000cd").len(), 1);
+    }
+
+    #[test]
+    fn a_store_skips_its_own_notifications_only() {
+        let own = origin_mark();
+        let other = origin_mark();
+        assert_ne!(own, other);
+        assert_eq!(own.len(), 17);
+        assert!(parse_notification(&format!("{own} 7:-:3 8:-:4"), &own).is_empty());
+        assert_eq!(
+            parse_notification(&format!("{other} 7:-:3 8:-:4"), &own).len(),
+            2
         );
     }
 }
