@@ -147,7 +147,7 @@ fn regions(pos: &Position, live: &[bool]) -> Regions {
         stack.push(i);
         while let Some(j) = stack.pop() {
             ri.size += 1;
-            for n in pos.neighbours(j) {
+            pos.for_each_neighbour(j, |n| {
                 if live[n] {
                     match pos.at(n) {
                         Stone::Black => ri.black = true,
@@ -158,7 +158,7 @@ fn regions(pos: &Position, live: &[bool]) -> Regions {
                     id[n] = r;
                     stack.push(n);
                 }
-            }
+            });
         }
         info.push(ri);
     }
@@ -168,11 +168,21 @@ fn regions(pos: &Position, live: &[bool]) -> Regions {
 /// Scores `pos` with `dead` stones (a mask, ignored by Tromp-Taylor) under `rules`.
 pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput) -> Score {
     let n = pos.len();
-    let live: Vec<bool> = (0..n)
-        .map(|i| {
-            pos.at(i) != Stone::Empty && !(rules.uses_dead_stones && dead.get(i) == Some(&true))
-        })
-        .collect();
+    let cells = pos.cells();
+    let live: Vec<bool> = if rules.uses_dead_stones && dead.len() >= n {
+        // (The usual case, in one pass over both slices.)
+        cells
+            .iter()
+            .zip(dead)
+            .map(|(&s, &d)| s != Stone::Empty && !d)
+            .collect()
+    } else {
+        (0..n)
+            .map(|i| {
+                cells[i] != Stone::Empty && !(rules.uses_dead_stones && dead.get(i) == Some(&true))
+            })
+            .collect()
+    };
     let reg = regions(pos, &live);
     // Territory presets with a seki tax: the seki and false-eye analysis decides each point.
     // Skipped where it is sure to agree with plain counting (the usual finished game).

@@ -393,19 +393,19 @@ pub fn territory_scoring(
         strict_black: Vec::new(),
         strict_white: Vec::new(),
         region: vec![NONE; n],
-        region_colour: Vec::new(),
+        region_colour: Vec::with_capacity(16),
         chain: vec![NONE; n],
-        chain_region: Vec::new(),
-        chain_liberties: Vec::new(),
+        chain_region: Vec::with_capacity(n / 2),
+        chain_liberties: Vec::with_capacity(n / 2),
         macro_of: vec![NONE; n],
         n_macros: 0,
         macro_eye_start: Vec::new(),
         macro_eye_list: Vec::new(),
         eye_of: vec![NONE; n],
-        eyes: Vec::new(),
+        eyes: Vec::with_capacity(32),
         eye_points: Vec::with_capacity(n),
-        eye_edges: Vec::new(),
-        eye_macros: Vec::new(),
+        eye_edges: Vec::with_capacity(n),
+        eye_macros: Vec::with_capacity(64),
         eye_blocks: Vec::new(),
         false_eye: Vec::new(),
         marks: Marks::new(n),
@@ -509,7 +509,7 @@ impl Analysis<'_> {
             // the sides held by each colour.
             let wu = self.w;
             let mut sides = [0u8; 2]; // [Black, White]
-            for m in self.pos.neighbours(i) {
+            self.pos.for_each_neighbour(i, |m| {
                 let s = self.stone(m);
                 if s != Stone::Empty && !self.dead[m] {
                     sides[usize::from(s == Stone::White)] |= if m + wu == i {
@@ -522,7 +522,7 @@ impl Analysis<'_> {
                         8
                     };
                 }
-            }
+            });
             if sides == [0, 0] {
                 continue;
             }
@@ -580,17 +580,19 @@ impl Analysis<'_> {
         let opp = other(pla);
         let n = self.pos.len();
         let mut seen = vec![false; n];
-        let mut stack: Vec<usize> = (0..n).filter(|&i| self.living(i, pla)).collect();
+        // Every walk below pushes each point at most once: room for the board up front.
+        let mut stack: Vec<usize> = Vec::with_capacity(n);
+        stack.extend((0..n).filter(|&i| self.living(i, pla)));
         for &i in &stack {
             seen[i] = true;
         }
         while let Some(i) = stack.pop() {
-            for m in self.pos.neighbours(i) {
+            self.pos.for_each_neighbour(i, |m| {
                 if !seen[m] && !self.living(m, opp) {
                     seen[m] = true;
                     stack.push(m);
                 }
-            }
+            });
         }
         seen
     }
@@ -603,31 +605,33 @@ impl Analysis<'_> {
         let opp = other(pla);
         let n = self.pos.len();
         let mut seen = vec![false; n];
-        let mut stack: Vec<usize> = (0..n).filter(|&i| self.living(i, pla)).collect();
+        // Every walk below pushes each point at most once: room for the board up front.
+        let mut stack: Vec<usize> = Vec::with_capacity(n);
+        stack.extend((0..n).filter(|&i| self.living(i, pla)));
         for &i in &stack {
             seen[i] = true;
         }
-        let mut held = Vec::new();
+        let mut held = Vec::with_capacity(n);
         while let Some(i) = stack.pop() {
             if self.blocks[i] == opp {
                 held.push(i);
                 continue;
             }
-            for m in self.pos.neighbours(i) {
+            self.pos.for_each_neighbour(i, |m| {
                 if !seen[m] && !self.living(m, opp) {
                     seen[m] = true;
                     stack.push(m);
                 }
-            }
+            });
         }
         let blocked = seen.clone();
         while let Some(i) = held.pop() {
-            for m in self.pos.neighbours(i) {
+            self.pos.for_each_neighbour(i, |m| {
                 if !seen[m] && !self.living(m, opp) {
                     seen[m] = true;
                     held.push(m);
                 }
-            }
+            });
         }
         (blocked, seen)
     }
@@ -636,7 +640,7 @@ impl Analysis<'_> {
     /// walks everything but the opponent's living stones (stopping at its blocks and at
     /// points already in a region) and claims the points that reach only `pla`.
     fn mark_regions(&mut self, reach_black: &[bool], reach_white: &[bool]) {
-        let mut stack = Vec::new();
+        let mut stack = Vec::with_capacity(self.pos.len());
         for i in 0..self.pos.len() {
             for (pla, mine, theirs) in [
                 (Stone::Black, reach_black, reach_white),
@@ -652,20 +656,24 @@ impl Analysis<'_> {
                 self.marks.insert(i);
                 self.region[i] = id;
                 stack.push(i);
+                let pos = self.pos;
                 while let Some(j) = stack.pop() {
                     if self.blocks[j] == opp {
                         continue;
                     }
-                    for m in self.pos.neighbours(j) {
-                        if self.marks.has(m) || self.region[m] != NONE || self.living(m, opp) {
-                            continue;
+                    pos.for_each_neighbour(j, |m| {
+                        if self.marks.has(m)
+                            || self.region[m] != NONE
+                            || (pos.at(m) == opp && !self.dead[m])
+                        {
+                            return;
                         }
                         self.marks.insert(m);
                         if mine[m] && !theirs[m] {
                             self.region[m] = id;
                         }
                         stack.push(m);
-                    }
+                    });
                 }
             }
         }
@@ -674,7 +682,7 @@ impl Analysis<'_> {
     /// Step 4a: chains of one content (empty, living or dead stones of a colour), with the
     /// region they lie in (`NONE` if they straddle two) and their liberty count.
     fn mark_chains(&mut self) {
-        let mut stack = Vec::new();
+        let mut stack = Vec::with_capacity(self.pos.len());
         for i in 0..self.pos.len() {
             if self.chain[i] != NONE {
                 continue;
@@ -686,21 +694,22 @@ impl Analysis<'_> {
             self.marks.clear();
             self.chain[i] = id;
             stack.push(i);
+            let pos = self.pos;
             while let Some(j) = stack.pop() {
                 if self.region[j] != region {
                     region = NONE;
                 }
-                for m in self.pos.neighbours(j) {
-                    if self.chain[m] == NONE && self.stone(m) == s && self.dead[m] == d {
+                pos.for_each_neighbour(j, |m| {
+                    if self.chain[m] == NONE && pos.at(m) == s && self.dead[m] == d {
                         self.chain[m] = id;
                         stack.push(m);
                     } else if self.chain[m] != id
-                        && self.stone(m) == Stone::Empty
+                        && pos.at(m) == Stone::Empty
                         && self.marks.insert(m)
                     {
                         liberties += 1;
                     }
-                }
+                });
             }
             self.chain_region.push(region);
             self.chain_liberties.push(liberties);
@@ -711,7 +720,7 @@ impl Analysis<'_> {
     /// space that is not the opponent's block.
     fn mark_macro_chains(&mut self) {
         let mut count = 0u32;
-        let mut stack = Vec::new();
+        let mut stack = Vec::with_capacity(self.pos.len());
         for pla in [Stone::Black, Stone::White] {
             let opp = other(pla);
             let mut seen = vec![false; self.pos.len()];
@@ -731,12 +740,12 @@ impl Analysis<'_> {
                         self.region[j] == NONE && self.blocks[j] != opp
                     };
                     if walk {
-                        for m in self.pos.neighbours(j) {
+                        self.pos.for_each_neighbour(j, |m| {
                             if !seen[m] {
                                 seen[m] = true;
                                 stack.push(m);
                             }
-                        }
+                        });
                     }
                 }
             }
@@ -747,7 +756,7 @@ impl Analysis<'_> {
     /// Step 5: eyes, the connected empty-or-dead pieces of each region, with their
     /// adjacencies to the region's macro-chains.
     fn mark_eyes(&mut self) {
-        let mut stack = Vec::new();
+        let mut stack = Vec::with_capacity(self.pos.len());
         for i in 0..self.pos.len() {
             let r = self.region[i];
             if self.eye_of[i] != NONE || self.is_living(i) || r == NONE {
@@ -833,8 +842,8 @@ impl Analysis<'_> {
         let mut search = Search {
             macro_seen: Marks::new(self.n_macros),
             eye_seen: Marks::new(self.eyes.len()),
-            stack: Vec::new(),
-            flood: Vec::new(),
+            stack: Vec::with_capacity(self.n_macros),
+            flood: Vec::with_capacity(self.pos.len()),
         };
         // Per block label among the current eye's macro-chain edges, the lowest and highest
         // point at which those macro-chains touch the eye.
@@ -851,20 +860,16 @@ impl Analysis<'_> {
                 {
                     continue;
                 }
-                let inner = self
-                    .pos
-                    .neighbours(p)
-                    .filter(|&q| self.eye_of[q] == e as u32)
-                    .count();
+                let mut inner = 0;
+                self.pos
+                    .for_each_neighbour(p, |q| inner += usize::from(self.eye_of[q] == e as u32));
                 if inner > 1 {
                     continue;
                 }
                 let region = self.eyes[e].region;
-                let target = self
-                    .pos
-                    .neighbours(p)
-                    .filter(|&q| self.region[q] == region)
-                    .count();
+                let mut target = 0;
+                self.pos
+                    .for_each_neighbour(p, |q| target += usize::from(self.region[q] == region));
                 // Quick answer for the usual case: every side of `p` in the region is a stone
                 // of `m` or an eye point next to `m`, which the search reaches first thing.
                 let own = |q: usize| self.is_living(q) && self.macro_of[q] == m;
@@ -1104,10 +1109,13 @@ impl Analysis<'_> {
         let mut poke = vec![false; n];
         let mut to_block = vec![0u32; n];
         let mut real = Marks::new(n);
-        let mut pieces = Pieces::default();
+        let mut pieces = Pieces {
+            points: Vec::with_capacity(n),
+            ends: Vec::with_capacity(16),
+        };
         // Reused per eye.
-        let mut points = Vec::new();
-        let mut real_points = Vec::new();
+        let mut points = Vec::with_capacity(n);
+        let mut real_points = Vec::with_capacity(n);
         for e in 0..self.eyes.len() {
             let pla = self.eyes[e].colour;
             let opp = other(pla);
@@ -1422,18 +1430,18 @@ pub(crate) fn plainly_settled_areas(
     // Nodes: areas 0..na, then the chains of living stones (`chain`, on living points
     // only). One walk of the chains finds the chain–area edges (area, chain, lowest and
     // highest point of the area where they touch), one per pair; joins the graph's
-    // components (`parts`); and records, per point that is not a living stone, how many
-    // living neighbours it has and which chains they belong to (at most four).
+    // components (`parts`); and counts, per point that is not a living stone, its living
+    // neighbours.
     let mut chain = vec![NONE; n];
-    let mut touching = vec![[NONE; 4]; n];
     let mut living_sides = vec![0u8; n];
     let mut nodes = na;
-    let mut edges: Vec<(u32, u32, usize, usize)> = Vec::new();
+    let mut edges: Vec<(u32, u32, usize, usize)> = Vec::with_capacity(2 * na + 8);
     // Per area, the chain last seen touching it and that edge.
     let mut stamp = vec![NONE; na];
     let mut edge_of = vec![0u32; na];
-    let mut parts: Vec<usize> = (0..na).collect();
-    let mut stack = Vec::new();
+    let mut parts: Vec<usize> = Vec::with_capacity(2 * na + 8);
+    parts.extend(0..na);
+    let mut stack = Vec::with_capacity(n);
     for i in 0..n {
         if !live[i] || chain[i] != NONE {
             continue;
@@ -1445,22 +1453,15 @@ pub(crate) fn plainly_settled_areas(
         chain[i] = id;
         stack.push(i);
         while let Some(j) = stack.pop() {
-            for m in pos.neighbours(j) {
+            pos.for_each_neighbour(j, |m| {
                 if live[m] {
                     if chain[m] == NONE && pos.at(m) == s {
                         chain[m] = id;
                         stack.push(m);
                     }
-                    continue;
+                    return;
                 }
                 living_sides[m] += 1;
-                let t = &mut touching[m];
-                if !t.contains(&id) {
-                    // Four slots: a point has at most four neighbours.
-                    if let Some(slot) = t.iter_mut().find(|c| **c == NONE) {
-                        *slot = id;
-                    }
-                }
                 let a = area[m] as usize;
                 if stamp[a] != id {
                     stamp[a] = id;
@@ -1473,16 +1474,18 @@ pub(crate) fn plainly_settled_areas(
                     e.2 = e.2.min(m);
                     e.3 = e.3.max(m);
                 }
-            }
+            });
         }
     }
+    // Whether point `q` (not a living stone) is next to a stone of chain `c`.
+    let touches = |q: usize, c: u32| pos.neighbours(q).any(|r| live[r] && chain[r] == c);
     // Area sizes and dead stones, and the false-point candidates: points with at most one
     // neighbour in their area. A candidate next to chain `c` whose every side is a stone of
     // `c` or a point next to `c` is not false for `c` (the usual case, settled locally);
     // the other (point, chain) pairs are left to the test through the graph's blocks.
     let mut size = vec![0u32; na];
     let mut dead = vec![0u32; na];
-    let mut unsettled: Vec<(usize, u32)> = Vec::new();
+    let mut unsettled: Vec<(usize, u32)> = Vec::with_capacity(64);
     for p in 0..n {
         if live[p] {
             continue;
@@ -1493,15 +1496,23 @@ pub(crate) fn plainly_settled_areas(
         if pos.degree(p) - usize::from(living_sides[p]) > 1 {
             continue;
         }
-        for &c in &touching[p] {
-            if c == NONE {
-                break;
+        // The distinct chains next to the candidate.
+        let (mut chains, mut k) = ([NONE; 4], 0);
+        pos.for_each_neighbour(p, |q| {
+            if live[q] {
+                let c = chain[q];
+                if !chains[..k].contains(&c) {
+                    chains[k] = c;
+                    k += 1;
+                }
             }
+        });
+        for &c in &chains[..k] {
             let local = pos.neighbours(p).all(|q| {
                 if live[q] {
                     chain[q] == c
                 } else {
-                    touching[q].contains(&c)
+                    touches(q, c)
                 }
             });
             if !local {
@@ -1511,7 +1522,6 @@ pub(crate) fn plainly_settled_areas(
     }
     let mut false_points = FalsePoints::default();
     if !unsettled.is_empty() {
-        edges.sort_unstable_by_key(|e| (e.0, e.1));
         false_points = find_false_points(pos, live, area, &chain, na, nodes, &edges, &unsettled);
     }
     let falses = &false_points.falses;
@@ -1582,18 +1592,16 @@ pub(crate) fn plainly_settled_areas(
         return false;
     }
     let is_false = &false_points.is_false;
-    let mut found = vec![false; falses.len()];
-    for q in 0..n {
-        if live[q] || is_false[q] || false_points.count[area[q] as usize] == 0 {
-            continue;
-        }
-        for (k, &(p, c)) in falses.iter().enumerate() {
-            if area[p] == area[q] && touching[q].contains(&c) {
-                found[k] = true;
-            }
-        }
-    }
-    found.iter().all(|&f| f)
+    falses.iter().all(|&(p, c)| {
+        let a = area[p];
+        // The lowest and highest points where `c` touches the area are such points unless
+        // they are false themselves; only then is the area searched.
+        edges
+            .iter()
+            .find(|e| e.0 == a && e.1 == c)
+            .is_some_and(|e| !is_false[e.2] || !is_false[e.3])
+            || (0..n).any(|q| !live[q] && area[q] == a && !is_false[q] && touches(q, c))
+    })
 }
 
 /// The false points of [`plainly_settled_areas`]: each false (point, chain) pair, the false
@@ -1608,8 +1616,8 @@ struct FalsePoints {
 /// Of the candidate (point, chain) pairs not settled locally, those where the chain cannot
 /// get round the point: a side of the point is linked to the chain neither directly nor
 /// through the rest of the area. Two chains next to an area are linked without it exactly
-/// when their edges to it share a block of the chain–area graph; `edges` are sorted by
-/// area, then chain.
+/// when their edges to it share a block of the chain–area graph; `edges` are in the order
+/// the chain walk found them.
 #[allow(clippy::too_many_arguments)]
 fn find_false_points(
     pos: &Position,
@@ -1621,7 +1629,8 @@ fn find_false_points(
     edges: &[(u32, u32, usize, usize)],
     unsettled: &[(usize, u32)],
 ) -> FalsePoints {
-    let block = blocks(nodes, edges);
+    // The edges were found chain by chain, chains in increasing order, so a stable counting
+    // sort by area orders them by area, then chain (no comparison sort).
     let mut first_edge = vec![0usize; na + 1];
     for &(a, ..) in edges {
         first_edge[a as usize + 1] += 1;
@@ -1629,8 +1638,17 @@ fn find_false_points(
     for a in 0..na {
         first_edge[a + 1] += first_edge[a];
     }
+    let mut fill = first_edge.clone();
+    let mut sorted = vec![(0, 0, 0, 0); edges.len()];
+    for &e in edges {
+        sorted[fill[e.0 as usize]] = e;
+        fill[e.0 as usize] += 1;
+    }
+    let edges = &sorted[..];
+    debug_assert!(edges.is_sorted_by_key(|e| (e.0, e.1)));
+    let block = blocks(nodes, edges);
     let mut out = FalsePoints {
-        falses: Vec::new(),
+        falses: Vec::with_capacity(unsettled.len()),
         is_false: vec![false; pos.len()],
         count: vec![0; na],
     };
@@ -1672,6 +1690,12 @@ fn find_false_points(
 /// analysis is sure to agree with plain counting (each area its one colour's, no seki, no
 /// false eye to fill). `go::score` skips the analysis where this holds.
 pub fn plainly_settled(pos: &Position, dead: &[bool]) -> bool {
+    let (live, area, colour) = areas(pos, dead);
+    plainly_settled_areas(pos, &live, &area, &colour)
+}
+
+/// The inputs of [`plainly_settled_areas`]: living stones, area per point, area colours.
+fn areas(pos: &Position, dead: &[bool]) -> (Vec<bool>, Vec<u32>, Vec<Stone>) {
     let n = pos.len();
     let live: Vec<bool> = (0..n)
         .map(|i| pos.at(i) != Stone::Empty && dead.get(i) != Some(&true))
@@ -1704,7 +1728,7 @@ pub fn plainly_settled(pos: &Position, dead: &[bool]) -> bool {
             _ => Stone::Empty,
         });
     }
-    plainly_settled_areas(pos, &live, &area, &colour)
+    (live, area, colour)
 }
 
 /// Block (biconnected component) label of each edge of the bipartite graph `edges` (area,
@@ -1733,8 +1757,9 @@ fn blocks(nodes: usize, edges: &[(u32, u32, usize, usize)]) -> Vec<u32> {
     let mut time = 0u32;
     let mut next = 0u32;
     // (node, edge it was reached by, next adjacency index)
-    let mut frames: Vec<(usize, u32, usize)> = Vec::new();
-    let mut edge_stack: Vec<u32> = Vec::new();
+    // (At most one frame per node and one stacked entry per edge.)
+    let mut frames: Vec<(usize, u32, usize)> = Vec::with_capacity(nodes);
+    let mut edge_stack: Vec<u32> = Vec::with_capacity(edges.len());
     for root in 0..nodes {
         if disc[root] != 0 {
             continue;
