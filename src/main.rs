@@ -153,6 +153,13 @@ async fn shutdown_signal() {
     }
 }
 
+/// mimalloc for the daemon: a request's answer is a tree of many small JSON values built and
+/// dropped at once (an `sgf.parse` reply: millions), which glibc's malloc handled slowly
+/// (most of such a call's time in consolidating and unlinking freed chunks) and with a higher
+/// peak. Library users and the in-process tests keep their own allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     // The error and its causes on one line, without anyhow's backtrace (RUST_BACKTRACE is
     // often set on developer machines): these are operator errors, not bugs.
