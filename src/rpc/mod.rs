@@ -297,6 +297,26 @@ pub fn under<T>(budget: Option<&CallBudget>, f: impl FnOnce() -> T) -> Result<T,
     }
 }
 
+/// One of `max_heavy_calls` turns at heavy work, waited for until `deadline` (then `over`).
+/// Heavy work past the CPUs only adds memory (a parse or a pairing at its caps holds hundreds
+/// of megabytes), so later calls wait here, and the wait counts against their budget. The
+/// holder keeps the permit for as long as its work runs.
+pub async fn take_turn(
+    heavy: &Arc<tokio::sync::Semaphore>,
+    deadline: Option<tokio::time::Instant>,
+    over: Option<&RpcError>,
+) -> Result<tokio::sync::OwnedSemaphorePermit, RpcError> {
+    let turn = Arc::clone(heavy).acquire_owned();
+    match (deadline, over) {
+        (Some(at), Some(over)) => match tokio::time::timeout_at(at, turn).await {
+            Ok(p) => p,
+            Err(_) => return Err(over.clone()),
+        },
+        _ => turn.await,
+    }
+    .map_err(|_| RpcError::internal("the daemon is shutting down"))
+}
+
 /// Runs heavy pure work on the blocking pool under the current call's budget: -32012 at the
 /// deadline (at once, even if the work has not reached a check yet; the work stops at its
 /// next check), and the work stops too when the call's future is dropped (its client went
@@ -316,20 +336,9 @@ pub async fn off_workers<T: Send + 'static>(
     let limit = budget.as_ref().and_then(|b| b.budget.remaining());
     let over = budget.as_ref().map(CallBudget::error);
     let deadline = limit.map(|l| tokio::time::Instant::now() + l + OVER_BUDGET_GRACE);
-    // One of `max_heavy_calls` turns: heavy work past the CPUs only adds memory (a parse or a
-    // pairing at its caps holds hundreds of megabytes), so later calls wait here, and the wait
-    // counts against their budget. The permit goes into the job and is given back when the
-    // work really ends, not when an over-budget caller stops waiting for it.
-    let permit = match (deadline, &over) {
-        (Some(at), Some(over)) => {
-            match tokio::time::timeout_at(at, Arc::clone(heavy).acquire_owned()).await {
-                Ok(p) => p,
-                Err(_) => return Err(over.clone()),
-            }
-        }
-        _ => Arc::clone(heavy).acquire_owned().await,
-    }
-    .map_err(|_| RpcError::internal("the daemon is shutting down"))?;
+    // The permit goes into the job and is given back when the work really ends, not when an
+    // over-budget caller stops waiting for it.
+    let permit = take_turn(heavy, deadline, over.as_ref()).await?;
     let job = tokio::task::spawn_blocking(move || {
         let _turn = permit;
         under(budget.as_ref(), f).and_then(|r| r)

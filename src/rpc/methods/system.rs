@@ -110,18 +110,17 @@ async fn run_inline_batch(
     let budget = rpc::current_budget();
     // A turn at heavy work, as every heavy call takes one (see `rpc::off_workers`); waiting for
     // it counts against the multicall's budget.
-    let turn = Arc::clone(&ctx.heavy).acquire_owned();
-    let permit = match budget.as_ref().and_then(|b| b.budget.remaining()) {
-        Some(left) => tokio::time::timeout(left, turn).await.ok(),
-        None => Some(turn.await),
-    };
-    let Some(Ok(permit)) = permit else {
-        let e = budget.as_ref().map_or_else(
-            || RpcError::internal("the daemon is shutting down"),
-            |b| b.error(),
-        );
-        results.extend((0..n).map(|_| fault_struct(&e)));
-        return;
+    let deadline = budget
+        .as_ref()
+        .and_then(|b| b.budget.remaining())
+        .map(|left| tokio::time::Instant::now() + left);
+    let over = budget.as_ref().map(|b| b.error());
+    let permit = match rpc::take_turn(&ctx.heavy, deadline, over.as_ref()).await {
+        Ok(p) => p,
+        Err(e) => {
+            results.extend((0..n).map(|_| fault_struct(&e)));
+            return;
+        }
     };
     let job = tokio::task::spawn_blocking(move || {
         let _turn = permit;
