@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 
 use goswiss::sgf::{
-    Board, Colour, ErrorKind, Game, LoadOptions, Point, Value, get_setup_and_moves,
-    indicate_first_player, parse_collection, set_initial_position,
+    Board, Colour, ErrorKind, Exceeded, Game, LoadOptions, Point, Value, get_setup_and_moves,
+    indicate_first_player, load_collection_within, parse_collection, set_initial_position,
 };
 
 fn load(s: &str) -> Game {
@@ -130,6 +130,54 @@ fn collections() {
             .ok(),
         None
     );
+}
+
+#[test]
+fn node_cap_stops_the_parse_where_it_is_passed() {
+    let capped = |max| LoadOptions {
+        max_nodes: Some(max),
+        ..LoadOptions::default()
+    };
+    // Five nodes: at the cap it loads, one under it is a Limit error.
+    let five = b"(;GM[1];B[aa];W[bb](;B[cc])(;B[dd]))";
+    assert_eq!(
+        Game::from_bytes_with(five, &capped(5))
+            .unwrap()
+            .node_count(),
+        5
+    );
+    let e = Game::from_bytes_with(five, &capped(4)).unwrap_err();
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (ErrorKind::Limit, "more than 4 nodes")
+    );
+    // The syntax error after the sixth node is never reached: the parse stopped at the cap
+    // (uncapped, the error is what comes back).
+    let broken = b"(;;;;;;]";
+    assert_eq!(
+        Game::from_bytes_with(broken, &capped(5)).unwrap_err().kind,
+        ErrorKind::Limit
+    );
+    assert_ne!(Game::from_bytes(broken).unwrap_err().kind, ErrorKind::Limit);
+    // A lenient root without `;` counts too.
+    let lenient = LoadOptions {
+        root_without_semicolon: true,
+        max_nodes: Some(0),
+        ..LoadOptions::default()
+    };
+    assert_eq!(
+        Game::from_bytes_with(b"(GM[1])", &lenient)
+            .unwrap_err()
+            .kind,
+        ErrorKind::Limit
+    );
+    // Collections: one game alone over the cap, or the games together.
+    let over = load_collection_within(b"(;;;)(;)", &LoadOptions::default(), 10, 2).unwrap();
+    assert_eq!(over.unwrap_err(), Exceeded::Nodes(2));
+    let over = load_collection_within(b"(;;)(;)", &LoadOptions::default(), 10, 2).unwrap();
+    assert_eq!(over.unwrap_err(), Exceeded::Nodes(2));
+    let fits = load_collection_within(b"(;)(;)", &LoadOptions::default(), 10, 2).unwrap();
+    assert_eq!(fits.unwrap().len(), 2);
 }
 
 #[test]

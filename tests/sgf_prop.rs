@@ -18,6 +18,7 @@ fn all_options() -> Vec<LoadOptions> {
             rectangular_boards: true,
             keep_lowercase_idents: false,
             allow_undefined_bytes: true,
+            max_nodes: None,
             override_encoding: Some("Shift_JIS".into()),
         },
         LoadOptions {

@@ -22,6 +22,9 @@ pub enum ErrorKind {
     Type,
     /// `IndexError` / lookup of a node that is not in this game (bad id, deleted node).
     BadNode,
+    /// A caller's cap was hit ([`super::LoadOptions::max_nodes`]); not an sgfmill failure,
+    /// so it has no class of its own: sgfmill's nearest is `ValueError`.
+    Limit,
 }
 
 impl ErrorKind {
@@ -35,6 +38,7 @@ impl ErrorKind {
             ErrorKind::UnicodeEncode => "UnicodeEncodeError",
             ErrorKind::Type => "TypeError",
             ErrorKind::BadNode => "IndexError",
+            ErrorKind::Limit => "ValueError",
         }
     }
 }

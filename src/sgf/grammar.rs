@@ -9,7 +9,7 @@
 //! fast: a node costs three vector pushes.
 
 use super::charset::Multibyte;
-use super::error::SgfError;
+use super::error::{ErrorKind, SgfError};
 
 /// A byte range in one of the game's flat vectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -109,6 +109,8 @@ pub struct GrammarOptions {
     /// Keep identifiers as written (`AddBlack` stays `AddBlack`) instead of deleting
     /// lower-case letters.
     pub keep_lowercase_idents: bool,
+    /// Most nodes a game may have: one more is an [`ErrorKind::Limit`] error at once.
+    pub max_nodes: Option<usize>,
 }
 
 /// Identifier equality without a `memcmp` call: identifiers are one or two letters almost
@@ -332,7 +334,7 @@ pub(crate) fn parse_game(
                 if !seq_open {
                     return Err(err("unexpected node"));
                 }
-                current = new_node(arena, tree.as_mut());
+                current = new_node(arena, tree.as_mut(), opts.max_nodes)?;
                 // A request's time budget (crate::budget), looked at every few thousand nodes.
                 if current.is_multiple_of(4096) && crate::budget::expired() {
                     return Err(err("stopped: the request ran out of time"));
@@ -390,7 +392,7 @@ pub(crate) fn parse_game(
                     if !lenient_root {
                         return Err(err("property value outside a node"));
                     }
-                    current = new_node(arena, tree.as_mut());
+                    current = new_node(arena, tree.as_mut(), opts.max_nodes)?;
                 }
                 let ident = make_ident(game, a, b, &mut extra, opts);
                 any_extra |= ident.start & EXTRA != 0;
@@ -422,7 +424,19 @@ pub(crate) fn parse_game(
 }
 
 #[inline]
-fn new_node(arena: &mut Arena, tree: Option<&mut TreeCtx>) -> u32 {
+fn new_node(
+    arena: &mut Arena,
+    tree: Option<&mut TreeCtx>,
+    max_nodes: Option<usize>,
+) -> Result<u32, SgfError> {
+    if let Some(max) = max_nodes
+        && arena.nodes.len() >= max
+    {
+        return Err(SgfError::new(
+            ErrorKind::Limit,
+            format!("more than {max} nodes"),
+        ));
+    }
     let id = arena.nodes.len() as u32;
     arena
         .nodes
@@ -439,7 +453,7 @@ fn new_node(arena: &mut Arena, tree: Option<&mut TreeCtx>) -> u32 {
         t.last_node = id;
         t.seq_len += 1;
     }
-    id
+    Ok(id)
 }
 
 /// The identifier with lower-case letters deleted (sgfmill), as a span; rewritten

@@ -67,6 +67,11 @@ pub struct LoadOptions {
     /// undefined (windows-1252's 0x81, 0x8D, 0x8F, 0x90, 0x9D, …) as the code point of the
     /// same number, as Windows and WHATWG do, instead of failing like sgfmill.
     pub allow_undefined_bytes: bool,
+    /// Stop reading a game as soon as it has more than this many nodes, with an
+    /// [`ErrorKind::Limit`] error, so that a record over a caller's cap costs no more to refuse
+    /// than the cap itself (the parse does not run to the end of a huge input first). `None`:
+    /// no limit (sgfmill).
+    pub max_nodes: Option<usize>,
 }
 
 impl LoadOptions {
@@ -76,6 +81,7 @@ impl LoadOptions {
             multibyte,
             sgfmill_empty_ident: self.sgfmill_empty_ident,
             keep_lowercase_idents: self.keep_lowercase_idents,
+            max_nodes: self.max_nodes,
         }
     }
 }
@@ -188,11 +194,20 @@ pub fn load_collection_within(
     let mut games = Vec::new();
     let mut nodes = 0usize;
     let mut exceeded = None;
+    // One game alone over the cap stops where it passes it, not at its end.
+    let opts = &LoadOptions {
+        max_nodes: Some(opts.max_nodes.map_or(max_nodes, |m| m.min(max_nodes))),
+        ..opts.clone()
+    };
     let walk = each_game(bytes, opts, |n, game| {
         if n >= max_games {
             exceeded = Some(Exceeded::Games(max_games));
-        } else if let Ok(g) = &game {
-            nodes += g.node_count();
+        } else {
+            match &game {
+                Ok(g) => nodes += g.node_count(),
+                Err(e) if e.kind == ErrorKind::Limit => nodes = usize::MAX,
+                Err(_) => {}
+            }
             if nodes > max_nodes {
                 exceeded = Some(Exceeded::Nodes(max_nodes));
             }
@@ -295,6 +310,8 @@ fn parse_one(bytes: &[u8], from: usize, opts: &LoadOptions, scratch: &mut Arena)
         Ok(Some((Ok(game), _))) if game.charset.multibyte() != Multibyte::Safe => {
             parse_with(bytes, from, opts, scratch, game.charset.multibyte())
         }
+        // A cap is not something a character-aware reading would fix.
+        Err(e) if e.kind == ErrorKind::Limit => Err(e),
         Err(e) => {
             // A trail byte may have broken the byte-wise reading: try each multibyte
             // family and keep a reading whose own CA confirms it.

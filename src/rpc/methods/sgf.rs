@@ -39,10 +39,10 @@ pub const MAX_NODES: usize = 500_000;
 /// Most games one `sgf.parse` of a collection may hold.
 pub const MAX_GAMES: usize = 10_000;
 
-fn over_nodes(n: usize) -> RpcError {
+fn over_nodes() -> RpcError {
     RpcError::new(
         codes::LIMIT,
-        format!("the record has {n} nodes, over the limit of {MAX_NODES} nodes per call"),
+        format!("the record has more nodes than the limit of {MAX_NODES} nodes per call"),
     )
 }
 
@@ -88,6 +88,7 @@ impl Options {
             sgfmill_empty_ident: false,
             keep_lowercase_idents: false,
             allow_undefined_bytes: self.allow_undefined_bytes || self.lenient,
+            max_nodes: Some(MAX_NODES),
         }
     }
 
@@ -143,14 +144,13 @@ fn sgf_error(code: i32, e: &SgfError) -> RpcError {
 
 fn load(p: &Params, opts: &Options) -> Result<Game, RpcError> {
     let (bytes, text) = input_bytes(p, opts)?;
-    let game = Game::from_bytes_with(&bytes, &opts.load_options(text))
-        .map_err(|e| sgf_error(codes::LOAD, &e))?;
     // The parsed tree is compact (a few words per node); what a method builds from it is
-    // not, so the cap is checked before any of that.
-    if game.node_count() > MAX_NODES {
-        return Err(over_nodes(game.node_count()));
-    }
-    Ok(game)
+    // not, so the cap is enforced while parsing, before any of that (and before a huge
+    // input is read to its end).
+    Game::from_bytes_with(&bytes, &opts.load_options(text)).map_err(|e| match e.kind {
+        ErrorKind::Limit => over_nodes(),
+        _ => sgf_error(codes::LOAD, &e),
+    })
 }
 
 // ---------------------------------------------------------------- JSON views
