@@ -290,24 +290,7 @@ async fn pairings(
     path: Result<Path<(String, String)>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
-    let (Path((id, second)), Query(q)) = match (path, query) {
-        (Ok(p), Ok(q)) => (p, q),
-        (Err(e), _) => return bad(e),
-        (_, Err(e)) => return bad(e),
-    };
-    let r: u32 = match number("round", &second) {
-        Ok(r) => r,
-        Err(m) => return bad(m),
-    };
-    with_tournament(
-        &web,
-        &id,
-        &caller_of(&caller),
-        q.fragment(),
-        &format!("no round {r}"),
-        |id, t, v| pages::pairings(id, t, r, v),
-    )
-    .await
+    numbered_page(web, caller, path, query, "round", pages::pairings).await
 }
 
 async fn standings(
@@ -363,13 +346,26 @@ async fn player(
     path: Result<Path<(String, String)>, PathRejection>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
+    numbered_page(web, caller, path, query, "player", pages::player).await
+}
+
+/// A page of one numbered thing of the tournament (`/t/{id}/{what}/{n}`): a round's
+/// pairings, a player; 404 `no {what} {n}` when the tournament has none such.
+async fn numbered_page(
+    web: Web,
+    caller: MaybeCaller,
+    path: Result<Path<(String, String)>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+    what: &str,
+    render: fn(TournamentId, &Tournament, u32, Viewer) -> Option<Page>,
+) -> Response {
     let (Path((id, second)), Query(q)) = match (path, query) {
         (Ok(p), Ok(q)) => (p, q),
         (Err(e), _) => return bad(e),
         (_, Err(e)) => return bad(e),
     };
-    let pid: u32 = match number("player", &second) {
-        Ok(p) => p,
+    let n: u32 = match number(what, &second) {
+        Ok(n) => n,
         Err(m) => return bad(m),
     };
     with_tournament(
@@ -377,8 +373,8 @@ async fn player(
         &id,
         &caller_of(&caller),
         q.fragment(),
-        &format!("no player {pid}"),
-        |id, t, v| pages::player(id, t, pid, v),
+        &format!("no {what} {n}"),
+        |id, t, v| render(id, t, n, v),
     )
     .await
 }
