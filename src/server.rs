@@ -307,11 +307,14 @@ pub async fn serve(
             .inactive_limit(every * 2)
             .max_failures(1)
     });
+    // One set of turns for every heavy computation: stateless calls and the heavy commands
+    // of both registries.
+    let heavy = Ctx::heavy_permits(&config);
     let ctx = Arc::new(Ctx {
-        heavy: Ctx::heavy_permits(&config),
+        registry: registry.with_heavy_turns(Arc::clone(&heavy)),
+        tournaments: tournaments.with_heavy_turns(Arc::clone(&heavy)),
+        heavy,
         config,
-        registry,
-        tournaments,
         quotas: Default::default(),
     });
     // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.

@@ -80,16 +80,19 @@ fn endless_pairing() -> Value {
     json!([players, null, {"window": 8}])
 }
 
-/// How long a tiny `sgf.parse` (a heavy-class call: it runs on the blocking pool) takes while
-/// an endless pairing holds a turn, on a daemon with `turns` turns and a 1.5 s budget; and
-/// its reply.
-async fn small_call_beside_a_long_one(turns: u32) -> (Duration, Value) {
-    let server = Server::start_with(Config {
+/// A daemon with `turns` turns at heavy work and a 1.5 s budget per call.
+async fn with_turns(turns: u32) -> Server {
+    Server::start_with(Config {
         max_heavy_calls: turns,
         request_budget_ms: 1500,
         ..Config::default()
     })
-    .await;
+    .await
+}
+
+/// How long a call (of the heavy class) takes while an endless pairing holds a turn; and its
+/// reply.
+async fn beside_a_long_one(server: &Server, method: &str, params: Value) -> (Duration, Value) {
     let url = server.url("/jsonrpc");
     let long = tokio::spawn(async move {
         common::rpc::jsonrpc(&common::client(), &url, "pairing.pair", endless_pairing()).await
@@ -97,12 +100,20 @@ async fn small_call_beside_a_long_one(turns: u32) -> (Duration, Value) {
     // Let the pairing take its turn.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let start = Instant::now();
-    let v = server.jsonrpc("sgf.parse", json!(["(;SZ[9];B[ee])"])).await;
+    let v = server.jsonrpc(method, params).await;
     let took = start.elapsed();
     let long = long.await.expect("pairing task");
     assert_eq!(long["error"]["code"], json!(-32012), "{long}");
-    server.stop().await;
     (took, v)
+}
+
+/// A tiny `sgf.parse` (a heavy-class call: it runs on the blocking pool) beside an endless
+/// pairing, on a daemon with `turns` turns.
+async fn small_call_beside_a_long_one(turns: u32) -> (Duration, Value) {
+    let server = with_turns(turns).await;
+    let answer = beside_a_long_one(&server, "sgf.parse", json!(["(;SZ[9];B[ee])"])).await;
+    server.stop().await;
+    answer
 }
 
 #[tokio::test]
@@ -125,4 +136,39 @@ async fn heavy_calls_past_max_heavy_calls_wait_for_a_turn() {
         took < Duration::from_millis(1000),
         "with a free turn the parse waited {took:?}"
     );
+}
+
+#[tokio::test]
+async fn a_big_tournaments_pairing_takes_a_turn_too() {
+    // 600 players is over the matchmaker's inline size: its checkout pairs round 1 on the
+    // blocking pool, under the tournament's lock, and takes a turn like a stateless call.
+    let players: Vec<u32> = (1..=600).collect();
+    for turns in [1, 2] {
+        let server = with_turns(turns).await;
+        let id = server
+            .ok("matchmaker.create_tournament", json!([players]))
+            .await;
+        let (took, v) = beside_a_long_one(&server, "matchmaker.checkout_match", json!([id])).await;
+        let round = server.ok("matchmaker.round", json!([id])).await;
+        server.stop().await;
+        if turns == 1 {
+            assert!(
+                took >= Duration::from_millis(1000),
+                "the checkout did not wait for the turn: answered in {took:?}: {v}"
+            );
+            // Either it got the turn in time and paired, or its budget ran out waiting and
+            // nothing was recorded.
+            match v["error"]["code"].as_i64() {
+                Some(-32012) => assert_eq!(round, json!(0), "{v}"),
+                _ => assert_eq!(round, json!(1), "{v}"),
+            }
+        } else {
+            assert!(v["result"].is_array(), "{v}");
+            assert_eq!(round, json!(1));
+            assert!(
+                took < Duration::from_millis(1000),
+                "with a free turn the checkout waited {took:?}"
+            );
+        }
+    }
 }

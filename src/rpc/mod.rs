@@ -317,6 +317,18 @@ pub async fn take_turn(
     .map_err(|_| RpcError::internal("the daemon is shutting down"))
 }
 
+/// A turn at heavy work for the current call ([`take_turn`]), waited for within its budget:
+/// for a stateful command that computes under its tournament's lock (the registry).
+pub async fn take_turn_within_budget(
+    heavy: &Arc<tokio::sync::Semaphore>,
+) -> Result<tokio::sync::OwnedSemaphorePermit, RpcError> {
+    let budget = current_budget();
+    let over = budget.as_ref().map(CallBudget::error);
+    let deadline = (budget.as_ref().and_then(|b| b.budget.remaining()))
+        .map(|l| tokio::time::Instant::now() + l + OVER_BUDGET_GRACE);
+    take_turn(heavy, deadline, over.as_ref()).await
+}
+
 /// Runs heavy pure work on the blocking pool under the current call's budget: -32012 at the
 /// deadline (at once, even if the work has not reached a check yet; the work stops at its
 /// next check), and the work stops too when the call's future is dropped (its client went

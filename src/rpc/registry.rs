@@ -57,6 +57,10 @@ pub enum RegistryError<E: std::error::Error> {
     Engine(E),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The call's budget ran out while its command waited for a turn at heavy work: the
+    /// budget's error (-32012), nothing computed or recorded.
+    #[error("{0}")]
+    OverBudget(crate::rpc::RpcError),
 }
 
 /// Runs of one command against a fresh state after losing a race to another daemon.
@@ -152,6 +156,10 @@ pub struct Registry<E: Engine> {
     shared: bool,
     tournaments: RwLock<Entries<E>>,
     changes: broadcast::Sender<Change<E::Event>>,
+    /// The daemon's turns at heavy work (`max_heavy_calls`, see [`crate::rpc::take_turn`]):
+    /// a heavy state's command (a big pairing) takes one, like a stateless heavy call. None:
+    /// no limit (a registry outside a daemon).
+    heavy: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 fn decode<E: Engine>(
@@ -201,7 +209,14 @@ impl<E: Engine> Registry<E> {
             store,
             tournaments: RwLock::new(map),
             changes: broadcast::channel(CHANGES_BUFFER).0,
+            heavy: None,
         })
+    }
+
+    /// Heavy states' commands take one of these turns before they compute.
+    pub fn with_heavy_turns(mut self, heavy: Arc<tokio::sync::Semaphore>) -> Self {
+        self.heavy = Some(heavy);
+        self
     }
 
     fn replay_stored(t: &StoredTournament) -> Result<(E, Vec<E::Event>), StoreError> {
@@ -567,8 +582,19 @@ impl<E: Engine> Registry<E> {
         let (first_seq, events, answer) = loop {
             tries += 1;
             let outcome = if slot.state.heavy() {
+                // The wait for a turn counts against the call's budget, as the command's
+                // own work does; the turn is held until the work ends.
+                let turn = match &self.heavy {
+                    Some(heavy) => Some(
+                        crate::rpc::take_turn_within_budget(heavy)
+                            .await
+                            .map_err(RegistryError::OverBudget)?,
+                    ),
+                    None => None,
+                };
                 let f = Arc::clone(&f);
                 let (back, outcome) = tokio::task::spawn_blocking(move || {
+                    let _turn = turn;
                     let outcome = f(&slot.state, slot.seq);
                     (slot, outcome)
                 })

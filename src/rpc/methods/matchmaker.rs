@@ -95,6 +95,7 @@ fn registry_error(e: MmError) -> RpcError {
             tracing::error!(error = %e, "store failure");
             RpcError::internal("storage failure: the call was not recorded")
         }
+        RegistryError::OverBudget(e) => e,
     }
 }
 

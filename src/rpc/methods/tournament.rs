@@ -75,7 +75,9 @@ fn engine_error(e: TournamentError) -> RpcError {
     }
 }
 
-fn registry_error(e: TError) -> RpcError {
+/// A registry failure of a `tournament.*` call as its answer (shared with the import/export
+/// calls of `tournament_io`).
+pub(super) fn registry_error(e: TError) -> RpcError {
     match e {
         RegistryError::NotFound(id) => {
             RpcError::new(codes::NO_TOURNAMENT, format!("no tournament {id}"))
@@ -85,6 +87,7 @@ fn registry_error(e: TError) -> RpcError {
             tracing::error!(error = %e, "store failure");
             RpcError::internal("storage failure: the call was not recorded")
         }
+        RegistryError::OverBudget(e) => e,
     }
 }
 

@@ -11,13 +11,13 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::tournament::registry_error;
 use crate::aga::report::ReportOptions;
-use crate::rpc::registry::RegistryError;
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::tournament::engine::{FORMAT, check_player, check_settings};
 use crate::tournament::formats::{aga, opengotha_xml};
 use crate::tournament::model::TournamentData;
-use crate::tournament::{Event, Tournament, TournamentError};
+use crate::tournament::{Event, Tournament};
 
 pub mod codes {
     /// The format is not one of the known names.
@@ -33,21 +33,6 @@ pub mod codes {
 /// Largest import accepted, in bytes of text (a 1,000-player, 10-round OpenGotha file is
 /// about 700 kB).
 const MAX_IMPORT_BYTES: usize = 8 << 20;
-
-fn registry_error(e: RegistryError<TournamentError>) -> RpcError {
-    match e {
-        RegistryError::NotFound(id) => RpcError::new(1001, format!("no tournament {id}")),
-        RegistryError::Engine(TournamentError::Corrupt(m)) => {
-            tracing::error!(error = %m, "tournament state is inconsistent");
-            RpcError::internal("internal error: inconsistent tournament state")
-        }
-        RegistryError::Engine(e) => RpcError::new(e.code(), e.to_string()),
-        RegistryError::Store(e) => {
-            tracing::error!(error = %e, "store failure");
-            RpcError::internal("storage failure: the call was not recorded")
-        }
-    }
-}
 
 fn not_importable(what: impl std::fmt::Display) -> RpcError {
     RpcError::new(codes::NOT_IMPORTABLE, format!("cannot import: {what}"))

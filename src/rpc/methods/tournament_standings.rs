@@ -51,6 +51,7 @@ fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcEr
             tracing::error!(error = %e, "store failure");
             RpcError::internal("storage failure: the tournament could not be read")
         }
+        RegistryError::OverBudget(e) => e,
     }
 }
 
