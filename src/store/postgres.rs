@@ -63,7 +63,7 @@ pub const DEFAULT_COMMIT_LINGER: Duration = Duration::from_micros(500);
 /// A batch of this many jobs is large enough: the writer sends it without lingering. Per
 /// transaction costs are then shared widely enough, and a writer whose batches are this
 /// large anyway (one daemon under load) adds no latency.
-const LINGER_BELOW: usize = 16;
+const LINGER_BELOW: usize = 32;
 /// How often a lost connection is tried again.
 const RECONNECT_EVERY: Duration = Duration::from_millis(500);
 /// How long a connection attempt may take before the database counts as unreachable.
