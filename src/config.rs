@@ -83,6 +83,11 @@ pub struct Config {
     /// their time budget. Each can hold hundreds of megabytes at its caps, so this bounds the
     /// daemon's memory too. 0: the number of CPUs.
     pub max_heavy_calls: u32,
+    /// PostgreSQL only: microseconds the writer waits for more writes before it commits a
+    /// batch, when the previous batch held more than one (other calls are writing at the
+    /// same time; a lone caller never waits). Fewer, larger transactions when several daemons
+    /// share a database. 0: commit at once.
+    pub pg_commit_linger_us: u64,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -140,6 +145,7 @@ impl Default for Config {
             request_budget_ms: 10_000,
             max_matchmaker_players: 10_000,
             max_heavy_calls: 0,
+            pg_commit_linger_us: 500,
         }
     }
 }
@@ -234,6 +240,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "max_heavy_calls",
         "heavy calls computing at once; more wait, within their budget (0: the CPUs)",
+    ),
+    (
+        "pg_commit_linger_us",
+        "PostgreSQL: µs the writer waits for more writes while others are writing (500; 0 off)",
     ),
 ];
 

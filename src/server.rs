@@ -258,9 +258,12 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     // A PostgreSQL URL's password stays out of messages and logs.
     let db = crate::store::redacted(&config.db);
-    let store: Arc<dyn Store> = crate::store::open(&config.db)
-        .await
-        .with_context(|| format!("opening database {db}"))?;
+    let store: Arc<dyn Store> = crate::store::open(
+        &config.db,
+        std::time::Duration::from_micros(config.pg_commit_linger_us),
+    )
+    .await
+    .with_context(|| format!("opening database {db}"))?;
     let logs = store
         .load_all()
         .await

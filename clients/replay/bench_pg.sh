@@ -15,7 +15,13 @@
 #
 # Environment: PORT (first daemon port, default 19190), PGPORT (default 19290), PLAYERS (16),
 # CONC (64), SCALE (1: multiply the tournament count, 8 per concurrent tournament), DAEMONS
-# ("1 2 3"), SQLITE (1: also measure SQLite), SERVER and REPLAY (default target/release/).
+# ("1 2 3"), SQLITE (1: also measure SQLite), SERVER and REPLAY (default target/release/),
+# PGSTAT (0; 1: load pg_stat_statements in the cluster and print, for each PostgreSQL level,
+# the batches of appends the writers sent (`batches`: one statement each), the appends each
+# carried on average (`app/batch`) and the explicit COMMITs (`commits`: batches with a
+# creation or a deletion; a batch of appends only is one statement in an implicit
+# transaction): counts that do not depend on the machine's load, at a small cost in
+# PostgreSQL CPU).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PORT=${PORT:-19190}
@@ -25,6 +31,7 @@ CONC=${CONC:-64}
 SCALE=${SCALE:-1}
 DAEMONS=${DAEMONS:-"1 2 3"}
 SQLITE=${SQLITE:-1}
+PGSTAT=${PGSTAT:-0}
 SERVER=$(realpath "${SERVER:-target/release/goswiss}")
 REPLAY=$(realpath "${REPLAY:-target/release/goswiss-replay}")
 TOURNAMENTS=$((CONC * 8 * SCALE))
@@ -44,16 +51,18 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+PRELOAD=""
+if [ "$PGSTAT" = 1 ]; then PRELOAD="-c shared_preload_libraries=pg_stat_statements"; fi
 "${AS[@]}" "$BIN/initdb" -D "$WORK/data" -U goswiss --auth=trust -E UTF8 >/dev/null
 "${AS[@]}" "$BIN/pg_ctl" start -w -D "$WORK/data" -l "$WORK/log" \
-    -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $WORK -c max_connections=100" >/dev/null
-psql_() { psql -h 127.0.0.1 -p "$PGPORT" -U goswiss -d postgres -Atc "$1"; }
+    -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $WORK -c max_connections=100 $PRELOAD" >/dev/null
+psql_() { psql -h 127.0.0.1 -p "$PGPORT" -U goswiss -d "${2:-postgres}" -Atc "$1"; }
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, $(uptime | sed 's/.*load/load/')"
 echo "# $("$BIN/postgres" --version); $(psql_ "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'shared_buffers', 'commit_delay')")"
 echo "# players $PLAYERS, $CONC concurrent tournaments, $TOURNAMENTS tournaments per level, JSON-RPC"
-printf '%-10s %7s %9s %9s %9s %11s %11s  %s\n' store daemons matches seconds cycles/s \
-    srv_us/cyc pg_us/cyc problems
+printf '%-10s %7s %9s %9s %9s %11s %11s %8s %9s %8s  %s\n' store daemons matches seconds \
+    cycles/s srv_us/cyc pg_us/cyc batches app/batch commits problems
 
 TCK=$(getconf CLK_TCK)
 # CPU ticks (user + system) of the given processes.
@@ -82,12 +91,16 @@ wait_up() {
     return 1
 }
 
-# level NAME DB N: N daemons on DB, the tournaments split between them.
+# level NAME DB N [DBNAME]: N daemons on DB, the tournaments split between them (DBNAME:
+# the PostgreSQL database, for the counts).
 level() {
     local name=$1 db=$2 n=$3 k out
     local started=()
     for k in $(seq 0 $((n - 1))); do
-        "$SERVER" serve --listen "127.0.0.1:$((PORT + k))" --db "$db" --log-level error &
+        # One replay process creates all of a daemon's tournaments from one address: no quota
+        # (SCALE > 1 would pass the default 1,000 per address).
+        GOSWISS_MAX_TOURNAMENTS_PER_ADDRESS=0 \
+            "$SERVER" serve --listen "127.0.0.1:$((PORT + k))" --db "$db" --log-level error &
         PIDS+=($!)
         started+=($!)
     done
@@ -95,6 +108,10 @@ level() {
     out=$(mktemp -d)
     local t0 t1
     local s0 p0 s1 p1
+    local counted="- - -"
+    if [ "$PGSTAT" = 1 ] && [ "$name" = postgres ]; then
+        psql_ "SELECT pg_stat_statements_reset()" "$4" >/dev/null
+    fi
     s0=$(ticks "${started[@]}")
     p0=$(ticks $(pg_pids))
     t0=$(date +%s.%N)
@@ -113,9 +130,18 @@ level() {
     t1=$(date +%s.%N)
     s1=$(ticks "${started[@]}")
     p1=$(ticks $(pg_pids))
-    python3 - "$name" "$n" "$t0" "$t1" "$failed" $((s1 - s0)) $((p1 - p0)) "$TCK" "$out"/*.json <<'EOF'
+    if [ "$PGSTAT" = 1 ] && [ "$name" = postgres ]; then
+        # The appends of a batch are one statement (unless a batch names a tournament twice),
+        # which returns a row per append; a batch with a creation, a deletion or such an
+        # append has an explicit COMMIT (the readers' one load per start came before).
+        counted=$(psql_ "SELECT coalesce(sum(calls) FILTER (WHERE query LIKE 'WITH w AS%'), 0) || ' ' ||
+            coalesce(sum(rows) FILTER (WHERE query LIKE 'WITH w AS%'), 0) || ' ' ||
+            coalesce(sum(calls) FILTER (WHERE query = 'COMMIT'), 0)
+            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" "$4")
+    fi
+    python3 - "$name" "$n" "$t0" "$t1" "$failed" $((s1 - s0)) $((p1 - p0)) "$TCK" $counted "$out"/*.json <<'EOF'
 import json, sys
-name, n, t0, t1, failed, srv, pgc, tck, *files = sys.argv[1:]
+name, n, t0, t1, failed, srv, pgc, tck, batches, appends, commits, *files = sys.argv[1:]
 runs = [json.load(open(f)) for f in files]
 matches = sum(r["matches"] for r in runs)
 problems = sum(r["problems"] + r["violations"] for r in runs)
@@ -123,8 +149,9 @@ secs = float(t1) - float(t0)
 note = "" if problems == 0 and failed == "0" else "  PROBLEMS/VIOLATIONS"
 us = lambda t: int(t) / int(tck) * 1e6 / max(matches, 1)
 pg_us = f"{us(pgc):.1f}" if name == "postgres" else "-"
+per = f"{int(appends) / max(int(batches), 1):.1f}" if batches != "-" else "-"
 print(f"{name:<10} {n:>7} {matches:>9} {secs:>9.2f} {matches / secs:>9.0f} {us(srv):>11.1f} "
-      f"{pg_us:>11}  {problems}{note}")
+      f"{pg_us:>11} {batches:>8} {per:>9} {commits:>8}  {problems}{note}")
 EOF
     rm -rf "$out"
     for p in "${started[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
@@ -136,5 +163,6 @@ if [ "$SQLITE" = 1 ]; then
 fi
 for n in $DAEMONS; do
     psql_ "CREATE DATABASE bench$n" >/dev/null
-    level postgres "postgres://goswiss@127.0.0.1:$PGPORT/bench$n" "$n"
+    if [ "$PGSTAT" = 1 ]; then psql_ "CREATE EXTENSION pg_stat_statements" "bench$n" >/dev/null; fi
+    level postgres "postgres://goswiss@127.0.0.1:$PGPORT/bench$n" "$n" "bench$n"
 done

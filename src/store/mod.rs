@@ -92,10 +92,15 @@ pub fn redacted(db: &str) -> String {
 
 /// Opens the store `db` names: a `postgres://` (or `postgresql://`) URL is a PostgreSQL
 /// database, `sqlite:PATH` or anything else a SQLite file.
-pub async fn open(db: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {
+/// `pg_commit_linger` is the PostgreSQL writer's wait for more jobs
+/// ([`postgres::PostgresStore::open_with`]); SQLite has no use for it.
+pub async fn open(
+    db: &str,
+    pg_commit_linger: std::time::Duration,
+) -> Result<std::sync::Arc<dyn Store>, StoreError> {
     if postgres::is_url(db) {
         Ok(std::sync::Arc::new(
-            postgres::PostgresStore::open(db).await?,
+            postgres::PostgresStore::open_with(db, pg_commit_linger).await?,
         ))
     } else {
         let path = db.strip_prefix("sqlite:").unwrap_or(db);

@@ -3,9 +3,13 @@
 //! Writes go through one writer task that owns one connection. Callers queue jobs on a channel;
 //! the writer takes everything queued (up to [`MAX_BATCH`]) and commits it in one transaction
 //! (group commit: one WAL flush for many acknowledged calls, `synchronous_commit` untouched).
-//! BEGIN, every statement of a batch and COMMIT are sent at once (tokio-postgres pipelines the
-//! futures it is given together), so a batch costs one round trip (with the commit's WAL
-//! flush), however many jobs it holds. Each job is answered only after COMMIT returned.
+//! A batch of appends only is one statement, sent alone in PostgreSQL's implicit transaction
+//! (committed at the message set's Sync); any other batch sends BEGIN, its statements and
+//! COMMIT at once (tokio-postgres pipelines the futures it is given together). Either way a
+//! batch costs one round trip (with the commit's WAL flush), however many jobs it holds, and
+//! each job is answered only after the commit returned. When its batches are small while
+//! several callers write, the writer lingers briefly for more jobs (`pg_commit_linger_us`,
+//! [`run_writer`]): every transaction's fixed cost is then shared by more of them.
 //!
 //! The guard between daemons is each tournament's head, `tournaments.next_seq`: an append
 //! moves the head from `first_seq` with a compare-and-set and inserts the events only if it
@@ -53,6 +57,13 @@ use super::{
 
 /// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
 const MAX_BATCH: usize = 512;
+/// How long the writer waits for more jobs when its batch is small and other callers are
+/// writing (`pg_commit_linger_us`'s default): see [`run_writer`].
+pub const DEFAULT_COMMIT_LINGER: Duration = Duration::from_micros(500);
+/// A batch of this many jobs is large enough: the writer sends it without lingering. Per
+/// transaction costs are then shared widely enough, and a writer whose batches are this
+/// large anyway (one daemon under load) adds no latency.
+const LINGER_BELOW: usize = 32;
 /// How often a lost connection is tried again.
 const RECONNECT_EVERY: Duration = Duration::from_millis(500);
 /// How long a connection attempt may take before the database counts as unreachable.
@@ -282,6 +293,12 @@ impl PostgresStore {
     /// Connects, brings the schema up to date and starts the writer and the listener. The
     /// first connection must succeed: a daemon that cannot reach its database at start says so.
     pub async fn open(url: &str) -> Result<PostgresStore, StoreError> {
+        Self::open_with(url, DEFAULT_COMMIT_LINGER).await
+    }
+
+    /// [`PostgresStore::open`] with the writer's commit linger (`pg_commit_linger_us`; zero:
+    /// never wait for more jobs).
+    pub async fn open_with(url: &str, linger: Duration) -> Result<PostgresStore, StoreError> {
         let config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| StoreError::Database(format!("bad PostgreSQL URL: {e}")))?;
@@ -300,6 +317,7 @@ impl PostgresStore {
             Some((writer, statements)),
             rx,
             Arc::clone(&shared),
+            linger,
         ));
         let feed = broadcast::channel(FEED_BUFFER).0;
         let listener = tokio::spawn(run_listener(
@@ -481,12 +499,44 @@ async fn reconnect(config: &tokio_postgres::Config, shared: &Shared) -> Option<C
     }
 }
 
+/// Takes every job queued (up to [`MAX_BATCH`]) into `batch`; whether a close came with them
+/// (the jobs queued behind a close are left for it to drop).
+fn take_queued(rx: &mut mpsc::UnboundedReceiver<Job>, batch: &mut Vec<Job>) -> bool {
+    while batch.len() < MAX_BATCH {
+        match rx.try_recv() {
+            Ok(job) => {
+                let close = matches!(job, Job::Close { .. });
+                batch.push(job);
+                if close {
+                    return true;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    false
+}
+
+/// The writer: one transaction per batch of queued jobs.
+///
+/// Group commit across callers: everything paid per transaction (BEGIN and COMMIT, the WAL
+/// flush, the NOTIFY, which PostgreSQL serializes across every notifying transaction of the
+/// database until its commit is flushed, and its delivery to every daemon's listener) is
+/// shared by the jobs of a batch. With several daemons each writer sees only its share of the
+/// load, so its batches shrink and the transactions multiply. So when a batch is small (under
+/// [`LINGER_BELOW`] jobs) and the previous one held more than one job (other callers are
+/// writing at the same time: a single caller never waits), the writer waits up to `linger`
+/// for more jobs, until the batch is no longer small, before it sends it. tokio's
+/// timer ticks every millisecond, so a wait that ends on the timer rather than on a full
+/// batch can last up to a millisecond longer.
 async fn run_writer(
     config: tokio_postgres::Config,
     mut conn: Option<Conn>,
     mut rx: mpsc::UnboundedReceiver<Job>,
     shared: Arc<Shared>,
+    linger: Duration,
 ) {
+    let mut previous = 0;
     loop {
         if conn.as_ref().is_some_and(|(c, _)| c.is_closed()) {
             shared.down("storage unavailable: the connection to PostgreSQL closed".into());
@@ -505,13 +555,32 @@ async fn run_writer(
             rx.recv().await
         };
         let Some(first) = first else { return };
+        let mut closing = matches!(first, Job::Close { .. });
         let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+        if !closing {
+            closing = take_queued(&mut rx, &mut batch);
+        }
+        if !closing
+            && previous > 1
+            && batch.len() < LINGER_BELOW
+            && !linger.is_zero()
+            && conn.is_some()
+        {
+            let deadline = tokio::time::Instant::now() + linger;
+            while batch.len() < LINGER_BELOW && !closing {
+                match tokio::time::timeout_at(deadline, rx.recv()).await {
+                    Ok(Some(job)) => {
+                        closing = matches!(job, Job::Close { .. });
+                        batch.push(job);
+                        if !closing {
+                            closing = take_queued(&mut rx, &mut batch);
+                        }
+                    }
+                    Ok(None) | Err(_) => break,
+                }
             }
         }
+        previous = batch.len();
         let mut close = None;
         let mut writes = Vec::with_capacity(batch.len());
         for job in batch {
@@ -706,8 +775,42 @@ impl<'a> Appends<'a> {
     }
 }
 
-/// One try of a batch: BEGIN, the jobs' statements and the NOTIFYs sent together, COMMIT. The
-/// appends go as one statement when they can ([`appends_together`]), else one each.
+/// [`APPEND_MANY`] for every append of `jobs` (which [`appends_together`] allowed): the ids
+/// whose head moved.
+async fn append_many(
+    client: &Client,
+    st: &Statements,
+    jobs: &[Job],
+    at: i64,
+    origin: &str,
+) -> Result<std::collections::HashSet<i64>, tokio_postgres::Error> {
+    let a = Appends::of(jobs);
+    if a.ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let moved = client
+        .query(
+            &st.append_many,
+            &[
+                &a.ids,
+                &a.first_seqs,
+                &a.counts,
+                &a.event_ids,
+                &a.event_seqs,
+                &a.kinds,
+                &a.bodies,
+                &at,
+                &CHANNEL,
+                &origin,
+            ],
+        )
+        .await?;
+    Ok(moved.iter().map(|r| r.get(0)).collect())
+}
+
+/// One try of a batch: BEGIN, the jobs' statements and the NOTIFYs sent together, COMMIT (or,
+/// for a batch of appends only, their one statement alone). The appends go as one statement
+/// when they can ([`appends_together`]), else one each.
 async fn run_batch(
     client: &Client,
     st: &Statements,
@@ -716,6 +819,24 @@ async fn run_batch(
     origin: &str,
 ) -> Result<Vec<Outcome>, tokio_postgres::Error> {
     let together = appends_together(jobs);
+    if together && jobs.iter().all(|j| matches!(j, Job::Append { .. })) {
+        // Only appends, all in one statement: it goes alone, without BEGIN and COMMIT, as
+        // PostgreSQL's implicit transaction of one extended-protocol message set (Bind,
+        // Execute, Sync). The statement is atomic, the transaction commits at the Sync, and
+        // tokio-postgres answers only at the ReadyForQuery that follows the commit (with the
+        // commit's error, should it fail), so no job is answered before COMMIT. This saves the
+        // two simple-query cycles of BEGIN and COMMIT, and two of the three replies the
+        // connection has to wake up for, per transaction.
+        let moved = append_many(client, st, jobs, at, origin).await?;
+        return Ok(jobs
+            .iter()
+            .map(|job| match job {
+                Job::Append { rows, .. } if rows.is_empty() => Outcome::Written,
+                Job::Append { id, .. } if moved.contains(id) => Outcome::Written,
+                _ => Outcome::Moved,
+            })
+            .collect());
+    }
     let begin = client.batch_execute("BEGIN");
     let mut statements = Vec::with_capacity(jobs.len());
     for job in jobs {
@@ -783,30 +904,11 @@ async fn run_batch(
         });
     }
     let all = async {
-        let a = Appends::of(jobs);
-        if !together || a.ids.is_empty() {
-            return Ok(Default::default());
+        if together {
+            append_many(client, st, jobs, at, origin).await
+        } else {
+            Ok(Default::default())
         }
-        let moved = client
-            .query(
-                &st.append_many,
-                &[
-                    &a.ids,
-                    &a.first_seqs,
-                    &a.counts,
-                    &a.event_ids,
-                    &a.event_seqs,
-                    &a.kinds,
-                    &a.bodies,
-                    &at,
-                    &CHANNEL,
-                    &origin,
-                ],
-            )
-            .await?;
-        Ok::<std::collections::HashSet<i64>, tokio_postgres::Error>(
-            moved.iter().map(|r| r.get(0)).collect(),
-        )
     };
     // Sent in this order, answered in this order, all in one round trip: BEGIN, the jobs
     // (each statement sends its own NOTIFYs), COMMIT. If a statement fails, PostgreSQL
@@ -1084,6 +1186,50 @@ fn checked(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn append_job(id: TournamentId) -> Job {
+        Job::Append {
+            id,
+            first_seq: 0,
+            rows: Vec::new(),
+            reply: oneshot::channel().0,
+        }
+    }
+
+    #[test]
+    fn a_batch_takes_what_is_queued_and_stops_at_a_close() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for id in 1..=3 {
+            tx.send(append_job(id)).ok();
+        }
+        let mut batch = Vec::new();
+        assert!(!take_queued(&mut rx, &mut batch));
+        assert_eq!(batch.len(), 3);
+
+        tx.send(append_job(4)).ok();
+        tx.send(Job::Close {
+            reply: oneshot::channel().0,
+        })
+        .ok();
+        tx.send(append_job(5)).ok();
+        let mut batch = Vec::new();
+        assert!(take_queued(&mut rx, &mut batch));
+        assert_eq!(batch.len(), 2);
+        assert!(matches!(batch[1], Job::Close { .. }));
+        // The job behind the close stays queued: it is dropped with the writer's receiver.
+        assert!(matches!(rx.try_recv(), Ok(Job::Append { id: 5, .. })));
+    }
+
+    #[test]
+    fn a_batch_holds_at_most_max_batch_jobs() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for id in 0..(MAX_BATCH as i64 + 10) {
+            tx.send(append_job(id)).ok();
+        }
+        let mut batch = Vec::new();
+        assert!(!take_queued(&mut rx, &mut batch));
+        assert_eq!(batch.len(), MAX_BATCH);
+    }
 
     #[test]
     fn notification_payloads_parse() {
