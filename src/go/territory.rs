@@ -1416,7 +1416,269 @@ impl Analysis<'_> {
 ///
 /// The analysis stays the reference: the tests check on generated and recorded positions
 /// that wherever this says yes, the analysis gives the plain answer point for point.
+///
+/// Most finished games have no false point at all, and that is shown point by point
+/// without the graph ([`settled_without_graph`]); the graph is built only when that fails.
 pub(crate) fn plainly_settled_areas(
+    pos: &Position,
+    live: &[bool],
+    area: &[u32],
+    area_colour: &[Stone],
+) -> bool {
+    settled_without_graph(pos, live, area, area_colour)
+        .unwrap_or_else(|| plainly_settled_by_graph(pos, live, area, area_colour))
+}
+
+/// How many stones of a chain [`chain_search`] looks at before it gives up: enough for
+/// the walls round a real game's eyes, small enough that a search costs little.
+const CHAIN_SEARCH_LIMIT: usize = 16;
+
+/// Walks the chain of the living stone `start`, breadth first and at most
+/// [`CHAIN_SEARCH_LIMIT`] stones, until `found` holds for a neighbour of a visited stone.
+/// False when the chain ends or the limit is reached first.
+fn chain_search(
+    pos: &Position,
+    live: &[bool],
+    start: usize,
+    mut found: impl FnMut(usize) -> bool,
+) -> bool {
+    // Usually a neighbour of `start` itself answers: no walk.
+    if pos.neighbours(start).any(&mut found) {
+        return true;
+    }
+    let colour = pos.at(start);
+    let mut seen = [start; CHAIN_SEARCH_LIMIT];
+    let (mut len, mut k) = (1, 0);
+    while k < len {
+        let s = seen[k];
+        k += 1;
+        for m in pos.neighbours(s) {
+            if live[m] && pos.at(m) == colour && !seen[..len].contains(&m) {
+                if len == CHAIN_SEARCH_LIMIT {
+                    return false;
+                }
+                seen[len] = m;
+                len += 1;
+                if pos.neighbours(m).any(&mut found) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// What a walk along a chain from a stone next to a candidate point `p` of area `a` found
+/// (the first [`CHAIN_SEARCH_LIMIT`] stones of the chain, breadth first).
+#[derive(Default)]
+struct ChainWalk {
+    stones: [usize; CHAIN_SEARCH_LIMIT],
+    len: usize,
+    /// The first few areas other than `a` that the walked stones touch.
+    areas: [u32; 8],
+    n_areas: usize,
+    /// Whether the walked stones touch `a` at a point other than `p`.
+    elsewhere: bool,
+}
+
+impl ChainWalk {
+    fn new(pos: &Position, live: &[bool], area: &[u32], start: usize, p: usize) -> ChainWalk {
+        let (colour, a) = (pos.at(start), area[p]);
+        let mut w = ChainWalk {
+            len: 1,
+            ..ChainWalk::default()
+        };
+        w.stones[0] = start;
+        let mut k = 0;
+        while k < w.len {
+            let s = w.stones[k];
+            k += 1;
+            pos.for_each_neighbour(s, |m| {
+                if live[m] {
+                    if pos.at(m) == colour
+                        && w.len < CHAIN_SEARCH_LIMIT
+                        && !w.stones[..w.len].contains(&m)
+                    {
+                        w.stones[w.len] = m;
+                        w.len += 1;
+                    }
+                } else if area[m] == a {
+                    w.elsewhere |= m != p;
+                } else if w.n_areas < w.areas.len() && !w.areas[..w.n_areas].contains(&area[m]) {
+                    w.areas[w.n_areas] = area[m];
+                    w.n_areas += 1;
+                }
+            });
+        }
+        w
+    }
+}
+
+/// The second, longer test of a candidate `p` (see [`settled_without_graph`]), with
+/// `stones` its living neighbours and `open` whether it has a neighbour in its area `a`.
+/// Walks along the chain of each stone group the stones into classes whose edges to `a`
+/// are surely in one block of the chain–area graph: two stones of one chain, or two chains
+/// that both touch another area `b` (the cycle `a`–`c`–`b`–`c'`–`a`). A class links through
+/// the rest of `a` when one of its chains touches `a` elsewhere than at `p`. `p` is false
+/// for no chain when every class links through the rest of `a` (every side is then
+/// connected through `via_rest`), or when there is one class and no side in `a` (every
+/// side is then in the home block). The walks see part of the chains only, which can only
+/// make classes finer and links fewer: a `true` is sure, a `false` leaves it to the graph.
+fn resolved_by_walks(
+    pos: &Position,
+    live: &[bool],
+    area: &[u32],
+    p: usize,
+    stones: &[usize],
+    open: bool,
+) -> bool {
+    let k = stones.len();
+    let mut walks: [ChainWalk; 4] = Default::default();
+    for (w, &j) in walks.iter_mut().zip(stones) {
+        *w = ChainWalk::new(pos, live, area, j, p);
+    }
+    let mut class = [0usize, 1, 2, 3];
+    for i in 0..k {
+        for j in i + 1..k {
+            let (wi, wj) = (&walks[i], &walks[j]);
+            let linked = wi.stones[..wi.len].contains(&stones[j])
+                || wj.stones[..wj.len].contains(&stones[i])
+                || wi.areas[..wi.n_areas]
+                    .iter()
+                    .any(|b| wj.areas[..wj.n_areas].contains(b));
+            if linked {
+                let (from, to) = (class[j], class[i]);
+                class[..k]
+                    .iter_mut()
+                    .filter(|c| **c == from)
+                    .for_each(|c| *c = to);
+            }
+        }
+    }
+    let mut via_rest = [false; 4];
+    for i in 0..k {
+        via_rest[class[i]] |= walks[i].elsewhere;
+    }
+    (0..k).all(|i| via_rest[class[i]]) || (!open && (0..k).all(|i| class[i] == class[0]))
+}
+
+/// [`plainly_settled_areas`] when no point is a false point, shown without the chain–area
+/// graph; `None` when some candidate needs the graph (then [`plainly_settled_by_graph`]
+/// decides).
+///
+/// A candidate `p` (a point of area `a`, not a living stone, with at most one neighbour
+/// that is not a living stone) is not false for any chain next to it when either
+/// - every chain next to `p` also touches `a` at another point: then in the graph test of
+///   [`find_false_points`] every block involved links through the rest of the area
+///   (`via_rest`), so every side of `p` is connected; or
+/// - `p` has no other point of `a` next to it and its living neighbours are one chain:
+///   the local test of [`plainly_settled_by_graph`] settles it.
+///
+/// Both are found by short walks along the chains next to `p` ([`chain_search`]). With no
+/// false point, every area is worth one eye at least and two when `s ≥ d + 6` (the bounds
+/// of [`plainly_settled_areas`] with `f = 0`), and the answer is whether every region
+/// (connected living stones of one colour and areas, found by one flood fill)
+/// adds up to two. That is the graph path's answer exactly, since its false points are
+/// then none.
+fn settled_without_graph(
+    pos: &Position,
+    live: &[bool],
+    area: &[u32],
+    area_colour: &[Stone],
+) -> Option<bool> {
+    let n = pos.len();
+    if area_colour.is_empty() || area_colour.contains(&Stone::Empty) {
+        return Some(false);
+    }
+    let na = area_colour.len();
+    let mut size = vec![0u32; na];
+    let mut dead = vec![0u32; na];
+    // The first point of each area (areas are numbered in board order, so this is where
+    // the area's number first appears).
+    let mut first = vec![0usize; na];
+    for p in 0..n {
+        if live[p] {
+            continue;
+        }
+        let a = area[p];
+        let au = a as usize;
+        if size[au] == 0 {
+            first[au] = p;
+        }
+        size[au] += 1;
+        dead[au] += u32::from(pos.at(p) != Stone::Empty);
+        let (mut open, mut stones, mut k) = (0, [0usize; 4], 0);
+        pos.for_each_neighbour(p, |m| {
+            if live[m] {
+                stones[k] = m;
+                k += 1;
+            } else {
+                open += 1;
+            }
+        });
+        if open > 1 {
+            continue;
+        }
+        let stones = &stones[..k];
+        let resolved = if open == 1 {
+            stones
+                .iter()
+                .all(|&j| chain_search(pos, live, j, |m| !live[m] && m != p && area[m] == a))
+        } else {
+            // (Each target is a stone next to `p`, so it is found as a neighbour of a
+            // stone of the chain exactly when it is in the chain.)
+            let mut missing = [false; 4];
+            missing[..k].fill(true);
+            missing[0] = false;
+            k <= 1
+                || chain_search(pos, live, stones[0], |m| {
+                    if let Some(t) = stones.iter().position(|&s| s == m) {
+                        missing[t] = false;
+                    }
+                    !missing.contains(&true)
+                })
+        };
+        if !resolved && !resolved_by_walks(pos, live, area, p, stones, open == 1) {
+            return None;
+        }
+    }
+    // Regions: connected points, where two living stones of different colours are not
+    // connected (an area touches one colour only, so a living stone next to an area is of
+    // the area's colour). One flood fill; each area's worth is added at its first point.
+    let mut seen = vec![false; n];
+    let mut stack = Vec::with_capacity(n);
+    for i in 0..n {
+        if seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        stack.push(i);
+        let mut eyes = 0u32;
+        while let Some(j) = stack.pop() {
+            if !live[j] {
+                let a = area[j] as usize;
+                if first[a] == j {
+                    eyes += if size[a] >= dead[a] + 6 { 2 } else { 1 };
+                }
+            }
+            let (lj, sj) = (live[j], pos.at(j));
+            pos.for_each_neighbour(j, |m| {
+                if seen[m] || (lj && live[m] && pos.at(m) != sj) {
+                    return;
+                }
+                seen[m] = true;
+                stack.push(m);
+            });
+        }
+        if eyes < 2 {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// [`plainly_settled_areas`] through the chain–area graph (see there).
+fn plainly_settled_by_graph(
     pos: &Position,
     live: &[bool],
     area: &[u32],
@@ -1896,6 +2158,47 @@ mod tests {
             }
         }
         (pos, dead)
+    }
+
+    /// Wherever the point-by-point path answers, it answers as the graph path; it answers
+    /// on most generated positions whose areas are each one colour's (both yes and no), and
+    /// leaves some to the graph. The generator's walls and thrown-in stones make candidate
+    /// points of every kind (one-point eyes between chains, points whose chain touches the
+    /// area nowhere else).
+    #[test]
+    fn settled_without_graph_agrees_with_graph() {
+        let mut rng = ChaCha8Rng::seed_from_u64(31);
+        let (mut yes, mut no, mut fallback) = (0, 0, 0);
+        for case in 0..5000 {
+            let (pos, dead) = generate(&mut rng);
+            let (live, area, colour) = areas(&pos, &dead);
+            if colour.is_empty() || colour.contains(&Stone::Empty) {
+                continue;
+            }
+            let graph = plainly_settled_by_graph(&pos, &live, &area, &colour);
+            match settled_without_graph(&pos, &live, &area, &colour) {
+                Some(quick) => {
+                    assert_eq!(
+                        quick,
+                        graph,
+                        "case {case}\n{}\ndead {:?}",
+                        pos.rows().join("\n"),
+                        (0..pos.len()).filter(|&i| dead[i]).collect::<Vec<_>>()
+                    );
+                    if quick {
+                        yes += 1;
+                    } else {
+                        no += 1;
+                    }
+                }
+                None => fallback += 1,
+            }
+        }
+        eprintln!("point by point: yes {yes}, no {no}; graph {fallback}");
+        assert!(
+            yes >= 200 && no >= 50 && fallback >= 50,
+            "yes {yes}, no {no}, graph {fallback}"
+        );
     }
 
     /// Wherever `plainly_settled` says yes, the analysis gives the plain answer on every
