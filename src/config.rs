@@ -79,9 +79,9 @@ pub struct Config {
     /// them all at once, within `request_budget_ms`); more is refused with fault 2.
     pub max_matchmaker_players: u32,
     /// Most heavy calls (the blocking-pool work of pairing, parsing, scoring, imports,
-    /// standings; a multicall's inline calls; big tournaments' pairings) computing at once; more wait their turn, within
-    /// their time budget. Each can hold hundreds of megabytes at its caps, so this bounds the
-    /// daemon's memory too. 0: the number of CPUs.
+    /// standings; a multicall's inline calls; big tournaments' pairings) computing at once;
+    /// more wait their turn, within their time budget. Each can hold hundreds of megabytes at
+    /// its caps, so this bounds the daemon's memory too. 0: the number of CPUs.
     pub max_heavy_calls: u32,
     /// PostgreSQL only: microseconds the writer waits for more writes before it commits a
     /// batch, when the previous batch held more than one (other calls are writing at the
