@@ -322,11 +322,17 @@ pub async fn take_turn(
 pub async fn take_turn_within_budget(
     heavy: &Arc<tokio::sync::Semaphore>,
 ) -> Result<tokio::sync::OwnedSemaphorePermit, RpcError> {
-    let budget = current_budget();
-    let over = budget.as_ref().map(CallBudget::error);
-    let deadline = (budget.as_ref().and_then(|b| b.budget.remaining()))
-        .map(|l| tokio::time::Instant::now() + l + OVER_BUDGET_GRACE);
+    let (deadline, over) = give_up_at(current_budget().as_ref());
     take_turn(heavy, deadline, over.as_ref()).await
+}
+
+/// When a caller under `budget` stops waiting for heavy work (a little past the budget's
+/// deadline, so that work which notices it answers for itself), and the error it answers
+/// then. None: no budget, no deadline.
+fn give_up_at(budget: Option<&CallBudget>) -> (Option<tokio::time::Instant>, Option<RpcError>) {
+    let deadline = (budget.and_then(|b| b.budget.remaining()))
+        .map(|l| tokio::time::Instant::now() + l + OVER_BUDGET_GRACE);
+    (deadline, budget.map(CallBudget::error))
 }
 
 /// Runs heavy pure work on the blocking pool under the current call's budget: -32012 at the
@@ -345,9 +351,7 @@ pub async fn off_workers<T: Send + 'static>(
         ms: b.ms,
     });
     let _cancel = budget.as_ref().map(|b| b.budget.cancel_on_drop());
-    let limit = budget.as_ref().and_then(|b| b.budget.remaining());
-    let over = budget.as_ref().map(CallBudget::error);
-    let deadline = limit.map(|l| tokio::time::Instant::now() + l + OVER_BUDGET_GRACE);
+    let (deadline, over) = give_up_at(budget.as_ref());
     // The permit goes into the job and is given back when the work really ends, not when an
     // over-budget caller stops waiting for it.
     let permit = take_turn(heavy, deadline, over.as_ref()).await?;
@@ -356,7 +360,6 @@ pub async fn off_workers<T: Send + 'static>(
         under(budget.as_ref(), f).and_then(|r| r)
     });
     let joined = match (deadline, over) {
-        // A little past the deadline, so that work which notices it answers for itself.
         (Some(at), Some(over)) => match tokio::time::timeout_at(at, job).await {
             Ok(joined) => joined,
             Err(_) => return Err(over),
