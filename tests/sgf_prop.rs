@@ -297,8 +297,11 @@ fn golden_files_serialise_to_a_fixed_point() {
 mod rpc_round_trip {
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD as B64;
-    use goswiss::rpc::Params;
-    use goswiss::rpc::methods::sgf::{parse, serialise};
+    use goswiss::rpc::methods::sgf::{
+        main_line, main_line_on_wire, parse, parse_on_wire, serialise,
+    };
+    use goswiss::rpc::xmlrpc::{write_answer, write_response};
+    use goswiss::rpc::{Answer, Params, RpcError, Wire};
     use proptest::prelude::*;
     use serde_json::{Value as J, json};
 
@@ -318,14 +321,17 @@ mod rpc_round_trip {
     pub fn check(bytes: &[u8]) -> Result<bool, String> {
         let mut loaded = false;
         for opts in option_sets() {
-            let first = match parse(&Params::positional(vec![
-                json!(B64.encode(bytes)),
-                opts.clone(),
-            ])) {
+            let params = Params::positional(vec![json!(B64.encode(bytes)), opts.clone()]);
+            let first = match parse(&params) {
                 Ok(r) => r,
                 Err(_) => continue,
             };
             loaded = true;
+            wires_agree(parse_on_wire, &params, &first).map_err(|e| format!("sgf.parse: {e}"))?;
+            if let Ok(line) = main_line(&params) {
+                wires_agree(main_line_on_wire, &params, &line)
+                    .map_err(|e| format!("sgf.main_line: {e}"))?;
+            }
             let mut reparse_opts = opts.clone();
             reparse_opts["collection"] = json!(false);
             for (i, game) in first["games"].as_array().expect("games").iter().enumerate() {
@@ -356,6 +362,30 @@ mod rpc_round_trip {
             }
         }
         Ok(loaded)
+    }
+
+    /// The answer `f` writes for each wire is, byte for byte, the encoding of `value` (its
+    /// answer as a `Value`) on that wire.
+    fn wires_agree(
+        f: fn(&Params) -> Result<Answer, RpcError>,
+        params: &Params,
+        value: &J,
+    ) -> Result<(), String> {
+        let json = f(&params.clone().with_wire(Wire::Json)).map_err(|e| e.message)?;
+        let want = serde_json::to_string(value).expect("json");
+        if serde_json::to_string(&json).expect("json") != want {
+            return Err("the JSON-RPC answer differs from its value's".into());
+        }
+        for nil_ok in [false, true] {
+            let xml = f(&params.clone().with_wire(Wire::Xml { nil_ok })).map_err(|e| e.message)?;
+            let xml = write_answer(xml, nil_ok).map_err(|e| e.message)?;
+            if xml != write_response(value, nil_ok) {
+                return Err(format!(
+                    "the XML-RPC answer (nil_ok {nil_ok}) differs from its value's"
+                ));
+            }
+        }
+        Ok(())
     }
 
     #[test]

@@ -22,7 +22,7 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::{Ctx, Method, Params, RpcError, RpcResult};
+use super::{Answer, Ctx, Method, Params, RpcError};
 use crate::store::TournamentId;
 
 /// This layer's error codes (README "Error codes").
@@ -270,14 +270,18 @@ pub fn authorize_inline(ctx: &Ctx, method: &Method, params: &Params) -> Result<(
 }
 
 /// Books the call's effect on the quotas.
-pub fn settle(ctx: &Ctx, ticket: Ticket, result: &RpcResult) {
+pub fn settle(ctx: &Ctx, ticket: Ticket, result: &Result<Answer, RpcError>) {
     match ticket {
         Ticket::None => {}
         Ticket::Create(owner) => {
-            let id = result.as_ref().ok().and_then(|v| match v {
-                Value::Object(m) => m.get("id").and_then(Value::as_i64),
-                v => v.as_i64(),
-            });
+            let id = result
+                .as_ref()
+                .ok()
+                .and_then(Answer::as_value)
+                .and_then(|v| match v {
+                    Value::Object(m) => m.get("id").and_then(Value::as_i64),
+                    v => v.as_i64(),
+                });
             match id {
                 Some(id) => ctx.quotas.keep(owner, id),
                 None => ctx.quotas.give_back(&owner),

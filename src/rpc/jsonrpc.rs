@@ -100,7 +100,10 @@ pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
             async move {
                 let start = Instant::now();
                 let result = match params_for(method, params.as_str()) {
-                    Ok(p) => super::call(&ctx, method, p.with_caller(caller)).await,
+                    Ok(p) => {
+                        let p = p.with_caller(caller).with_wire(super::Wire::Json);
+                        super::call_on_wire(&ctx, method, p).await
+                    }
                     Err(e) => Err(e),
                 };
                 crate::server::record(method.name, "jsonrpc", result.is_ok(), start);

@@ -2,13 +2,17 @@
 //! one-line help, handler) and served by both protocol adapters, `xmlrpc` and `jsonrpc`.
 //!
 //! Handlers see `serde_json::Value`s whatever the wire was: the XML-RPC adapter converts its
-//! values on the way in and out, so one handler gives the same answer on both protocols.
+//! values on the way in and out, so one handler gives the same answer on both protocols. A
+//! handler with a big answer writes it in the wire's encoding instead ([`Handler::Encoded`],
+//! [`answer`]), the same bytes without the `Value` tree.
 
+pub mod answer;
 pub mod auth;
 pub mod error;
 pub mod jsonrpc;
 pub mod methods;
 pub mod registry;
+pub mod xml_value;
 pub mod xmlrpc;
 
 use std::collections::HashMap;
@@ -19,6 +23,7 @@ use std::sync::{Arc, LazyLock};
 use serde::de::DeserializeOwned;
 pub use serde_json::Value;
 
+pub use answer::{Answer, Wire};
 pub use error::RpcError;
 
 use crate::config::Config;
@@ -56,6 +61,9 @@ pub enum Handler {
     Blocking(fn(&Ctx, &Params) -> RpcResult),
     /// Work that waits on the store or on a tournament's lock.
     Async(fn(Arc<Ctx>, Params) -> BoxFuture),
+    /// Heavy pure work with a big answer: runs as `Blocking`, and writes its answer in the
+    /// encoding of the call's wire ([`Params::wire`]) instead of as a `Value` tree.
+    Encoded(fn(&Ctx, &Params) -> Result<Answer, RpcError>),
 }
 
 /// One declared parameter.
@@ -133,6 +141,8 @@ pub struct Params {
     values: Vec<Option<Value>>,
     /// Who is calling (token hash, address): anonymous unless the adapter says otherwise.
     caller: auth::Caller,
+    /// The encoding the answer is wanted in, for [`Handler::Encoded`] methods.
+    wire: Wire,
 }
 
 impl Params {
@@ -140,6 +150,7 @@ impl Params {
         Params {
             values: values.into_iter().map(Some).collect(),
             caller: auth::Caller::default(),
+            wire: Wire::Value,
         }
     }
 
@@ -147,6 +158,7 @@ impl Params {
         Params {
             values,
             caller: auth::Caller::default(),
+            wire: Wire::Value,
         }
     }
 
@@ -158,6 +170,17 @@ impl Params {
 
     pub fn caller(&self) -> &auth::Caller {
         &self.caller
+    }
+
+    /// The same parameters, answered on `wire`.
+    pub fn with_wire(mut self, wire: Wire) -> Params {
+        self.wire = wire;
+        self
+    }
+
+    /// The encoding the caller wants the answer in.
+    pub fn wire(&self) -> Wire {
+        self.wire
     }
 
     /// Number of parameters given (counting up to the last one present).
@@ -380,6 +403,19 @@ pub async fn off_workers<T: Send + 'static>(
 /// when its client closes the connection, jsonrpsee a WebSocket session's calls when it
 /// closes). Inside a multicall a call whose budget is already spent is not started.
 pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> RpcResult {
+    call_on_wire(ctx, method, params.with_wire(Wire::Value))
+        .await
+        .and_then(Answer::into_value)
+}
+
+/// [`call`], answered in the encoding `params` asks for ([`Params::wire`]): the protocol
+/// adapters' entry, so that a big answer is written as the wire's text and never held as a
+/// `Value` tree.
+pub async fn call_on_wire(
+    ctx: &Arc<Ctx>,
+    method: &'static Method,
+    params: Params,
+) -> Result<Answer, RpcError> {
     check_arity(method, &params)?;
     let budget = new_call_budget(ctx);
     if budget.budget.is_over() {
@@ -397,12 +433,19 @@ pub async fn call(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Rp
                             tracing::error!(method = method.name, "handler panicked");
                             Err(RpcError::internal("internal error"))
                         })
+                        .map(Answer::Value)
                 }
                 Handler::Blocking(f) => {
                     let job_ctx = Arc::clone(ctx);
+                    off_workers(&ctx.heavy, move || f(&job_ctx, &params))
+                        .await
+                        .map(Answer::Value)
+                }
+                Handler::Encoded(f) => {
+                    let job_ctx = Arc::clone(ctx);
                     off_workers(&ctx.heavy, move || f(&job_ctx, &params)).await
                 }
-                Handler::Async(f) => f(Arc::clone(ctx), params).await,
+                Handler::Async(f) => f(Arc::clone(ctx), params).await.map(Answer::Value),
             }
         })
         .await;

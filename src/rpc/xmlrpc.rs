@@ -18,7 +18,7 @@ use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 use serde_json::{Map, Number, Value};
 
-use super::{Ctx, Params, RpcError};
+use super::{Answer, Ctx, Params, RpcError, Wire};
 
 /// Deepest value nesting accepted; bounds recursion on hostile input.
 const MAX_DEPTH: usize = 64;
@@ -415,7 +415,7 @@ pub fn ruby_float(x: f64) -> String {
     }
 }
 
-fn escape_into(out: &mut String, s: &str) {
+pub(super) fn escape_into(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -428,7 +428,7 @@ fn escape_into(out: &mut String, s: &str) {
     }
 }
 
-fn write_value(out: &mut String, v: &Value, nil_ok: bool) {
+pub(super) fn write_value(out: &mut String, v: &Value, nil_ok: bool) {
     out.push_str("<value>");
     match v {
         Value::Null if nil_ok => out.push_str("<nil/>"),
@@ -492,9 +492,31 @@ const HEAD: &str = "<?xml version=\"1.0\" ?><methodResponse>";
 pub fn write_response(v: &Value, nil_ok: bool) -> String {
     let mut out = String::with_capacity(128);
     out.push_str(HEAD);
-    out.push_str("<params><param>");
+    out.push_str(RESPONSE_OPEN);
     write_value(&mut out, v, nil_ok);
-    out.push_str("</param></params></methodResponse>\n");
+    out.push_str(RESPONSE_CLOSE);
+    out
+}
+
+const RESPONSE_OPEN: &str = "<params><param>";
+const RESPONSE_CLOSE: &str = "</param></params></methodResponse>\n";
+
+/// A successful response holding `answer` (written for this wire, or a `Value`).
+pub fn write_answer(answer: Answer, nil_ok: bool) -> Result<String, RpcError> {
+    match answer {
+        Answer::Xml(value) => Ok(write_response_value(&value)),
+        other => other.into_value().map(|v| write_response(&v, nil_ok)),
+    }
+}
+
+/// A successful response around its `<value>…</value>`.
+fn write_response_value(value: &str) -> String {
+    let len = HEAD.len() + RESPONSE_OPEN.len() + value.len() + RESPONSE_CLOSE.len();
+    let mut out = String::with_capacity(len);
+    out.push_str(HEAD);
+    out.push_str(RESPONSE_OPEN);
+    out.push_str(value);
+    out.push_str(RESPONSE_CLOSE);
     out
 }
 
@@ -535,10 +557,14 @@ pub async fn handle_as(ctx: &Arc<Ctx>, body: &[u8], caller: super::auth::Caller)
     let Some(method) = super::lookup(&call.name) else {
         return fault_reply(&super::unknown_method(&call.name));
     };
-    let params =
-        Params::positional(call.params.into_iter().map(to_json).collect()).with_caller(caller);
-    let (body, ok) = match super::call(ctx, method, params).await {
-        Ok(v) => (write_response(&v, call.uses_nil), true),
+    let params = Params::positional(call.params.into_iter().map(to_json).collect())
+        .with_caller(caller)
+        .with_wire(Wire::Xml {
+            nil_ok: call.uses_nil,
+        });
+    let answer = super::call_on_wire(ctx, method, params).await;
+    let (body, ok) = match answer.and_then(|a| write_answer(a, call.uses_nil)) {
+        Ok(body) => (body, true),
         Err(e) => (write_fault(&e), false),
     };
     Reply {

@@ -6,12 +6,15 @@
 //! `base64` option, or as an array of byte values. Points are given SGF-native (`"pd"`:
 //! column then row from the top) with the GTP vertex beside them (`"Q16"`).
 
+use std::cell::RefCell;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use serde::Deserialize;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, json};
 
-use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult, Value as J};
+use crate::rpc::{Answer, Handler, Method, Param, Params, RpcError, RpcResult, Value as J, Wire};
 use crate::sgf::{self, Colour, ErrorKind, Game, LoadOptions, Point, PropType, SgfError, Value};
 
 /// Error codes of the `sgf.*` namespace (documented in docs/sgf.md).
@@ -29,11 +32,11 @@ pub mod codes {
     pub const LIMIT: i32 = 714;
 }
 
-/// Most nodes one call may load (all games of a collection together). Each node costs a few
-/// hundred bytes as a JSON tree, so the cap bounds a call's memory and reply (about 3× the
-/// record's text plus ~100 bytes per node) whatever the body size allows (a 4 MiB body of
-/// `;` is 4 million empty nodes). Real records have hundreds of nodes, big commented
-/// problem or joseki collections tens of thousands.
+/// Most nodes one call may load (all games of a collection together). Each node costs some
+/// hundred bytes loaded and in the answer's text, so the cap bounds a call's memory and reply
+/// (about 3× the record's text plus ~100 bytes per node) whatever the body size allows (a
+/// 4 MiB body of `;` is 4 million empty nodes). Real records have hundreds of nodes, big
+/// commented problem or joseki collections tens of thousands.
 pub const MAX_NODES: usize = 500_000;
 
 /// Most games one `sgf.parse` of a collection may hold.
@@ -254,23 +257,133 @@ fn node_json(game: &Game, node: sgf::NodeId) -> Result<J, RpcError> {
     }))
 }
 
-fn game_json(game: &Game) -> Result<J, RpcError> {
-    let nodes = game
-        .preorder()
-        .into_iter()
-        .map(|n| node_json(game, n))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut out = json!({
-        "size": game.size(),
-        "height": game.dimensions().1,
-        "raw_charset": game.raw_charset().name(),
-        "nodes": nodes,
-    });
-    match game.get_charset() {
-        Ok(c) => out["charset"] = json!(c),
-        Err(e) => out["charset_error"] = json!(e.to_string()),
+// ---------------------------------------------------------------- big answers, written as they go
+//
+// `sgf.parse` and `sgf.main_line` answer per node or move, and a long record as a `Value` tree
+// costs a few kilobytes per node in maps and small strings (a 300,000-move record: 1.7 GB).
+// These views write the same answer straight in the wire's encoding (`rpc::answer`): one
+// node's `Value` at a time, dropped once written. Object keys are written in sorted order,
+// as a `Value`'s map would give them, so the bytes are those of the tree.
+
+/// The error that stopped a view, kept aside: a `Serialize` impl can only return text.
+#[derive(Default)]
+struct Failure(RefCell<Option<RpcError>>);
+
+impl Failure {
+    fn fail<E: serde::ser::Error>(&self, e: RpcError) -> E {
+        let message = e.message.clone();
+        *self.0.borrow_mut() = Some(e);
+        E::custom(message)
     }
-    Ok(out)
+}
+
+/// A node or move loop's look at the call's budget, every few thousand items; what the view
+/// answers then does not matter ([`crate::budget::run`] reports the budget).
+fn check_budget<E: serde::ser::Error>(i: usize) -> Result<(), E> {
+    if i.is_multiple_of(4096) && crate::budget::expired() {
+        return Err(E::custom("stopped: the request ran out of time"));
+    }
+    Ok(())
+}
+
+/// Writes `view` for `wire`: the error `view` kept aside if it failed, else a serialiser's.
+fn encode_view<T: Serialize>(wire: Wire, view: &T, failure: &Failure) -> Result<Answer, RpcError> {
+    crate::rpc::answer::encode(wire, view).map_err(|message| {
+        failure.0.borrow_mut().take().unwrap_or_else(|| {
+            RpcError::internal(format!("the answer could not be written: {message}"))
+        })
+    })
+}
+
+/// A game of `sgf.parse`: `{charset | charset_error, height, nodes, raw_charset, size}`.
+struct GameView<'a> {
+    game: &'a Game,
+    failure: &'a Failure,
+}
+
+impl Serialize for GameView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let game = self.game;
+        let mut m = s.serialize_map(Some(5))?;
+        match game.get_charset() {
+            Ok(c) => m.serialize_entry("charset", &c)?,
+            Err(e) => m.serialize_entry("charset_error", &e.to_string())?,
+        }
+        m.serialize_entry("height", &game.dimensions().1)?;
+        m.serialize_entry(
+            "nodes",
+            &NodesView {
+                game,
+                failure: self.failure,
+            },
+        )?;
+        m.serialize_entry("raw_charset", game.raw_charset().name())?;
+        m.serialize_entry("size", &game.size())?;
+        m.end()
+    }
+}
+
+/// A game's nodes in preorder, each built as a `Value` only while it is written.
+struct NodesView<'a> {
+    game: &'a Game,
+    failure: &'a Failure,
+}
+
+impl Serialize for NodesView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let nodes = self.game.preorder();
+        let mut seq = s.serialize_seq(Some(nodes.len()))?;
+        for (i, node) in nodes.into_iter().enumerate() {
+            check_budget(i)?;
+            let json = node_json(self.game, node).map_err(|e| self.failure.fail(e))?;
+            seq.serialize_element(&json)?;
+        }
+        seq.end()
+    }
+}
+
+/// A game of a collection, or the error entry of one that did not load.
+enum Entry<'a> {
+    Game(GameView<'a>),
+    Error(J),
+}
+
+impl Serialize for Entry<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Entry::Game(g) => g.serialize(s),
+            Entry::Error(e) => e.serialize(s),
+        }
+    }
+}
+
+/// `{games: [...]}`.
+struct GamesView<'a>(Vec<Entry<'a>>);
+
+impl Serialize for GamesView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry("games", &self.0)?;
+        m.end()
+    }
+}
+
+/// The moves of `sgf.main_line`, each built as a `Value` only while it is written.
+struct MovesView<'a> {
+    plays: &'a [(Colour, Option<Point>)],
+    size: Dims,
+}
+
+impl Serialize for MovesView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.plays.len()))?;
+        for (i, (c, pt)) in self.plays.iter().enumerate() {
+            check_budget(i)?;
+            let point = pt.map(|p| point_json(p, self.size));
+            seq.serialize_element(&json!({ "colour": c.letter(), "point": point }))?;
+        }
+        seq.end()
+    }
 }
 
 /// Output bytes as the result object: text (decoded in its charset) and, when asked for or
@@ -325,9 +438,20 @@ fn game_error_json(e: &SgfError) -> J {
 /// entry in its place and the other games are kept. A file holding one game that does not
 /// load is a fault, as without `collection`.
 pub fn parse(p: &Params) -> RpcResult {
+    parse_on_wire(p)?.into_value()
+}
+
+/// [`parse`], written in the encoding `p`'s wire asks for.
+pub fn parse_on_wire(p: &Params) -> Result<Answer, RpcError> {
+    let failure = Failure::default();
     let opts = options(p, 1)?;
     if !opts.collection {
-        return Ok(json!({ "games": [game_json(&load(p, &opts)?)?] }));
+        let game = load(p, &opts)?;
+        let view = GamesView(vec![Entry::Game(GameView {
+            game: &game,
+            failure: &failure,
+        })]);
+        return encode_view(p.wire(), &view, &failure);
     }
     // An unknown `encoding` option would fail every game alike: that is the call's fault.
     if let Some(name) = &opts.encoding {
@@ -350,14 +474,19 @@ pub fn parse(p: &Params) -> RpcResult {
     if let [Err(e)] = entries.as_slice() {
         return Err(sgf_error(codes::LOAD, e));
     }
-    let games = entries
-        .iter()
-        .map(|g| match g {
-            Ok(game) => game_json(game),
-            Err(e) => Ok(game_error_json(e)),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(json!({ "games": games }))
+    let view = GamesView(
+        entries
+            .iter()
+            .map(|g| match g {
+                Ok(game) => Entry::Game(GameView {
+                    game,
+                    failure: &failure,
+                }),
+                Err(e) => Entry::Error(game_error_json(e)),
+            })
+            .collect(),
+    );
+    encode_view(p.wire(), &view, &failure)
 }
 
 /// `sgf.normalise(sgf, options)` → `{sgf, charset[, sgf_base64]}`: sgfmill's load + serialise.
@@ -436,6 +565,11 @@ pub fn game_info(p: &Params) -> RpcResult {
 /// `sgf.main_line(sgf, options)` → `{size, komi, handicap, setup: {black, white}, moves}`
 /// (sgfmill's get_setup_and_moves): what a rules engine replays.
 pub fn main_line(p: &Params) -> RpcResult {
+    main_line_on_wire(p)?.into_value()
+}
+
+/// [`main_line`], written in the encoding `p`'s wire asks for.
+pub fn main_line_on_wire(p: &Params) -> Result<Answer, RpcError> {
     let opts = options(p, 1)?;
     let game = load(p, &opts)?;
     let size = game.dimensions();
@@ -448,19 +582,40 @@ pub fn main_line(p: &Params) -> RpcResult {
             Colour::White => white.push(point_json(pt, size)),
         }
     }
-    let moves: Vec<J> = sm
-        .plays
-        .iter()
-        .map(|(c, pt)| json!({ "colour": c.letter(), "point": pt.map(|p| point_json(p, size)) }))
-        .collect();
-    Ok(json!({
-        "size": size.0,
-        "height": size.1,
-        "komi": game.komi().ok(),
-        "handicap": game.handicap().ok().flatten(),
-        "setup": { "black": black, "white": white },
-        "moves": moves,
-    }))
+    let failure = Failure::default();
+    let view = MainLineView {
+        size,
+        komi: game.komi().ok(),
+        handicap: game.handicap().ok().flatten(),
+        setup: json!({ "black": black, "white": white }),
+        moves: MovesView {
+            plays: &sm.plays,
+            size,
+        },
+    };
+    encode_view(p.wire(), &view, &failure)
+}
+
+/// `{handicap, height, komi, moves, setup, size}` of `sgf.main_line`.
+struct MainLineView<'a> {
+    size: Dims,
+    komi: Option<f64>,
+    handicap: Option<i64>,
+    setup: J,
+    moves: MovesView<'a>,
+}
+
+impl Serialize for MainLineView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("handicap", &self.handicap)?;
+        m.serialize_entry("height", &self.size.1)?;
+        m.serialize_entry("komi", &self.komi)?;
+        m.serialize_entry("moves", &self.moves)?;
+        m.serialize_entry("setup", &self.setup)?;
+        m.serialize_entry("size", &self.size.0)?;
+        m.end()
+    }
 }
 
 /// One raw value from a JSON tree: text to encode in the record's charset, or exact bytes
@@ -652,7 +807,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Parse SGF (text, or base64 with options.base64) into a JSON tree with raw and typed values.",
-        handler: Handler::Blocking(|_, p| parse(p)),
+        handler: Handler::Encoded(|_, p| parse_on_wire(p)),
     },
     Method {
         name: "sgf.serialise",
@@ -676,7 +831,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Setup stones and the moves of the main line (sgfmill get_setup_and_moves), SGF and GTP coordinates.",
-        handler: Handler::Blocking(|_, p| main_line(p)),
+        handler: Handler::Encoded(|_, p| main_line_on_wire(p)),
     },
     Method {
         name: "sgf.normalise",
@@ -693,6 +848,33 @@ mod tests {
 
     fn call(f: fn(&Params) -> RpcResult, args: Vec<J>) -> RpcResult {
         f(&Params::positional(args))
+    }
+
+    /// The answer views look at the budget as they write, on every wire (the record is
+    /// loaded first, outside the budget, whose parser looks at it too).
+    #[test]
+    fn written_answers_stop_when_the_budget_is_spent() {
+        let p = Params::positional(vec![json!("(;SZ[9];B[aa];W[bb])")]);
+        let game = load(&p, &options(&p, 1).unwrap()).unwrap();
+        let plays = sgf::get_setup_and_moves(&game).unwrap().plays;
+        let failure = Failure::default();
+        let games = GamesView(vec![Entry::Game(GameView {
+            game: &game,
+            failure: &failure,
+        })]);
+        let moves = MovesView {
+            plays: &plays,
+            size: game.dimensions(),
+        };
+        let spent = || crate::budget::Budget::new(Some(std::time::Duration::ZERO));
+        for wire in [Wire::Value, Wire::Json, Wire::Xml { nil_ok: false }] {
+            assert!(encode_view(wire, &games, &failure).is_ok());
+            assert!(encode_view(wire, &moves, &failure).is_ok());
+            let stopped = crate::budget::run(spent(), || encode_view(wire, &games, &failure));
+            assert!(stopped.is_err(), "{wire:?}");
+            let stopped = crate::budget::run(spent(), || encode_view(wire, &moves, &failure));
+            assert!(stopped.is_err(), "{wire:?}");
+        }
     }
 
     #[test]
