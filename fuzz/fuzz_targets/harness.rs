@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use goswiss::rpc::methods::{aga, sgf, tournament_io};
-use goswiss::rpc::{Params, TABLE, Value, jsonrpc, xmlrpc};
+use goswiss::rpc::{Params, TABLE, Value, Wire, jsonrpc, xmlrpc};
 use goswiss::tournament::formats::{csv, egf};
 use goswiss::tournament::model::TournamentData;
 use serde_json::json;
@@ -51,10 +51,12 @@ const ENCODINGS: &[Option<&str>] = &[
     Some("no-such-charset"),
 ];
 
-/// `sgf.parse`, `sgf.normalise`, `sgf.game_info`, `sgf.main_line` with every option, and
-/// `sgf.serialise` of what `sgf.parse` returned. The first two bytes choose the options; the
-/// rest is the file's bytes (sent as an array of bytes, so any encoding reaches the parser, or
-/// as text when bit 6 of the second byte says so and the bytes are UTF-8).
+/// `sgf.parse`, `sgf.normalise`, `sgf.game_info`, `sgf.main_line` with every option,
+/// `sgf.serialise` of what `sgf.parse` returned, and the JSON-RPC and XML-RPC texts of the
+/// `sgf.parse` and `sgf.main_line` answers. The first two bytes choose the options; the rest
+/// is the file's bytes (sent as an array of bytes, so any encoding reaches the parser, or as
+/// text when bit 6 of the second byte says so and the bytes are UTF-8); bit 7 of the second
+/// byte says whether the XML-RPC client used `<nil/>`.
 pub fn sgf_parse(data: &[u8]) {
     let [a, b, rest @ ..] = data else {
         return;
@@ -80,16 +82,18 @@ pub fn sgf_parse(data: &[u8]) {
     };
     let params = Params::positional(vec![input.clone(), options.clone()]);
     if let Ok(parsed) = sgf::parse(&params) {
-        // What parse gives, serialise takes back (one game or each game of a collection).
-        let games: Vec<Value> = match parsed.get("games") {
-            Some(Value::Array(g)) => g.clone(),
-            _ => vec![parsed.clone()],
-        };
-        for g in games {
-            if let Some(tree) = g.get("tree") {
-                let _ = sgf::serialise(&Params::positional(vec![tree.clone()]));
+        // What parse gives, serialise takes back: each game of the answer (an error entry
+        // of a collection is refused as a tree, which is fine too).
+        if let Some(Value::Array(games)) = parsed.get("games") {
+            for g in games {
+                let _ = sgf::serialise(&Params::positional(vec![g.clone()]));
             }
         }
+    }
+    // The answer as the wires write it, one node at a time (JSON-RPC, XML-RPC).
+    let nil_ok = bit(*b, 7);
+    for wire in [Wire::Json, Wire::Xml { nil_ok }] {
+        let _ = sgf::parse_on_wire(&params.clone().with_wire(wire));
     }
     let mut one = options;
     one["collection"] = Value::Bool(false);
@@ -97,6 +101,9 @@ pub fn sgf_parse(data: &[u8]) {
     let _ = sgf::normalise(&params);
     let _ = sgf::game_info(&params);
     let _ = sgf::main_line(&params);
+    for wire in [Wire::Json, Wire::Xml { nil_ok }] {
+        let _ = sgf::main_line_on_wire(&params.clone().with_wire(wire));
+    }
 }
 
 /// The AGA file parsers over RPC: `aga.parse_register`, `aga.parse_round`, `aga.parse_tdlist`
