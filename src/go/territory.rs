@@ -31,6 +31,7 @@
 //! 52×52). The work is linear in the board except inside small eyes, where the bottleneck
 //! tests cost the square of the eye's size; big eyes are settled by cheap tests first.
 
+use super::bits::{Bits, Grid};
 use super::board::Stone;
 use super::position::Position;
 
@@ -1425,7 +1426,8 @@ pub(crate) fn plainly_settled_areas(
     area: &[u32],
     area_colour: &[Stone],
 ) -> bool {
-    settled_without_graph(pos, live, area, area_colour)
+    settled_by_bits(pos, live, area, area_colour)
+        .unwrap_or_else(|| settled_without_graph(pos, live, area, area_colour))
         .unwrap_or_else(|| plainly_settled_by_graph(pos, live, area, area_colour))
 }
 
@@ -1562,6 +1564,44 @@ fn resolved_by_walks(
     (0..k).all(|i| via_rest[class[i]]) || (!open && (0..k).all(|i| class[i] == class[0]))
 }
 
+/// Whether the candidate `p` (a point that is not a living stone, with at most one
+/// neighbour that is not a living stone) is shown by short walks along the chains next to
+/// it to be a false point for none of them (see [`settled_without_graph`]); false leaves
+/// it to the graph.
+fn candidate_shown(pos: &Position, live: &[bool], area: &[u32], p: usize) -> bool {
+    let a = area[p];
+    let (mut open, mut stones, mut k) = (0, [0usize; 4], 0);
+    pos.for_each_neighbour(p, |m| {
+        if live[m] {
+            stones[k] = m;
+            k += 1;
+        } else {
+            open += 1;
+        }
+    });
+    debug_assert!(open <= 1);
+    let stones = &stones[..k];
+    let resolved = if open == 1 {
+        stones
+            .iter()
+            .all(|&j| chain_search(pos, live, j, |m| !live[m] && m != p && area[m] == a))
+    } else {
+        // (Each target is a stone next to `p`, so it is found as a neighbour of a
+        // stone of the chain exactly when it is in the chain.)
+        let mut missing = [false; 4];
+        missing[..k].fill(true);
+        missing[0] = false;
+        k <= 1
+            || chain_search(pos, live, stones[0], |m| {
+                if let Some(t) = stones.iter().position(|&s| s == m) {
+                    missing[t] = false;
+                }
+                !missing.contains(&true)
+            })
+    };
+    resolved || resolved_by_walks(pos, live, area, p, stones, open == 1)
+}
+
 /// [`plainly_settled_areas`] when no point is a false point, shown without the chain–area
 /// graph; `None` when some candidate needs the graph (then [`plainly_settled_by_graph`]
 /// decides).
@@ -1600,45 +1640,15 @@ fn settled_without_graph(
         if live[p] {
             continue;
         }
-        let a = area[p];
-        let au = a as usize;
+        let au = area[p] as usize;
         if size[au] == 0 {
             first[au] = p;
         }
         size[au] += 1;
         dead[au] += u32::from(pos.at(p) != Stone::Empty);
-        let (mut open, mut stones, mut k) = (0, [0usize; 4], 0);
-        pos.for_each_neighbour(p, |m| {
-            if live[m] {
-                stones[k] = m;
-                k += 1;
-            } else {
-                open += 1;
-            }
-        });
-        if open > 1 {
-            continue;
-        }
-        let stones = &stones[..k];
-        let resolved = if open == 1 {
-            stones
-                .iter()
-                .all(|&j| chain_search(pos, live, j, |m| !live[m] && m != p && area[m] == a))
-        } else {
-            // (Each target is a stone next to `p`, so it is found as a neighbour of a
-            // stone of the chain exactly when it is in the chain.)
-            let mut missing = [false; 4];
-            missing[..k].fill(true);
-            missing[0] = false;
-            k <= 1
-                || chain_search(pos, live, stones[0], |m| {
-                    if let Some(t) = stones.iter().position(|&s| s == m) {
-                        missing[t] = false;
-                    }
-                    !missing.contains(&true)
-                })
-        };
-        if !resolved && !resolved_by_walks(pos, live, area, p, stones, open == 1) {
+        let mut open = 0;
+        pos.for_each_neighbour(p, |m| open += usize::from(!live[m]));
+        if open <= 1 && !candidate_shown(pos, live, area, p) {
             return None;
         }
     }
@@ -1675,6 +1685,109 @@ fn settled_without_graph(
         }
     }
     Some(true)
+}
+
+/// [`settled_without_graph`] on bitboards: the same answer (the same candidates, each
+/// tested the same way, and the same test of every region), with the per-point passes
+/// replaced by word operations. `None` when the board does not fit in a bitboard.
+///
+/// - The candidates are the points outside `L`, the living stones, with at most one
+///   neighbour outside `L`: a few shifts and masks.
+/// - A region is the living stones of one colour and the areas they touch, connected (an
+///   area touches one colour only, so its living neighbours are of its colour). It adds up
+///   to less than two eyes exactly when it has no area (its stones touch no point outside
+///   `L`) or one area, worth one eye (`s < d + 6`). The first: every stone of the colour is
+///   connected through stones of the colour to a stone next to a point outside `L` (one
+///   flood of the bitboard). The second: for each area worth one, a stone next to its first
+///   point touches another area (a few point lookups, the usual case), or else a flood from
+///   the area through stones of its colour and points outside `L` meets another area before
+///   it stops growing.
+fn settled_by_bits(
+    pos: &Position,
+    live: &[bool],
+    area: &[u32],
+    area_colour: &[Stone],
+) -> Option<Option<bool>> {
+    if area_colour.is_empty() || area_colour.contains(&Stone::Empty) {
+        return Some(Some(false));
+    }
+    let g = Grid::new(pos)?;
+    let (w, h) = (usize::from(pos.width()), usize::from(pos.height()));
+    let na = area_colour.len();
+    let mut size = vec![0u32; na];
+    let mut dead = vec![0u32; na];
+    let mut first = vec![0usize; na];
+    let (mut open, mut black, mut white) = (Bits::EMPTY, Bits::EMPTY, Bits::EMPTY);
+    let cells = pos.cells();
+    for y in 0..h {
+        for x in 0..w {
+            let (i, b) = (y * w + x, y * g.stride + x);
+            if live[i] {
+                if cells[i] == Stone::Black {
+                    black.set(b);
+                } else {
+                    white.set(b);
+                }
+                continue;
+            }
+            open.set(b);
+            let a = area[i] as usize;
+            if size[a] == 0 {
+                first[a] = i;
+            }
+            size[a] += 1;
+            dead[a] += u32::from(cells[i] != Stone::Empty);
+        }
+    }
+    let candidates = open.and_not(g.two_neighbours_in(open));
+    for b in candidates.iter() {
+        if !candidate_shown(pos, live, area, g.point(b)) {
+            return Some(None);
+        }
+    }
+    // Regions without an area.
+    let touching = g.dilate(open);
+    for stones in [black, white] {
+        if g.flood(stones.and(touching), stones) != stones {
+            return Some(Some(false));
+        }
+    }
+    // Regions with one area, worth one eye.
+    for a in 0..na {
+        if size[a] >= dead[a] + 6 {
+            continue;
+        }
+        let (a32, f) = (a as u32, first[a]);
+        let mut near = false;
+        pos.for_each_neighbour(f, |s| {
+            if live[s] && !near {
+                pos.for_each_neighbour(s, |t| near |= !live[t] && area[t] != a32);
+            }
+        });
+        if near {
+            continue;
+        }
+        let mut seed = Bits::EMPTY;
+        seed.set(g.bit(f));
+        let own = g.flood(seed, open);
+        let within = open.or(if area_colour[a] == Stone::Black {
+            black
+        } else {
+            white
+        });
+        let mut x = own;
+        loop {
+            let y = g.dilate(x).and(within);
+            if !y.and(open).and_not(own).is_empty() {
+                break;
+            }
+            if y == x {
+                return Some(Some(false));
+            }
+            x = y;
+        }
+    }
+    Some(Some(true))
 }
 
 /// [`plainly_settled_areas`] through the chain–area graph (see there).
@@ -2197,6 +2310,38 @@ mod tests {
         eprintln!("point by point: yes {yes}, no {no}; graph {fallback}");
         assert!(
             yes >= 200 && no >= 50 && fallback >= 50,
+            "yes {yes}, no {no}, graph {fallback}"
+        );
+    }
+
+    /// The bitboard path answers exactly as the point-by-point path on every generated
+    /// position: the same `None` (a candidate left to the graph), the same yes and no.
+    #[test]
+    fn settled_by_bits_agrees_with_points() {
+        let mut rng = ChaCha8Rng::seed_from_u64(47);
+        let (mut yes, mut no, mut fallback) = (0, 0, 0);
+        for case in 0..5000 {
+            let (pos, dead) = generate(&mut rng);
+            let (live, area, colour) = areas(&pos, &dead);
+            let points = settled_without_graph(&pos, &live, &area, &colour);
+            let bits = settled_by_bits(&pos, &live, &area, &colour)
+                .expect("generated boards fit in a bitboard");
+            assert_eq!(
+                bits,
+                points,
+                "case {case}\n{}\ndead {:?}",
+                pos.rows().join("\n"),
+                (0..pos.len()).filter(|&i| dead[i]).collect::<Vec<_>>()
+            );
+            match bits {
+                Some(true) => yes += 1,
+                Some(false) => no += 1,
+                None => fallback += 1,
+            }
+        }
+        eprintln!("bits: yes {yes}, no {no}; graph {fallback}");
+        assert!(
+            yes >= 200 && no >= 300 && fallback >= 50,
             "yes {yes}, no {no}, graph {fallback}"
         );
     }
