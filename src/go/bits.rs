@@ -184,7 +184,7 @@ mod tests {
             let g = Grid::new(&pos).unwrap();
             let n = pos.len();
             // A pseudo-random set: every third point and a few more.
-            let member = |i: usize| i % 3 == 0 || i % 7 == 2;
+            let member = |i: usize| i.is_multiple_of(3) || i % 7 == 2;
             let mut x = Bits::EMPTY;
             for i in (0..n).filter(|&i| member(i)) {
                 x.set(g.bit(i));
