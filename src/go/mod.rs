@@ -7,6 +7,7 @@
 //!
 //! Pure domain code: no I/O and no RPC types. The SGF records come from `crate::sgf`.
 
+mod bits;
 pub mod board;
 pub mod game;
 pub mod position;

@@ -31,6 +31,7 @@
 //! 52×52). The work is linear in the board except inside small eyes, where the bottleneck
 //! tests cost the square of the eye's size; big eyes are settled by cheap tests first.
 
+use super::bits::{Bits, Grid};
 use super::board::Stone;
 use super::position::Position;
 
@@ -1425,7 +1426,8 @@ pub(crate) fn plainly_settled_areas(
     area: &[u32],
     area_colour: &[Stone],
 ) -> bool {
-    settled_without_graph(pos, live, area, area_colour)
+    settled_by_bits(pos, live, area, area_colour)
+        .unwrap_or_else(|| settled_without_graph(pos, live, area, area_colour))
         .unwrap_or_else(|| plainly_settled_by_graph(pos, live, area, area_colour))
 }
 
@@ -1562,6 +1564,44 @@ fn resolved_by_walks(
     (0..k).all(|i| via_rest[class[i]]) || (!open && (0..k).all(|i| class[i] == class[0]))
 }
 
+/// Whether the candidate `p` (a point that is not a living stone, with at most one
+/// neighbour that is not a living stone) is shown by short walks along the chains next to
+/// it to be a false point for none of them (see [`settled_without_graph`]); false leaves
+/// it to the graph.
+fn candidate_shown(pos: &Position, live: &[bool], area: &[u32], p: usize) -> bool {
+    let a = area[p];
+    let (mut open, mut stones, mut k) = (0, [0usize; 4], 0);
+    pos.for_each_neighbour(p, |m| {
+        if live[m] {
+            stones[k] = m;
+            k += 1;
+        } else {
+            open += 1;
+        }
+    });
+    debug_assert!(open <= 1);
+    let stones = &stones[..k];
+    let resolved = if open == 1 {
+        stones
+            .iter()
+            .all(|&j| chain_search(pos, live, j, |m| !live[m] && m != p && area[m] == a))
+    } else {
+        // (Each target is a stone next to `p`, so it is found as a neighbour of a
+        // stone of the chain exactly when it is in the chain.)
+        let mut missing = [false; 4];
+        missing[..k].fill(true);
+        missing[0] = false;
+        k <= 1
+            || chain_search(pos, live, stones[0], |m| {
+                if let Some(t) = stones.iter().position(|&s| s == m) {
+                    missing[t] = false;
+                }
+                !missing.contains(&true)
+            })
+    };
+    resolved || resolved_by_walks(pos, live, area, p, stones, open == 1)
+}
+
 /// [`plainly_settled_areas`] when no point is a false point, shown without the chain–area
 /// graph; `None` when some candidate needs the graph (then [`plainly_settled_by_graph`]
 /// decides).
@@ -1600,45 +1640,15 @@ fn settled_without_graph(
         if live[p] {
             continue;
         }
-        let a = area[p];
-        let au = a as usize;
+        let au = area[p] as usize;
         if size[au] == 0 {
             first[au] = p;
         }
         size[au] += 1;
         dead[au] += u32::from(pos.at(p) != Stone::Empty);
-        let (mut open, mut stones, mut k) = (0, [0usize; 4], 0);
-        pos.for_each_neighbour(p, |m| {
-            if live[m] {
-                stones[k] = m;
-                k += 1;
-            } else {
-                open += 1;
-            }
-        });
-        if open > 1 {
-            continue;
-        }
-        let stones = &stones[..k];
-        let resolved = if open == 1 {
-            stones
-                .iter()
-                .all(|&j| chain_search(pos, live, j, |m| !live[m] && m != p && area[m] == a))
-        } else {
-            // (Each target is a stone next to `p`, so it is found as a neighbour of a
-            // stone of the chain exactly when it is in the chain.)
-            let mut missing = [false; 4];
-            missing[..k].fill(true);
-            missing[0] = false;
-            k <= 1
-                || chain_search(pos, live, stones[0], |m| {
-                    if let Some(t) = stones.iter().position(|&s| s == m) {
-                        missing[t] = false;
-                    }
-                    !missing.contains(&true)
-                })
-        };
-        if !resolved && !resolved_by_walks(pos, live, area, p, stones, open == 1) {
+        let mut open = 0;
+        pos.for_each_neighbour(p, |m| open += usize::from(!live[m]));
+        if open <= 1 && !candidate_shown(pos, live, area, p) {
             return None;
         }
     }
@@ -1675,6 +1685,289 @@ fn settled_without_graph(
         }
     }
     Some(true)
+}
+
+/// How many areas per chain [`Chains`] records; a chain touching more is marked as such and
+/// only its first areas are known.
+const CHAIN_AREAS: usize = 8;
+
+/// The chains of living stones (union-find, one pass over the board) and, per chain, the
+/// first [`CHAIN_AREAS`] areas it touches with up to two of the points where it touches
+/// each: enough to tell whether a chain touches an area at a point other than a given one.
+struct Chains {
+    /// Per living stone, its chain (numbered from 0 in board order).
+    id: Vec<u32>,
+    /// Per chain: how many areas are recorded, `CHAIN_AREAS + 1` when some were left out.
+    len: Vec<u8>,
+    /// Per chain, `CHAIN_AREAS` slots of three: the area, the first point where the chain
+    /// touches it, and a second such point (equal to the first when there is none).
+    touch: Vec<u32>,
+}
+
+impl Chains {
+    fn new(pos: &Position, live: &[bool], area: &[u32], open: Bits, g: &Grid) -> Chains {
+        let (n, w, h) = (
+            pos.len(),
+            usize::from(pos.width()),
+            usize::from(pos.height()),
+        );
+        let cells = pos.cells();
+        // Union-find where each stone joins the chains of its left and upper neighbours;
+        // a set's root is its lowest point, so one more pass in board order makes every
+        // entry a root and numbers the chains.
+        fn find(root: &mut [u32], mut i: usize) -> usize {
+            while root[i] as usize != i {
+                let up = root[i] as usize;
+                root[i] = root[up];
+                i = up;
+            }
+            i
+        }
+        fn join(root: &mut [u32], i: usize, j: usize) {
+            let (x, y) = (find(root, i), find(root, j));
+            if x < y {
+                root[y] = x as u32;
+            } else {
+                root[x] = y as u32;
+            }
+        }
+        let mut root = vec![NONE; n];
+        for y in 0..h {
+            for x in 0..w {
+                let i = y * w + x;
+                if !live[i] {
+                    continue;
+                }
+                root[i] = i as u32;
+                let c = cells[i];
+                if x > 0 && live[i - 1] && cells[i - 1] == c {
+                    join(&mut root, i, i - 1);
+                }
+                if y > 0 && live[i - w] && cells[i - w] == c {
+                    join(&mut root, i, i - w);
+                }
+            }
+        }
+        let mut id = vec![NONE; n];
+        let mut chains = 0u32;
+        for i in 0..n {
+            if live[i] {
+                let r = root[root[i] as usize] as usize;
+                root[i] = r as u32;
+                id[i] = if r == i {
+                    chains += 1;
+                    chains - 1
+                } else {
+                    id[r]
+                };
+            }
+        }
+        let mut len = vec![0u8; chains as usize];
+        let mut touch = vec![0u32; chains as usize * CHAIN_AREAS * 3];
+        for b in open.iter() {
+            let q = g.point(b);
+            let (a, q32) = (area[q], q as u32);
+            pos.for_each_neighbour(q, |s| {
+                if !live[s] {
+                    return;
+                }
+                let c = id[s] as usize;
+                let l = usize::from(len[c]);
+                let slots = &mut touch[c * CHAIN_AREAS * 3..][..CHAIN_AREAS * 3];
+                match slots[..3 * l.min(CHAIN_AREAS)]
+                    .chunks_exact_mut(3)
+                    .find(|t| t[0] == a)
+                {
+                    Some(t) => {
+                        if t[1] == t[2] && t[1] != q32 {
+                            t[2] = q32;
+                        }
+                    }
+                    None if l < CHAIN_AREAS => {
+                        slots[3 * l..3 * l + 3].copy_from_slice(&[a, q32, q32]);
+                        len[c] += 1;
+                    }
+                    None => len[c] = CHAIN_AREAS as u8 + 1,
+                }
+            });
+        }
+        Chains { id, len, touch }
+    }
+
+    /// The recorded (area, point, point) slots of chain `c`.
+    fn slots(&self, c: usize) -> std::slice::ChunksExact<'_, u32> {
+        self.touch[c * CHAIN_AREAS * 3..][..3 * usize::from(self.len[c]).min(CHAIN_AREAS)]
+            .chunks_exact(3)
+    }
+
+    /// Whether chain `c` is known to touch area `a` at a point other than `p`.
+    fn elsewhere(&self, c: usize, a: u32, p: usize) -> bool {
+        self.slots(c)
+            .any(|t| t[0] == a && (t[1] as usize != p || t[2] as usize != p))
+    }
+
+    /// Whether the candidate `p` (not a living stone, at most one neighbour that is not a
+    /// living stone) is shown to be a false point for no chain next to it: the test of
+    /// [`resolved_by_walks`] with whole chains instead of walks. The living neighbours of
+    /// `p` fall into classes surely in one block of the chain–area graph (one chain, or two
+    /// chains that both touch another area); `p` is false for none when every class has a
+    /// chain touching `p`'s area elsewhere, or when there is one class and `p` has no
+    /// neighbour in its area. Areas left out of a chain's record only make classes finer
+    /// and links fewer, so a yes stays sure.
+    fn shown(&self, pos: &Position, live: &[bool], area: &[u32], p: usize) -> bool {
+        let a = area[p];
+        let (mut open, mut chains, mut k) = (false, [0usize; 4], 0);
+        pos.for_each_neighbour(p, |m| {
+            if live[m] {
+                chains[k] = self.id[m] as usize;
+                k += 1;
+            } else {
+                open = true;
+            }
+        });
+        let chains = &chains[..k];
+        let mut class = [0usize, 1, 2, 3];
+        for i in 0..k {
+            for j in i + 1..k {
+                let linked = chains[i] == chains[j]
+                    || self
+                        .slots(chains[i])
+                        .any(|ti| ti[0] != a && self.slots(chains[j]).any(|tj| tj[0] == ti[0]));
+                if linked {
+                    let (from, to) = (class[j], class[i]);
+                    class[..k]
+                        .iter_mut()
+                        .filter(|c| **c == from)
+                        .for_each(|c| *c = to);
+                }
+            }
+        }
+        let mut via_rest = [false; 4];
+        for i in 0..k {
+            via_rest[class[i]] |= self.elsewhere(chains[i], a, p);
+        }
+        (0..k).all(|i| via_rest[class[i]]) || (!open && (0..k).all(|i| class[i] == class[0]))
+    }
+}
+
+/// [`settled_without_graph`] on bitboards and whole chains: `Some(answer)` where no
+/// candidate is a false point (the graph path's answer, see there), `Some(None)` when some
+/// candidate is not shown so (the graph decides), `None` when the board does not fit in a
+/// bitboard (the walks of [`settled_without_graph`] are used).
+///
+/// - A region is the living stones of one colour and the areas they touch, connected (an
+///   area touches one colour only, so its living neighbours are of its colour). It adds up
+///   to less than two eyes exactly when it has no area (its stones touch no point outside
+///   `L`, the living stones) or one area worth one eye (`s < d + 6`). The first: every
+///   stone of the colour is connected through stones of the colour to a stone next to a
+///   point outside `L` (one flood of the bitboard). The second: for each area worth one, a
+///   stone next to its first point touches another area (a few lookups, the usual case),
+///   or else a flood from the area through stones of its colour and points outside `L`
+///   meets another area before it stops growing. Such a region is short of eyes in the
+///   graph path too, whatever the false points (they only lower an area's worth), so this
+///   is tested first and answers no at once.
+/// - The candidates are the points outside `L` with at most one neighbour outside `L`: a
+///   few shifts and masks. Each is tested by the walks of [`settled_without_graph`], and
+///   where they fail, by [`Chains::shown`]: the same test on whole chains (found once, by
+///   union-find, when first needed), which sees what the walks' 16 stones may miss.
+fn settled_by_bits(
+    pos: &Position,
+    live: &[bool],
+    area: &[u32],
+    area_colour: &[Stone],
+) -> Option<Option<bool>> {
+    if area_colour.is_empty() || area_colour.contains(&Stone::Empty) {
+        return Some(Some(false));
+    }
+    let g = Grid::new(pos)?;
+    let (w, h) = (usize::from(pos.width()), usize::from(pos.height()));
+    let na = area_colour.len();
+    let mut size = vec![0u32; na];
+    let mut dead = vec![0u32; na];
+    let mut first = vec![0usize; na];
+    let (mut open, mut black, mut white) = (Bits::EMPTY, Bits::EMPTY, Bits::EMPTY);
+    let cells = pos.cells();
+    for y in 0..h {
+        for x in 0..w {
+            let (i, b) = (y * w + x, y * g.stride + x);
+            if live[i] {
+                if cells[i] == Stone::Black {
+                    black.set(b);
+                } else {
+                    white.set(b);
+                }
+                continue;
+            }
+            open.set(b);
+            let a = area[i] as usize;
+            if size[a] == 0 {
+                first[a] = i;
+            }
+            size[a] += 1;
+            dead[a] += u32::from(cells[i] != Stone::Empty);
+        }
+    }
+    // Regions without an area.
+    let touching = g.dilate(open);
+    for stones in [black, white] {
+        if g.flood(stones.and(touching), stones) != stones {
+            return Some(Some(false));
+        }
+    }
+    // Regions with one area, worth one eye.
+    for a in 0..na {
+        if size[a] >= dead[a] + 6 {
+            continue;
+        }
+        let (a32, f) = (a as u32, first[a]);
+        let mut near = false;
+        pos.for_each_neighbour(f, |s| {
+            if live[s] && !near {
+                pos.for_each_neighbour(s, |t| near |= !live[t] && area[t] != a32);
+            }
+        });
+        if near {
+            continue;
+        }
+        let mut seed = Bits::EMPTY;
+        seed.set(g.bit(f));
+        let own = g.flood(seed, open);
+        let within = open.or(if area_colour[a] == Stone::Black {
+            black
+        } else {
+            white
+        });
+        let mut x = own;
+        loop {
+            let y = g.dilate(x).and(within);
+            if !y.and(open).and_not(own).is_empty() {
+                break;
+            }
+            if y == x {
+                return Some(Some(false));
+            }
+            x = y;
+        }
+    }
+    // The candidates.
+    let candidates = open.and_not(g.two_neighbours_in(open));
+    if candidates.is_empty() {
+        return Some(Some(true));
+    }
+    // The walks first: they usually end at once. Whole chains only when a walk fails
+    // (their record costs more than the walks of a usual game).
+    let mut chains = None;
+    for b in candidates.iter() {
+        let p = g.point(b);
+        if !candidate_shown(pos, live, area, p)
+            && !chains
+                .get_or_insert_with(|| Chains::new(pos, live, area, open, &g))
+                .shown(pos, live, area, p)
+        {
+            return Some(None);
+        }
+    }
+    Some(Some(true))
 }
 
 /// [`plainly_settled_areas`] through the chain–area graph (see there).
@@ -2198,6 +2491,44 @@ mod tests {
         assert!(
             yes >= 200 && no >= 50 && fallback >= 50,
             "yes {yes}, no {no}, graph {fallback}"
+        );
+    }
+
+    /// Wherever the bitboard path answers, it answers as the graph path, yes and no; it
+    /// answers on most generated positions, more often than the walks (whole chains see
+    /// more than walks of 16 stones), and leaves some to the graph.
+    #[test]
+    fn settled_by_bits_agrees_with_graph() {
+        let mut rng = ChaCha8Rng::seed_from_u64(47);
+        let (mut yes, mut no, mut fallback, mut walks) = (0, 0, 0, 0);
+        for case in 0..5000 {
+            let (pos, dead) = generate(&mut rng);
+            let (live, area, colour) = areas(&pos, &dead);
+            let bits = settled_by_bits(&pos, &live, &area, &colour)
+                .expect("generated boards fit in a bitboard");
+            walks += usize::from(settled_without_graph(&pos, &live, &area, &colour).is_some());
+            let Some(quick) = bits else {
+                fallback += 1;
+                continue;
+            };
+            let graph = plainly_settled_by_graph(&pos, &live, &area, &colour);
+            assert_eq!(
+                quick,
+                graph,
+                "case {case}\n{}\ndead {:?}",
+                pos.rows().join("\n"),
+                (0..pos.len()).filter(|&i| dead[i]).collect::<Vec<_>>()
+            );
+            if quick {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        eprintln!("bits: yes {yes}, no {no}; graph {fallback}; the walks answer {walks}");
+        assert!(
+            yes >= 900 && no >= 300 && fallback >= 50 && yes + no >= walks,
+            "yes {yes}, no {no}, graph {fallback}, walks {walks}"
         );
     }
 
