@@ -21,7 +21,11 @@
 # carried on average (`app/batch`) and the explicit COMMITs (`commits`: batches with a
 # creation or a deletion; a batch of appends only is one statement in an implicit
 # transaction): counts that do not depend on the machine's load, at a small cost in
-# PostgreSQL CPU).
+# PostgreSQL CPU; 2: also list each level's costliest statements), PERF (unset; a directory:
+# `perf record` the daemons and the PostgreSQL cluster over each level's replay window, into
+# NAME-DAEMONS.data there; read it with `perf report -i FILE --comm tokio-rt-worker` for the
+# daemons or `--comm postgres`), PERF_OPTS (`-g -F 999`; `--call-graph dwarf -F 299` gives the
+# daemons' Rust frames, which have no frame pointers).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PORT=${PORT:-19190}
@@ -32,6 +36,8 @@ SCALE=${SCALE:-1}
 DAEMONS=${DAEMONS:-"1 2 3"}
 SQLITE=${SQLITE:-1}
 PGSTAT=${PGSTAT:-0}
+PERF=${PERF:-}
+PERF_OPTS=${PERF_OPTS:-"-g -F 999"}
 SERVER=$(realpath "${SERVER:-target/release/goswiss}")
 REPLAY=$(realpath "${REPLAY:-target/release/goswiss-replay}")
 TOURNAMENTS=$((CONC * 8 * SCALE))
@@ -52,7 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 PRELOAD=""
-if [ "$PGSTAT" = 1 ]; then PRELOAD="-c shared_preload_libraries=pg_stat_statements"; fi
+if [ "$PGSTAT" != 0 ]; then PRELOAD="-c shared_preload_libraries=pg_stat_statements"; fi
 "${AS[@]}" "$BIN/initdb" -D "$WORK/data" -U goswiss --auth=trust -E UTF8 >/dev/null
 "${AS[@]}" "$BIN/pg_ctl" start -w -D "$WORK/data" -l "$WORK/log" \
     -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $WORK -c max_connections=100 $PRELOAD" >/dev/null
@@ -109,8 +115,17 @@ level() {
     local t0 t1
     local s0 p0 s1 p1
     local counted="- - -"
-    if [ "$PGSTAT" = 1 ] && [ "$name" = postgres ]; then
+    if [ "$PGSTAT" != 0 ] && [ "$name" = postgres ]; then
         psql_ "SELECT pg_stat_statements_reset()" "$4" >/dev/null
+    fi
+    local perf_pid=""
+    if [ -n "$PERF" ]; then
+        mkdir -p "$PERF"
+        local watched
+        watched=$(echo "${started[@]}" $(pg_pids) | tr ' ' ,)
+        perf record $PERF_OPTS -p "$watched" -o "$PERF/$name-$n.data" >/dev/null 2>&1 &
+        perf_pid=$!
+        sleep 0.5
     fi
     s0=$(ticks "${started[@]}")
     p0=$(ticks $(pg_pids))
@@ -130,7 +145,8 @@ level() {
     t1=$(date +%s.%N)
     s1=$(ticks "${started[@]}")
     p1=$(ticks $(pg_pids))
-    if [ "$PGSTAT" = 1 ] && [ "$name" = postgres ]; then
+    if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
+    if [ "$PGSTAT" != 0 ] && [ "$name" = postgres ]; then
         # The appends of a batch are one statement (unless a batch names a tournament twice),
         # which returns a row per append; a batch with a creation, a deletion or such an
         # append has an explicit COMMIT (the readers' one load per start came before).
@@ -138,6 +154,13 @@ level() {
             coalesce(sum(rows) FILTER (WHERE query LIKE 'WITH w AS%'), 0) || ' ' ||
             coalesce(sum(calls) FILTER (WHERE query = 'COMMIT'), 0)
             FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" "$4")
+    fi
+    if [ "$PGSTAT" = 2 ] && [ "$name" = postgres ]; then
+        # Every statement of the level: calls, rows, total ms, the statement's start.
+        psql_ "SELECT calls || ' ' || rows || ' ' || round(total_exec_time::numeric, 1) || ' ' ||
+            left(regexp_replace(query, '\s+', ' ', 'g'), 70) FROM pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            ORDER BY total_exec_time DESC LIMIT 12" "$4" | sed "s/^/# $n daemons: /"
     fi
     python3 - "$name" "$n" "$t0" "$t1" "$failed" $((s1 - s0)) $((p1 - p0)) "$TCK" $counted "$out"/*.json <<'EOF'
 import json, sys
@@ -163,6 +186,6 @@ if [ "$SQLITE" = 1 ]; then
 fi
 for n in $DAEMONS; do
     psql_ "CREATE DATABASE bench$n" >/dev/null
-    if [ "$PGSTAT" = 1 ]; then psql_ "CREATE EXTENSION pg_stat_statements" "bench$n" >/dev/null; fi
+    if [ "$PGSTAT" != 0 ]; then psql_ "CREATE EXTENSION pg_stat_statements" "bench$n" >/dev/null; fi
     level postgres "postgres://goswiss@127.0.0.1:$PGPORT/bench$n" "$n" "bench$n"
 done

@@ -18,9 +18,9 @@
 //! tournaments moved, and the next read or command of one of them reads its tail first (a
 //! daemon does not decode the writes of tournaments nobody asks it about).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex as StdMutex, RwLock};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -155,6 +155,9 @@ pub struct Registry<E: Engine> {
     /// Whether other daemons may write the store too (it has a change feed).
     shared: bool,
     tournaments: RwLock<Entries<E>>,
+    /// Tournaments of this engine another daemon created that this one has not read yet: the
+    /// change feed only notes them (for [`Registry::ids`]), and the first use reads one.
+    elsewhere: StdMutex<HashSet<TournamentId>>,
     changes: broadcast::Sender<Change<E::Event>>,
     /// The daemon's turns at heavy work (`max_heavy_calls`, see [`crate::rpc::take_turn`]):
     /// a heavy state's command (a big pairing) takes one, like a stateless heavy call. None:
@@ -208,6 +211,7 @@ impl<E: Engine> Registry<E> {
             shared: store.changes().is_some(),
             store,
             tournaments: RwLock::new(map),
+            elsewhere: StdMutex::new(HashSet::new()),
             changes: broadcast::channel(CHANGES_BUFFER).0,
             heavy: None,
         })
@@ -233,6 +237,7 @@ impl<E: Engine> Registry<E> {
     /// publishes its creation if this call cached it. Returns the cached entry.
     fn insert(&self, id: TournamentId, state: E, events: Vec<E::Event>) -> Arc<Entry<E>> {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
+        self.not_elsewhere(id);
         if let Some(entry) = map.get(&id) {
             return Arc::clone(entry);
         }
@@ -249,9 +254,18 @@ impl<E: Engine> Registry<E> {
     /// Forgets a tournament deleted (by whoever) and tells subscribers, once.
     fn forget(&self, id: TournamentId) {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
+        self.not_elsewhere(id);
         if map.remove(&id).is_some() {
             self.publish(|| Change::Deleted { id });
         }
+    }
+
+    /// Drops `id` from the tournaments created elsewhere and not read yet.
+    fn not_elsewhere(&self, id: TournamentId) {
+        self.elsewhere
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
     }
 
     /// Brings a cached tournament up to the store's head (another daemon wrote it), under its
@@ -377,8 +391,9 @@ impl<E: Engine> Registry<E> {
     }
 
     /// Brings the cache up to a burst of changes, in order per tournament: deletions forget,
-    /// heads beyond the cached one are read (all in one store call) and applied, and
-    /// tournaments of this engine created elsewhere are cached.
+    /// heads beyond the cached one are read (all in one store call) and applied, or only noted
+    /// when nobody subscribes, and tournaments of this engine created elsewhere are cached
+    /// (with subscribers) or noted for [`Registry::ids`] (without).
     async fn apply_changes(&self, burst: Vec<HeadChange>) {
         // What each tournament needs, in the order first heard of: `None` when it was
         // deleted, else the highest head heard of (`u64::MAX`: unknown, read it) and whether
@@ -411,7 +426,7 @@ impl<E: Engine> Registry<E> {
             };
             match (entry, needs[&id]) {
                 (Some(_), None) => self.forget(id),
-                (None, None) => {}
+                (None, None) => self.not_elsewhere(id),
                 (Some(entry), Some((head, _))) => {
                     let known = head != u64::MAX;
                     if known && entry.seq.load(Ordering::Acquire) >= head {
@@ -433,7 +448,17 @@ impl<E: Engine> Registry<E> {
                     wants.push((id, seq));
                     cached.push(Some(entry));
                 }
-                // Created elsewhere for this engine: cache it now, so subscribers hear of it.
+                // Created elsewhere for this engine, nobody to tell: noted (so listings name
+                // it), and read on its first use here, if any. Every daemon reading and
+                // replaying every tournament every other daemon creates, at creation, cost a
+                // store read per creation on each of them.
+                (None, Some((_, true))) if self.changes.receiver_count() == 0 => {
+                    self.elsewhere
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id);
+                }
+                // With subscribers: cache it now, so they hear of it.
                 (None, Some((_, true))) => {
                     wants.push((id, 0));
                     cached.push(None);
@@ -482,7 +507,10 @@ impl<E: Engine> Registry<E> {
                 let (state, events) = Self::replay_stored(&t)?;
                 Ok(self.insert(id, state, events))
             }
-            _ => Err(RegistryError::NotFound(id)),
+            _ => {
+                self.not_elsewhere(id);
+                Err(RegistryError::NotFound(id))
+            }
         }
     }
 
@@ -499,19 +527,29 @@ impl<E: Engine> Registry<E> {
         }
     }
 
+    /// The tournaments cached, and those another daemon created that this one has not read.
     pub fn len(&self) -> usize {
-        self.tournaments.read().map(|m| m.len()).unwrap_or(0)
+        self.ids().len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The ids of every tournament of this engine, ascending.
+    /// The ids of every tournament of this engine, ascending: those cached and those another
+    /// daemon created that this one has not read yet (reading one caches it).
     pub fn ids(&self) -> Vec<TournamentId> {
         let map = self.tournaments.read().unwrap_or_else(|p| p.into_inner());
         let mut ids: Vec<_> = map.keys().copied().collect();
+        ids.extend(
+            self.elsewhere
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .copied(),
+        );
         ids.sort_unstable();
+        ids.dedup();
         ids
     }
 
@@ -1009,6 +1047,86 @@ mod tests {
         let seq = registry.read(id, |_, seq| seq).await.unwrap();
         assert_eq!(seq, 4, "{pair:?}");
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+    }
+
+    /// What another daemon's creation looks like here: the log in the store, then the NOTIFY.
+    async fn other_daemon_creates(store: &Fed) -> TournamentId {
+        let created =
+            Tournament::create(vec![5, 6, 7, 8], 0, false, PairingMode::default(), 2).unwrap();
+        let id = store
+            .inner
+            .create(
+                LogKind::Matchmaker,
+                encode::<Tournament>(&[created]).unwrap(),
+            )
+            .await
+            .unwrap();
+        store
+            .feed
+            .send(HeadChange {
+                id,
+                kind: Some(LogKind::Matchmaker),
+                head: Some(1),
+            })
+            .unwrap();
+        id
+    }
+
+    #[tokio::test]
+    async fn with_no_subscriber_a_tournament_created_elsewhere_is_listed_and_read_on_first_use() {
+        let (_dir, store, registry, mine) = written_elsewhere().await;
+        let theirs = other_daemon_creates(&store).await;
+        // Listed once the feed brought it, without a read of the store.
+        for _ in 0..1000 {
+            if registry.ids().contains(&theirs) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(registry.ids(), vec![mine, theirs]);
+        assert_eq!(registry.len(), 2);
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 0);
+        // The first use reads it, once; then it is cached like any other.
+        let players = registry
+            .read(theirs, |t, _| t.players().len())
+            .await
+            .unwrap();
+        assert_eq!(players, 4);
+        registry.read(theirs, |_, seq| seq).await.unwrap();
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+        assert_eq!(registry.ids(), vec![mine, theirs]);
+
+        // One created, then deleted elsewhere before any use here, is listed, then not.
+        let gone = other_daemon_creates(&store).await;
+        for _ in 0..1000 {
+            if registry.ids().contains(&gone) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(registry.ids(), vec![mine, theirs, gone]);
+        store.inner.delete(gone).await.unwrap();
+        store
+            .feed
+            .send(HeadChange {
+                id: gone,
+                kind: None,
+                head: None,
+            })
+            .unwrap();
+        let mut listed = Vec::new();
+        for _ in 0..1000 {
+            listed = registry.ids();
+            if !listed.contains(&gone) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(listed, vec![mine, theirs]);
+        assert!(matches!(
+            registry.read(gone, |_, seq| seq).await,
+            Err(RegistryError::NotFound(_))
+        ));
     }
 
     #[tokio::test]
