@@ -1539,16 +1539,37 @@ fn resolved_by_walks(
     for (w, &j) in walks.iter_mut().zip(stones) {
         *w = ChainWalk::new(pos, live, area, j, p);
     }
-    let mut class = [0usize, 1, 2, 3];
-    for i in 0..k {
-        for j in i + 1..k {
+    classes_settle(
+        k,
+        open,
+        |i, j| {
             let (wi, wj) = (&walks[i], &walks[j]);
-            let linked = wi.stones[..wi.len].contains(&stones[j])
+            wi.stones[..wi.len].contains(&stones[j])
                 || wj.stones[..wj.len].contains(&stones[i])
                 || wi.areas[..wi.n_areas]
                     .iter()
-                    .any(|b| wj.areas[..wj.n_areas].contains(b));
-            if linked {
+                    .any(|b| wj.areas[..wj.n_areas].contains(b))
+        },
+        |i| walks[i].elsewhere,
+    )
+}
+
+/// The class test shared by [`resolved_by_walks`] and [`Chains::shown`], for a candidate
+/// with `k` (at most four) living neighbours and `open` whether it has a neighbour in its
+/// area: neighbours `linked` are merged into one class, and the candidate is false for no
+/// chain when every class has a neighbour whose chain touches the area `elsewhere`, or
+/// when there is one class and the candidate is not `open`.
+#[inline]
+fn classes_settle(
+    k: usize,
+    open: bool,
+    linked: impl Fn(usize, usize) -> bool,
+    elsewhere: impl Fn(usize) -> bool,
+) -> bool {
+    let mut class = [0usize, 1, 2, 3];
+    for i in 0..k {
+        for j in i + 1..k {
+            if linked(i, j) {
                 let (from, to) = (class[j], class[i]);
                 class[..k]
                     .iter_mut()
@@ -1559,7 +1580,7 @@ fn resolved_by_walks(
     }
     let mut via_rest = [false; 4];
     for i in 0..k {
-        via_rest[class[i]] |= walks[i].elsewhere;
+        via_rest[class[i]] |= elsewhere(i);
     }
     (0..k).all(|i| via_rest[class[i]]) || (!open && (0..k).all(|i| class[i] == class[0]))
 }
@@ -1826,27 +1847,17 @@ impl Chains {
             }
         });
         let chains = &chains[..k];
-        let mut class = [0usize, 1, 2, 3];
-        for i in 0..k {
-            for j in i + 1..k {
-                let linked = chains[i] == chains[j]
+        classes_settle(
+            k,
+            open,
+            |i, j| {
+                chains[i] == chains[j]
                     || self
                         .slots(chains[i])
-                        .any(|ti| ti[0] != a && self.slots(chains[j]).any(|tj| tj[0] == ti[0]));
-                if linked {
-                    let (from, to) = (class[j], class[i]);
-                    class[..k]
-                        .iter_mut()
-                        .filter(|c| **c == from)
-                        .for_each(|c| *c = to);
-                }
-            }
-        }
-        let mut via_rest = [false; 4];
-        for i in 0..k {
-            via_rest[class[i]] |= self.elsewhere(chains[i], a, p);
-        }
-        (0..k).all(|i| via_rest[class[i]]) || (!open && (0..k).all(|i| class[i] == class[0]))
+                        .any(|ti| ti[0] != a && self.slots(chains[j]).any(|tj| tj[0] == ti[0]))
+            },
+            |i| self.elsewhere(chains[i], a, p),
+        )
     }
 }
 
