@@ -331,49 +331,28 @@ impl Seq<'_> {
     }
 }
 
-impl ser::SerializeSeq for Seq<'_> {
-    type Ok = Written;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<Written, Error> {
-        self.finish()
-    }
+/// The array writer behind each of serde's sequence-like traits.
+macro_rules! array_impls {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Seq<'_> {
+            type Ok = Written;
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
+            fn end(self) -> Result<Written, Error> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Seq<'_> {
-    type Ok = Written;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<Written, Error> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for Seq<'_> {
-    type Ok = Written;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<Written, Error> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Seq<'_> {
-    type Ok = Written;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<Written, Error> {
-        self.finish()
-    }
-}
+array_impls!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 /// One member written so far: its key, and where its `<member>…</member>` text lies in the
 /// output (empty for a null left out).
@@ -461,35 +440,27 @@ impl ser::SerializeMap for Struct<'_> {
     }
 }
 
-impl ser::SerializeStruct for Struct<'_> {
-    type Ok = Written;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.member(key.to_string(), value)
-    }
-    fn end(self) -> Result<Written, Error> {
-        self.finish()
-    }
+/// The struct writer behind serde's two struct traits.
+macro_rules! struct_impls {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Struct<'_> {
+            type Ok = Written;
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.member(key.to_string(), value)
+            }
+            fn end(self) -> Result<Written, Error> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Struct<'_> {
-    type Ok = Written;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.member(key.to_string(), value)
-    }
-    fn end(self) -> Result<Written, Error> {
-        self.finish()
-    }
-}
+struct_impls!(SerializeStruct, SerializeStructVariant);
 
 /// A map key as `serde_json::to_value` takes it: strings, characters, and integers and
 /// booleans as their text (no answer has floating-point keys: they are refused).
