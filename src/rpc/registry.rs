@@ -1015,14 +1015,7 @@ mod tests {
             .append(id, events.len() as u64, encode::<Tournament>(&new).unwrap())
             .await
             .unwrap();
-        store
-            .feed
-            .send(HeadChange {
-                id,
-                kind: None,
-                head: Some(head),
-            })
-            .unwrap();
+        notify(store, id, None, Some(head));
     }
 
     #[tokio::test]
@@ -1049,6 +1042,11 @@ mod tests {
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
     }
 
+    /// The NOTIFY another daemon's write sends, as the store's change feed hands it on.
+    fn notify(store: &Fed, id: TournamentId, kind: Option<LogKind>, head: Option<u64>) {
+        store.feed.send(HeadChange { id, kind, head }).unwrap();
+    }
+
     /// What another daemon's creation looks like here: the log in the store, then the NOTIFY.
     async fn other_daemon_creates(store: &Fed) -> TournamentId {
         let created =
@@ -1061,14 +1059,7 @@ mod tests {
             )
             .await
             .unwrap();
-        store
-            .feed
-            .send(HeadChange {
-                id,
-                kind: Some(LogKind::Matchmaker),
-                head: Some(1),
-            })
-            .unwrap();
+        notify(store, id, Some(LogKind::Matchmaker), Some(1));
         id
     }
 
@@ -1106,14 +1097,7 @@ mod tests {
         }
         assert_eq!(registry.ids(), vec![mine, theirs, gone]);
         store.inner.delete(gone).await.unwrap();
-        store
-            .feed
-            .send(HeadChange {
-                id: gone,
-                kind: None,
-                head: None,
-            })
-            .unwrap();
+        notify(&store, gone, None, None);
         let mut listed = Vec::new();
         for _ in 0..1000 {
             listed = registry.ids();
