@@ -2464,6 +2464,27 @@ mod tests {
         (pos, dead)
     }
 
+    /// Asserts that a fast path's answer on generated position `case` is the graph path's,
+    /// and counts it as a yes or a no.
+    fn agrees_with_graph(
+        case: usize,
+        pos: &Position,
+        dead: &[bool],
+        quick: bool,
+        graph: bool,
+        yes: &mut usize,
+        no: &mut usize,
+    ) {
+        assert_eq!(
+            quick,
+            graph,
+            "case {case}\n{}\ndead {:?}",
+            pos.rows().join("\n"),
+            (0..pos.len()).filter(|&i| dead[i]).collect::<Vec<_>>()
+        );
+        *if quick { yes } else { no } += 1;
+    }
+
     /// Wherever the point-by-point path answers, it answers as the graph path; it answers
     /// on most generated positions whose areas are each one colour's (both yes and no), and
     /// leaves some to the graph. The generator's walls and thrown-in stones make candidate
@@ -2482,18 +2503,7 @@ mod tests {
             let graph = plainly_settled_by_graph(&pos, &live, &area, &colour);
             match settled_without_graph(&pos, &live, &area, &colour) {
                 Some(quick) => {
-                    assert_eq!(
-                        quick,
-                        graph,
-                        "case {case}\n{}\ndead {:?}",
-                        pos.rows().join("\n"),
-                        (0..pos.len()).filter(|&i| dead[i]).collect::<Vec<_>>()
-                    );
-                    if quick {
-                        yes += 1;
-                    } else {
-                        no += 1;
-                    }
+                    agrees_with_graph(case, &pos, &dead, quick, graph, &mut yes, &mut no)
                 }
                 None => fallback += 1,
             }
@@ -2523,18 +2533,7 @@ mod tests {
                 continue;
             };
             let graph = plainly_settled_by_graph(&pos, &live, &area, &colour);
-            assert_eq!(
-                quick,
-                graph,
-                "case {case}\n{}\ndead {:?}",
-                pos.rows().join("\n"),
-                (0..pos.len()).filter(|&i| dead[i]).collect::<Vec<_>>()
-            );
-            if quick {
-                yes += 1;
-            } else {
-                no += 1;
-            }
+            agrees_with_graph(case, &pos, &dead, quick, graph, &mut yes, &mut no);
         }
         eprintln!("bits: yes {yes}, no {no}; graph {fallback}; the walks answer {walks}");
         assert!(
