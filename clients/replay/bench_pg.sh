@@ -25,7 +25,13 @@
 # `perf record` the daemons and the PostgreSQL cluster over each level's replay window, into
 # NAME-DAEMONS.data there; read it with `perf report -i FILE --comm tokio-rt-worker` for the
 # daemons or `--comm postgres`), PERF_OPTS (`-g -F 999`; `--call-graph dwarf -F 299` gives the
-# daemons' Rust frames, which have no frame pointers).
+# daemons' Rust frames, which have no frame pointers), DAEMON_CPU (unset; a number of CPUs such
+# as 0.25: each daemon runs in its own cgroup whose CPU time is capped at that many CPUs, as if
+# each had its own small machine. On a box with fewer cores than daemons plus PostgreSQL, the
+# uncapped levels measure how the processes share the cores rather than how daemons scale;
+# capped, a level's daemons have CPU in proportion to their number, so the levels show whether
+# the shared database holds throughput back. Needs root and the cgroup v1 `cpu` controller or
+# cgroup v2 with `cpu` enabled).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PORT=${PORT:-19190}
@@ -38,6 +44,7 @@ SQLITE=${SQLITE:-1}
 PGSTAT=${PGSTAT:-0}
 PERF=${PERF:-}
 PERF_OPTS=${PERF_OPTS:-"-g -F 999"}
+DAEMON_CPU=${DAEMON_CPU:-}
 SERVER=$(realpath "${SERVER:-target/release/goswiss}")
 REPLAY=$(realpath "${REPLAY:-target/release/goswiss-replay}")
 TOURNAMENTS=$((CONC * 8 * SCALE))
@@ -50,11 +57,14 @@ if [ "$(id -u)" = 0 ]; then
     AS=(runuser -u postgres --)
 fi
 PIDS=()
+CGROUPS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     "${AS[@]}" "$BIN/pg_ctl" stop -m immediate -D "$WORK/data" >/dev/null 2>&1 || true
     rm -rf "$WORK"
+    local g
+    for g in "${CGROUPS[@]}"; do rmdir "$g" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 PRELOAD=""
@@ -66,7 +76,7 @@ psql_() { psql -h 127.0.0.1 -p "$PGPORT" -U goswiss -d "${2:-postgres}" -Atc "$1
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, $(uptime | sed 's/.*load/load/')"
 echo "# $("$BIN/postgres" --version); $(psql_ "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'shared_buffers', 'commit_delay')")"
-echo "# players $PLAYERS, $CONC concurrent tournaments, $TOURNAMENTS tournaments per level, JSON-RPC"
+echo "# players $PLAYERS, $CONC concurrent tournaments, $TOURNAMENTS tournaments per level, JSON-RPC${DAEMON_CPU:+, each daemon capped at $DAEMON_CPU CPU}"
 printf '%-10s %7s %9s %9s %9s %11s %11s %8s %9s %8s  %s\n' store daemons matches seconds \
     cycles/s srv_us/cyc pg_us/cyc batches app/batch commits problems
 
@@ -88,6 +98,32 @@ pg_pids() {
     echo "$pm" $(pgrep -P "$pm")
 }
 
+# With DAEMON_CPU, daemon K of every level runs in the capped cgroup $CG_ROOT/goswiss-bench-$$-K.
+CG_ROOT=""
+if [ -n "$DAEMON_CPU" ]; then
+    if [ -w /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+        CG_ROOT=/sys/fs/cgroup/cpu
+    elif [ -w /sys/fs/cgroup ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+        CG_ROOT=/sys/fs/cgroup
+    else
+        echo "DAEMON_CPU needs root and a writable cpu cgroup controller" >&2
+        exit 1
+    fi
+    quota=$(awk -v c="$DAEMON_CPU" 'BEGIN { printf "%d", c * 100000 }')
+    most=$(printf '%s\n' $DAEMONS | sort -n | tail -1)
+    for k in $(seq 0 $((most - 1))); do
+        g="$CG_ROOT/goswiss-bench-$$-$k"
+        mkdir "$g"
+        CGROUPS+=("$g")
+        if [ -f "$g/cpu.cfs_quota_us" ]; then
+            echo 100000 >"$g/cpu.cfs_period_us"
+            echo "$quota" >"$g/cpu.cfs_quota_us"
+        else
+            echo "$quota 100000" >"$g/cpu.max"
+        fi
+    done
+fi
+
 wait_up() {
     for _ in $(seq 1 300); do
         if curl -sf "http://127.0.0.1:$1/health" >/dev/null 2>&1; then return 0; fi
@@ -105,7 +141,12 @@ level() {
     for k in $(seq 0 $((n - 1))); do
         # One replay process creates all of a daemon's tournaments from one address: no quota
         # (SCALE > 1 would pass the default 1,000 per address).
-        GOSWISS_MAX_TOURNAMENTS_PER_ADDRESS=0 \
+        local prefix=()
+        if [ -n "$CG_ROOT" ]; then
+            # The shell joins the cgroup first, so every thread of the daemon starts in it.
+            prefix=(sh -c 'echo $$ >"$0/cgroup.procs" && shift && exec "$@"' "$CG_ROOT/goswiss-bench-$$-$k" --)
+        fi
+        GOSWISS_MAX_TOURNAMENTS_PER_ADDRESS=0 "${prefix[@]}" \
             "$SERVER" serve --listen "127.0.0.1:$((PORT + k))" --db "$db" --log-level error &
         PIDS+=($!)
         started+=($!)
