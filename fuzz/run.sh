@@ -11,13 +11,14 @@
 #
 # These are the flags cargo-fuzz passes with `--sanitizer none`, all stable: no nightly, no
 # RUSTC_BOOTSTRAP. `--target` keeps them off build scripts and proc macros, which must not be
-# instrumented (they are not linked with libFuzzer).
+# instrumented (they are not linked with libFuzzer). The coverage instrumentation itself is
+# added by fuzz/sancov-rustc to goswiss's own crates only (why: see that file); every crate
+# gets debug assertions and overflow checks.
 set -euo pipefail
 cd "$(dirname "$0")"
 triple=$(rustc -vV | sed -n 's/^host: //p')
-export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
--Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
--Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+export RUSTFLAGS="--cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+export RUSTC_WRAPPER="$PWD/sancov-rustc"
 target=${1:?usage: fuzz/run.sh build | TARGET [libFuzzer flags]}
 shift
 if [ "$target" = build ]; then

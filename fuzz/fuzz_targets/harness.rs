@@ -52,8 +52,9 @@ const ENCODINGS: &[Option<&str>] = &[
 ];
 
 /// `sgf.parse`, `sgf.normalise`, `sgf.game_info`, `sgf.main_line` with every option,
-/// `sgf.serialise` of what `sgf.parse` returned, and the JSON-RPC and XML-RPC texts of the
-/// `sgf.parse` and `sgf.main_line` answers. The first two bytes choose the options; the rest
+/// `sgf.serialise` of what `sgf.parse` returned, and the JSON-RPC text of one of the
+/// `sgf.parse` and `sgf.main_line` answers and the XML-RPC text of the other (which one gets
+/// which follows the input's length). The first two bytes choose the options; the rest
 /// is the file's bytes (sent as an array of bytes, so any encoding reaches the parser, or as
 /// text when bit 6 of the second byte says so and the bytes are UTF-8); bit 7 of the second
 /// byte says whether the XML-RPC client used `<nil/>`.
@@ -90,20 +91,23 @@ pub fn sgf_parse(data: &[u8]) {
             }
         }
     }
-    // The answer as the wires write it, one node at a time (JSON-RPC, XML-RPC).
+    // The answer as a wire writes it, one node at a time: JSON-RPC for parse and XML-RPC for
+    // main_line, or the other way round by the input's length. Each load is most of an
+    // input's cost, so one wire per method instead of both keeps the executions cheap
+    // while every method still meets every wire.
     let nil_ok = bit(*b, 7);
-    for wire in [Wire::Json, Wire::Xml { nil_ok }] {
-        let _ = sgf::parse_on_wire(&params.clone().with_wire(wire));
-    }
+    let (parse_wire, main_line_wire) = if rest.len() % 2 == 0 {
+        (Wire::Json, Wire::Xml { nil_ok })
+    } else {
+        (Wire::Xml { nil_ok }, Wire::Json)
+    };
+    let _ = sgf::parse_on_wire(&params.with_wire(parse_wire));
     let mut one = options;
     one["collection"] = Value::Bool(false);
     let params = Params::positional(vec![input, one]);
     let _ = sgf::normalise(&params);
     let _ = sgf::game_info(&params);
-    let _ = sgf::main_line(&params);
-    for wire in [Wire::Json, Wire::Xml { nil_ok }] {
-        let _ = sgf::main_line_on_wire(&params.clone().with_wire(wire));
-    }
+    let _ = sgf::main_line_on_wire(&params.with_wire(main_line_wire));
 }
 
 /// The AGA file parsers over RPC: `aga.parse_register`, `aga.parse_round`, `aga.parse_tdlist`
