@@ -1,12 +1,14 @@
-//! Bitboards for the scoring fast path: one bit per point, rows `width + 1` bits apart so
-//! that every row ends in a guard bit that is never set. A shift by one then moves a point
-//! to its left or right neighbour, or into a guard bit (masked off), and a shift by the row
-//! stride to the neighbour above or below, so "the points next to a set" (dilation) is four
-//! shifts, three ors and a mask instead of a neighbour walk per point.
+//! Bitboards for scoring (area counting and the territory fast path): one bit per point,
+//! rows `width + 1` bits apart so that every row ends in a guard bit that is never set. A
+//! shift by one then moves a point to its left or right neighbour, or into a guard bit
+//! (masked off), and a shift by the row stride to the neighbour above or below, so "the
+//! points next to a set" (dilation) is four shifts, three ors and a mask instead of a
+//! neighbour walk per point.
 //!
 //! Fixed at [`WORDS`] words (boards whose `(width + 1) × height` fits: 19×19 and smaller);
 //! larger boards keep the point-by-point code.
 
+use super::board::Stone;
 use super::position::Position;
 
 /// Words per bitboard: 384 bits, enough for 19×19 (20 × 19 = 380 bits).
@@ -241,24 +243,35 @@ impl Planes {
         let (mut black, mut white, mut stones) = ([0u64; WORDS], [0u64; WORDS], [0u64; WORDS]);
         let mut all = [0u64; WORDS];
         let (cells, live) = (pos.cells(), &live[..n]);
-        let mut k = 0;
-        while k < n {
-            let m = (n - k).min(8);
+        let mut put = |k: usize, c: u64, l: u64| {
             // (Stone is 0 empty, 1 Black, 2 White.)
-            let c = u64::from_le_bytes(std::array::from_fn(|j| {
-                if j < m { cells[k + j] as u8 } else { 0 }
-            }));
-            let l = u64::from_le_bytes(std::array::from_fn(|j| {
-                if j < m { u8::from(live[k + j]) } else { 0 }
-            }));
             let (is_b, is_w) = (c & ONES, (c >> 1) & ONES);
             let sh = k & 63;
             black[k >> 6] |= pack(is_b & l) << sh;
             white[k >> 6] |= pack(is_w & l) << sh;
             stones[k >> 6] |= pack(is_b) << sh;
             all[k >> 6] |= pack(is_b | is_w) << sh;
-            k += 8;
+        };
+        let (c8, l8) = (cells.chunks_exact(8), live.chunks_exact(8));
+        let (c_tail, l_tail) = (c8.remainder(), l8.remainder());
+        for (k, (c, l)) in c8.zip(l8).enumerate() {
+            let (c, l): (&[Stone; 8], &[bool; 8]) = (c.try_into().unwrap(), l.try_into().unwrap());
+            put(
+                8 * k,
+                u64::from_le_bytes(c.map(|s| s as u8)),
+                u64::from_le_bytes(l.map(u8::from)),
+            );
         }
+        let (mut c, mut l) = ([0u8; 8], [0u8; 8]);
+        for (j, (&s, &v)) in c_tail.iter().zip(l_tail).enumerate() {
+            c[j] = s as u8;
+            l[j] = u8::from(v);
+        }
+        put(
+            n - c_tail.len(),
+            u64::from_le_bytes(c),
+            u64::from_le_bytes(l),
+        );
         let flat = Grid {
             w: g.w,
             h: g.h,
@@ -375,7 +388,6 @@ pub(crate) struct Areas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::Stone;
 
     /// Dilation and neighbour counts agree with the position's neighbour walk on boards of
     /// every shape that fits, corners and edges included.
@@ -408,6 +420,17 @@ mod tests {
                 assert_eq!(d.has(g.bit(i)), member(i) || k > 0, "{w}x{h} point {i}");
                 assert_eq!(two.has(g.bit(i)), k >= 2, "{w}x{h} point {i}");
             }
+            // Rows out and back in.
+            let mut z = Bits::EMPTY;
+            for y in 0..usize::from(h) {
+                let row = g.row(&x, y);
+                for c in 0..usize::from(w) {
+                    assert_eq!(row >> c & 1 != 0, member(y * usize::from(w) + c));
+                }
+                assert_eq!(row >> w, 0);
+                g.put_row(&mut z, y, row);
+            }
+            assert!(z == x, "{w}x{h} rows");
             let on_board: Vec<usize> = d.iter().map(|b| g.point(b)).collect();
             assert!(on_board.iter().all(|&i| i < n));
         }

@@ -203,41 +203,40 @@ fn score_with(
     // Which living colours each point's area touches: from bitboards or from a
     // point-by-point fill. On bitboards, plain counting is finished there unless the
     // territory analysis has to run.
-    let (touches, needs_analysis): (Box<dyn Fn(usize) -> (bool, bool)>, bool) =
-        if let Some(g) = grid {
-            let planes = Planes::new(g, pos, &live);
-            let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
-            // Territory presets with a seki tax: plain counting where the analysis is sure
-            // to agree (every area one colour's, see `plainly_settled_areas`).
-            let plain = !territory
-                || (!by_black.meets(by_white)
-                    && by_black.or(by_white) == planes.open
-                    && plainly_settled_planes(pos, &live, &planes, by_black));
-            if plain {
-                return totals(tally_bits(&planes, by_black, by_white), rules, input);
-            }
-            let g = planes.g;
-            (
-                Box::new(move |i| {
-                    let b = g.bit(i);
-                    (by_black.has(b), by_white.has(b))
-                }),
-                true,
-            )
-        } else {
-            let reg = regions(pos, &live);
-            // Territory presets with a seki tax: the seki and false-eye analysis decides
-            // each point. Skipped where it is sure to agree with plain counting (the usual
-            // finished game).
-            let needs = territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours());
-            (
-                Box::new(move |i| {
-                    let r = reg.info[reg.id[i] as usize];
-                    (r.black, r.white)
-                }),
-                needs,
-            )
-        };
+    let (touches, needs_analysis): (Box<Touches>, bool) = if let Some(g) = grid {
+        let planes = Planes::new(g, pos, &live);
+        let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
+        // Territory presets with a seki tax: plain counting where the analysis is sure
+        // to agree (every area one colour's, see `plainly_settled_areas`).
+        let plain = !territory
+            || (!by_black.meets(by_white)
+                && by_black.or(by_white) == planes.open
+                && plainly_settled_planes(pos, &live, &planes, by_black));
+        if plain {
+            return totals(tally_bits(&planes, by_black, by_white), rules, input);
+        }
+        let g = planes.g;
+        (
+            Box::new(move |i| {
+                let b = g.bit(i);
+                (by_black.has(b), by_white.has(b))
+            }),
+            true,
+        )
+    } else {
+        let reg = regions(pos, &live);
+        // Territory presets with a seki tax: the seki and false-eye analysis decides
+        // each point. Skipped where it is sure to agree with plain counting (the usual
+        // finished game).
+        let needs = territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours());
+        (
+            Box::new(move |i| {
+                let r = reg.info[reg.id[i] as usize];
+                (r.black, r.white)
+            }),
+            needs,
+        )
+    };
     let analysis = needs_analysis.then(|| {
         let marked: Vec<bool> = (0..n)
             .map(|i| pos.at(i) != Stone::Empty && !live[i])
@@ -317,6 +316,9 @@ fn score_with(
     }
     totals(t, rules, input)
 }
+
+/// Whether a point's area touches living Black, living White stones.
+type Touches = dyn Fn(usize) -> (bool, bool);
 
 /// What the board gives before captures, komi and the result.
 struct Tally {
