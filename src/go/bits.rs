@@ -1,12 +1,14 @@
-//! Bitboards for the scoring fast path: one bit per point, rows `width + 1` bits apart so
-//! that every row ends in a guard bit that is never set. A shift by one then moves a point
-//! to its left or right neighbour, or into a guard bit (masked off), and a shift by the row
-//! stride to the neighbour above or below, so "the points next to a set" (dilation) is four
-//! shifts, three ors and a mask instead of a neighbour walk per point.
+//! Bitboards for scoring (area counting and the territory fast path): one bit per point,
+//! rows `width + 1` bits apart so that every row ends in a guard bit that is never set. A
+//! shift by one then moves a point to its left or right neighbour, or into a guard bit
+//! (masked off), and a shift by the row stride to the neighbour above or below, so "the
+//! points next to a set" (dilation) is four shifts, three ors and a mask instead of a
+//! neighbour walk per point.
 //!
 //! Fixed at [`WORDS`] words (boards whose `(width + 1) × height` fits: 19×19 and smaller);
 //! larger boards keep the point-by-point code.
 
+use super::board::Stone;
 use super::position::Position;
 
 /// Words per bitboard: 384 bits, enough for 19×19 (20 × 19 = 380 bits).
@@ -24,7 +26,7 @@ impl Bits {
         self.0[b >> 6] |= 1 << (b & 63);
     }
 
-    #[cfg(test)]
+    #[inline]
     pub(crate) fn has(&self, b: usize) -> bool {
         self.0[b >> 6] >> (b & 63) & 1 != 0
     }
@@ -32,6 +34,18 @@ impl Bits {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
+    }
+
+    /// How many points.
+    #[inline]
+    pub(crate) fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// Whether the two sets share a point.
+    #[inline]
+    pub(crate) fn meets(&self, o: Bits) -> bool {
+        self.0.iter().zip(o.0).any(|(&a, b)| a & b != 0)
     }
 
     #[inline]
@@ -88,6 +102,7 @@ impl Bits {
 /// The layout of a board in bitboards.
 pub(crate) struct Grid {
     w: usize,
+    h: usize,
     /// Bits per row: the width and a guard bit.
     pub(crate) stride: usize,
     /// The points of the board.
@@ -108,7 +123,43 @@ impl Grid {
                 board.set(y * stride + x);
             }
         }
-        Some(Grid { w, stride, board })
+        Some(Grid {
+            w,
+            h,
+            stride,
+            board,
+        })
+    }
+
+    pub(crate) fn width(&self) -> usize {
+        self.w
+    }
+
+    pub(crate) fn height(&self) -> usize {
+        self.h
+    }
+
+    /// Adds the points of row `y` given as a mask (bit `x` for column `x`, below the width).
+    #[inline]
+    pub(crate) fn put_row(&self, x: &mut Bits, y: usize, row: u64) {
+        let o = y * self.stride;
+        let (k, s) = (o >> 6, o & 63);
+        x.0[k] |= row << s;
+        if s + self.w > 64 {
+            x.0[k + 1] |= row >> (64 - s);
+        }
+    }
+
+    /// The points of row `y` of `x` as a mask (bit `x` for column `x`).
+    #[inline]
+    pub(crate) fn row(&self, x: &Bits, y: usize) -> u64 {
+        let o = y * self.stride;
+        let (k, s) = (o >> 6, o & 63);
+        let mut r = x.0[k] >> s;
+        if s + self.w > 64 {
+            r |= x.0[k + 1] << (64 - s);
+        }
+        r & ((1u64 << self.w) - 1)
     }
 
     /// The bit of point index `i` (row-major, `width` per row).
@@ -161,10 +212,182 @@ impl Grid {
     }
 }
 
+/// A position in bitboards: living stones of each colour, the points that are not living
+/// stones, and the stones marked dead.
+pub(crate) struct Planes {
+    pub(crate) g: Grid,
+    pub(crate) black: Bits,
+    pub(crate) white: Bits,
+    /// Points that are not living stones (empty points and dead stones).
+    pub(crate) open: Bits,
+    /// Stones marked dead (a part of `open`).
+    pub(crate) dead: Bits,
+    pub(crate) dead_black: Bits,
+}
+
+impl Planes {
+    /// From the cells of `pos` and its living stones. Eight points at a time: their cells
+    /// and living flags as bytes (0 or 1 each once masked) in a word, packed into eight
+    /// bits by one multiplication, into bitboards without guard bits (`width` per row),
+    /// then moved into place a row at a time.
+    pub(crate) fn new(g: Grid, pos: &Position, live: &[bool]) -> Planes {
+        // Byte `k` of `v` (0 or 1) to bit `k` of the result: the products' terms for
+        // byte `k` land on bit 56 + k, no two terms on one bit, so nothing carries.
+        #[inline(always)]
+        fn pack(v: u64) -> u64 {
+            v.wrapping_mul(0x0102_0408_1020_4080) >> 56
+        }
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let n = pos.len();
+        // Living Black, living White, Black stones.
+        let (mut black, mut white, mut stones) = ([0u64; WORDS], [0u64; WORDS], [0u64; WORDS]);
+        let mut all = [0u64; WORDS];
+        let (cells, live) = (pos.cells(), &live[..n]);
+        let mut put = |k: usize, c: u64, l: u64| {
+            // (Stone is 0 empty, 1 Black, 2 White.)
+            let (is_b, is_w) = (c & ONES, (c >> 1) & ONES);
+            let sh = k & 63;
+            black[k >> 6] |= pack(is_b & l) << sh;
+            white[k >> 6] |= pack(is_w & l) << sh;
+            stones[k >> 6] |= pack(is_b) << sh;
+            all[k >> 6] |= pack(is_b | is_w) << sh;
+        };
+        let (c8, l8) = (cells.chunks_exact(8), live.chunks_exact(8));
+        let (c_tail, l_tail) = (c8.remainder(), l8.remainder());
+        for (k, (c, l)) in c8.zip(l8).enumerate() {
+            let (c, l): (&[Stone; 8], &[bool; 8]) = (c.try_into().unwrap(), l.try_into().unwrap());
+            put(
+                8 * k,
+                u64::from_le_bytes(c.map(|s| s as u8)),
+                u64::from_le_bytes(l.map(u8::from)),
+            );
+        }
+        let (mut c, mut l) = ([0u8; 8], [0u8; 8]);
+        for (j, (&s, &v)) in c_tail.iter().zip(l_tail).enumerate() {
+            c[j] = s as u8;
+            l[j] = u8::from(v);
+        }
+        put(
+            n - c_tail.len(),
+            u64::from_le_bytes(c),
+            u64::from_le_bytes(l),
+        );
+        let flat = Grid {
+            w: g.w,
+            h: g.h,
+            stride: g.w,
+            board: Bits::EMPTY,
+        };
+        let (mut b, mut wh, mut bs, mut st) = (Bits::EMPTY, Bits::EMPTY, Bits::EMPTY, Bits::EMPTY);
+        for y in 0..g.h {
+            g.put_row(&mut b, y, flat.row(&Bits(black), y));
+            g.put_row(&mut wh, y, flat.row(&Bits(white), y));
+            g.put_row(&mut bs, y, flat.row(&Bits(stones), y));
+            g.put_row(&mut st, y, flat.row(&Bits(all), y));
+        }
+        let living = b.or(wh);
+        Planes {
+            black: b,
+            white: wh,
+            open: g.board.and_not(living),
+            dead: st.and_not(living),
+            dead_black: bs.and_not(b),
+            g,
+        }
+    }
+
+    /// The points of the areas (connected parts of `open`) that touch a stone of `stones`.
+    #[inline]
+    pub(crate) fn reached(&self, stones: Bits) -> Bits {
+        let seeds = self.g.dilate(stones).and(self.open);
+        if seeds.is_empty() {
+            return seeds;
+        }
+        self.g.flood(seeds, self.open)
+    }
+
+    /// The areas (connected parts of `open`), found by their runs along the rows: a run
+    /// joins the runs of the row above that it overlaps (union-find whose root is a set's
+    /// first run), so the work goes by runs, not points. Areas are numbered in the order of
+    /// their first points, as a point-by-point fill in board order numbers them.
+    /// `by_black` is a union of areas: an area is Black's when it lies in it.
+    pub(crate) fn areas(&self, by_black: Bits) -> Areas {
+        fn find(parent: &mut [u32], mut i: usize) -> usize {
+            while parent[i] as usize != i {
+                let up = parent[i] as usize;
+                parent[i] = parent[up];
+                i = up;
+            }
+            i
+        }
+        let (w, h) = (self.g.w, self.g.h);
+        // Per run: its row, first column, length and mask.
+        let mut runs: Vec<(usize, u32, u32, u64)> = Vec::with_capacity(4 * h);
+        let mut parent: Vec<u32> = Vec::with_capacity(4 * h);
+        let mut above = 0..0;
+        for y in 0..h {
+            let mut r = self.g.row(&self.open, y);
+            let here = runs.len();
+            while r != 0 {
+                let lo = r.trailing_zeros();
+                let len = (!(r >> lo)).trailing_zeros();
+                let mask = ((1u64 << len) - 1) << lo;
+                r &= !mask;
+                let id = runs.len();
+                parent.push(id as u32);
+                for j in above.clone() {
+                    if runs[j].3 & mask != 0 {
+                        let (x, z) = (find(&mut parent, j), find(&mut parent, id));
+                        let (lo_root, hi_root) = (x.min(z), x.max(z));
+                        parent[hi_root] = lo_root as u32;
+                    }
+                }
+                runs.push((y, lo, len, mask));
+            }
+            above = here..runs.len();
+        }
+        let mut out = Areas {
+            id: vec![u32::MAX; w * h],
+            size: Vec::with_capacity(runs.len()),
+            dead: Vec::with_capacity(runs.len()),
+            first: Vec::with_capacity(runs.len()),
+            black: Vec::with_capacity(runs.len()),
+        };
+        // Per run that is a root, its area.
+        let mut label = vec![u32::MAX; runs.len()];
+        for (j, &(y, lo, len, mask)) in runs.iter().enumerate() {
+            let root = find(&mut parent, j);
+            let start = y * w + lo as usize;
+            if root == j {
+                label[j] = out.size.len() as u32;
+                out.size.push(0);
+                out.dead.push(0);
+                out.first.push(start);
+                out.black.push(self.g.row(&by_black, y) & mask != 0);
+            }
+            let a = label[root];
+            out.id[start..start + len as usize].fill(a);
+            out.size[a as usize] += len;
+            out.dead[a as usize] += (self.g.row(&self.dead, y) & mask).count_ones();
+        }
+        out
+    }
+}
+
+/// The areas of a position (see [`Planes::areas`]).
+pub(crate) struct Areas {
+    /// Per point, its area (`u32::MAX` on living stones).
+    pub(crate) id: Vec<u32>,
+    /// Per area: points, dead stones, first point, whether it is Black's.
+    pub(crate) size: Vec<u32>,
+    pub(crate) dead: Vec<u32>,
+    pub(crate) first: Vec<usize>,
+    pub(crate) black: Vec<bool>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::Stone;
 
     /// Dilation and neighbour counts agree with the position's neighbour walk on boards of
     /// every shape that fits, corners and edges included.
@@ -197,6 +420,17 @@ mod tests {
                 assert_eq!(d.has(g.bit(i)), member(i) || k > 0, "{w}x{h} point {i}");
                 assert_eq!(two.has(g.bit(i)), k >= 2, "{w}x{h} point {i}");
             }
+            // Rows out and back in.
+            let mut z = Bits::EMPTY;
+            for y in 0..usize::from(h) {
+                let row = g.row(&x, y);
+                for c in 0..usize::from(w) {
+                    assert_eq!(row >> c & 1 != 0, member(y * usize::from(w) + c));
+                }
+                assert_eq!(row >> w, 0);
+                g.put_row(&mut z, y, row);
+            }
+            assert!(z == x, "{w}x{h} rows");
             let on_board: Vec<usize> = d.iter().map(|b| g.point(b)).collect();
             assert!(on_board.iter().all(|&i| i < n));
         }

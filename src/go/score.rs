@@ -10,10 +10,11 @@
 
 use crate::sgf::Colour;
 
+use super::bits::{Bits, Grid, Planes};
 use super::board::Stone;
 use super::position::Position;
 use super::rules::{Counting, RuleSet};
-use super::territory::{plainly_settled_areas, territory_scoring};
+use super::territory::{plainly_settled_areas, plainly_settled_planes, territory_scoring};
 
 /// What a point counts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +167,22 @@ fn regions(pos: &Position, live: &[bool]) -> Regions {
 }
 
 /// Scores `pos` with `dead` stones (a mask, ignored by Tromp-Taylor) under `rules`.
+///
+/// Boards that fit in a bitboard (19×19 and smaller) are counted on bitboards where no
+/// territory analysis is needed; the rest, and positions that need the analysis, point by
+/// point. Both give the same answer (`bits_agree_with_points` below).
 pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput) -> Score {
+    score_with(pos, dead, rules, input, Grid::new(pos))
+}
+
+/// [`score`], on bitboards when `grid` is given.
+fn score_with(
+    pos: &Position,
+    dead: &[bool],
+    rules: &RuleSet,
+    input: &ScoreInput,
+    grid: Option<Grid>,
+) -> Score {
     let n = pos.len();
     let cells = pos.cells();
     let live: Vec<bool> = if rules.uses_dead_stones && dead.len() >= n {
@@ -183,36 +199,72 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
             })
             .collect()
     };
-    let reg = regions(pos, &live);
-    // Territory presets with a seki tax: the seki and false-eye analysis decides each point.
-    // Skipped where it is sure to agree with plain counting (the usual finished game).
-    let analysis = (rules.seki_tax
-        && rules.counting == Counting::Territory
-        && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours()))
-    .then(|| {
+    let territory = rules.seki_tax && rules.counting == Counting::Territory;
+    // Which living colours each point's area touches: from bitboards or from a
+    // point-by-point fill. On bitboards, plain counting is finished there unless the
+    // territory analysis has to run.
+    let (touches, needs_analysis): (Box<Touches>, bool) = if let Some(g) = grid {
+        let planes = Planes::new(g, pos, &live);
+        let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
+        // Territory presets with a seki tax: plain counting where the analysis is sure
+        // to agree (every area one colour's, see `plainly_settled_areas`).
+        let plain = !territory
+            || (!by_black.meets(by_white)
+                && by_black.or(by_white) == planes.open
+                && plainly_settled_planes(pos, &live, &planes, by_black));
+        if plain {
+            return totals(tally_bits(&planes, by_black, by_white), rules, input);
+        }
+        let g = planes.g;
+        (
+            Box::new(move |i| {
+                let b = g.bit(i);
+                (by_black.has(b), by_white.has(b))
+            }),
+            true,
+        )
+    } else {
+        let reg = regions(pos, &live);
+        // Territory presets with a seki tax: the seki and false-eye analysis decides
+        // each point. Skipped where it is sure to agree with plain counting (the usual
+        // finished game).
+        let needs = territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours());
+        (
+            Box::new(move |i| {
+                let r = reg.info[reg.id[i] as usize];
+                (r.black, r.white)
+            }),
+            needs,
+        )
+    };
+    let analysis = needs_analysis.then(|| {
         let marked: Vec<bool> = (0..n)
             .map(|i| pos.at(i) != Stone::Empty && !live[i])
             .collect();
         territory_scoring(pos, &marked, false)
     });
-    let mut black = SideScore::default();
-    let mut white = SideScore::default();
-    let (mut dame, mut neutral) = (0u32, 0u32);
-    let mut owners = Vec::with_capacity(n);
-    let mut seki_stones = Vec::new();
-    let mut false_eyes = Vec::new();
+    let mut t = Tally {
+        black: SideScore::default(),
+        white: SideScore::default(),
+        dame: 0,
+        neutral: 0,
+        owners: Vec::with_capacity(n),
+        seki_stones: Vec::new(),
+        false_eyes: Vec::new(),
+    };
+    let (black, white) = (&mut t.black, &mut t.white);
     for i in 0..n {
         let st = pos.at(i);
         if live[i] {
             if st == Stone::Black {
                 black.stones += 1;
-                owners.push(Owner::Black);
+                t.owners.push(Owner::Black);
             } else {
                 white.stones += 1;
-                owners.push(Owner::White);
+                t.owners.push(Owner::White);
             }
             if analysis.as_ref().is_some_and(|a| a[i].seki != Stone::Empty) {
-                seki_stones.push(i);
+                t.seki_stones.push(i);
             }
             continue;
         }
@@ -221,8 +273,8 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
             Stone::White => black.dead_opponent += 1,
             Stone::Empty => {}
         }
-        let r = reg.info[reg.id[i] as usize];
-        let owner = match (&analysis, r.black, r.white) {
+        let (touches_black, touches_white) = touches(i);
+        let owner = match (&analysis, touches_black, touches_white) {
             // Reached by no living stone (an empty board): nobody's, and not dame either.
             (_, false, false) => Owner::Neutral,
             (None, true, false) => Owner::Black,
@@ -243,7 +295,7 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
                     }
                     _ => {
                         if p.unscorable_false_eye {
-                            false_eyes.push(i);
+                            t.false_eyes.push(i);
                         }
                         Owner::Dame
                     }
@@ -253,15 +305,84 @@ pub fn score(pos: &Position, dead: &[bool], rules: &RuleSet, input: &ScoreInput)
         match owner {
             Owner::Black => black.territory += 1,
             Owner::White => white.territory += 1,
-            Owner::Neutral => neutral += 1,
+            Owner::Neutral => t.neutral += 1,
             Owner::Dame => {
                 if analysis.as_ref().is_none_or(|a| a[i].seki == Stone::Empty) {
-                    dame += 1;
+                    t.dame += 1;
                 }
             }
         }
-        owners.push(owner);
+        t.owners.push(owner);
     }
+    totals(t, rules, input)
+}
+
+/// Whether a point's area touches living Black, living White stones.
+type Touches = dyn Fn(usize) -> (bool, bool);
+
+/// What the board gives before captures, komi and the result.
+struct Tally {
+    black: SideScore,
+    white: SideScore,
+    dame: u32,
+    neutral: u32,
+    owners: Vec<Owner>,
+    seki_stones: Vec<usize>,
+    false_eyes: Vec<usize>,
+}
+
+/// Plain counting on bitboards: `by_black` and `by_white` are the points of the areas that
+/// touch each colour's living stones. Counts are popcounts; only the owners are written
+/// point by point, a row at a time.
+fn tally_bits(p: &Planes, by_black: Bits, by_white: Bits) -> Tally {
+    let g = &p.g;
+    let black = SideScore {
+        stones: p.black.count(),
+        territory: by_black.and_not(by_white).count(),
+        dead_opponent: p.dead.and_not(p.dead_black).count(),
+        ..SideScore::default()
+    };
+    let white = SideScore {
+        stones: p.white.count(),
+        territory: by_white.and_not(by_black).count(),
+        dead_opponent: p.dead_black.count(),
+        ..SideScore::default()
+    };
+    let dame_set = by_black.and(by_white);
+    let neutral_set = p.open.and_not(by_black.or(by_white));
+    // Two bits per point: White or neutral, dame or neutral (Black is neither).
+    let low = p.white.or(by_white.and_not(by_black)).or(neutral_set);
+    let high = dame_set.or(neutral_set);
+    const OWNER: [Owner; 4] = [Owner::Black, Owner::White, Owner::Dame, Owner::Neutral];
+    let (w, h) = (g.width(), g.height());
+    let mut owners = Vec::with_capacity(w * h);
+    for y in 0..h {
+        let (l, hi) = (g.row(&low, y), g.row(&high, y));
+        owners.extend((0..w).map(|x| OWNER[(l >> x & 1 | (hi >> x & 1) << 1) as usize]));
+    }
+    let (dame, neutral) = (dame_set.count(), neutral_set.count());
+    Tally {
+        black,
+        white,
+        dame,
+        neutral,
+        owners,
+        seki_stones: Vec::new(),
+        false_eyes: Vec::new(),
+    }
+}
+
+/// Captures, pass stones, komi, handicap bonus, totals and the result.
+fn totals(t: Tally, rules: &RuleSet, input: &ScoreInput) -> Score {
+    let Tally {
+        mut black,
+        mut white,
+        dame,
+        neutral,
+        owners,
+        seki_stones,
+        false_eyes,
+    } = t;
     black.captures = input.captures[0];
     white.captures = input.captures[1];
     black.pass_stones = input.passes[1];
@@ -348,5 +469,80 @@ pub fn parse_result(re: &str) -> ParsedResult {
             winner,
             reason: rest.to_owned(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::rules::Preset;
+    use crate::go::territory::tests::generate;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Random stones on a random rectangle that fits in a bitboard (1×1 to 30×12), some
+    /// marked dead: areas touching both colours, neither, or one, and empty boards.
+    fn scatter(rng: &mut ChaCha8Rng) -> (Position, Vec<bool>) {
+        let (w, h) = loop {
+            let (w, h) = (rng.random_range(1..=30u8), rng.random_range(1..=19u8));
+            if (usize::from(w) + 1) * usize::from(h) <= 384 {
+                break (w, h);
+            }
+        };
+        let n = usize::from(w) * usize::from(h);
+        let fill = rng.random_range(0.0..0.9);
+        let cells = (0..n)
+            .map(|_| match rng.random_bool(fill) {
+                false => Stone::Empty,
+                true if rng.random_bool(0.5) => Stone::Black,
+                true => Stone::White,
+            })
+            .collect();
+        let dead = (0..n).map(|_| rng.random_bool(0.1)).collect();
+        (Position::from_cells(w, h, cells), dead)
+    }
+
+    /// The bitboard path gives the point-by-point path's answer, every field of it (every
+    /// point's owner included), under every preset: on finished-looking positions (most go
+    /// through the bitboard fast path under territory rules) and on scattered stones.
+    #[test]
+    fn bits_agree_with_points() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2026);
+        let mut plain_territory = 0;
+        for case in 0..3000 {
+            let (pos, dead) = if case % 3 == 2 {
+                scatter(&mut rng)
+            } else {
+                generate(&mut rng)
+            };
+            let input = ScoreInput {
+                komi: 6.5,
+                handicap: rng.random_range(0..4),
+                captures: [rng.random_range(0..9), rng.random_range(0..9)],
+                passes: [rng.random_range(0..3), rng.random_range(0..3)],
+            };
+            // (Sometimes a short dead mask: the missing points are alive.)
+            let dead = if case % 7 == 3 {
+                dead[..dead.len() / 2].to_vec()
+            } else {
+                dead
+            };
+            for preset in Preset::ALL {
+                let rules = preset.rules();
+                let bits = score_with(&pos, &dead, &rules, &input, Grid::new(&pos));
+                let points = score_with(&pos, &dead, &rules, &input, None);
+                assert_eq!(
+                    bits,
+                    points,
+                    "case {case}, {preset:?}\n{}\ndead {:?}",
+                    pos.rows().join("\n"),
+                    (0..dead.len()).filter(|&i| dead[i]).collect::<Vec<_>>()
+                );
+                if preset == Preset::Japanese && bits.seki_stones.is_empty() {
+                    plain_territory += 1;
+                }
+            }
+        }
+        assert!(plain_territory >= 500, "{plain_territory}");
     }
 }

@@ -31,7 +31,7 @@
 //! 52×52). The work is linear in the board except inside small eyes, where the bottleneck
 //! tests cost the square of the eye's size; big eyes are settled by cheap tests first.
 
-use super::bits::{Bits, Grid};
+use super::bits::{Bits, Grid, Planes};
 use super::board::Stone;
 use super::position::Position;
 
@@ -1891,38 +1891,89 @@ fn settled_by_bits(
         return Some(Some(false));
     }
     let g = Grid::new(pos)?;
-    let (w, h) = (usize::from(pos.width()), usize::from(pos.height()));
+    let planes = Planes::new(g, pos, live);
     let na = area_colour.len();
     let mut size = vec![0u32; na];
     let mut dead = vec![0u32; na];
     let mut first = vec![0usize; na];
-    let (mut open, mut black, mut white) = (Bits::EMPTY, Bits::EMPTY, Bits::EMPTY);
     let cells = pos.cells();
-    for y in 0..h {
-        for x in 0..w {
-            let (i, b) = (y * w + x, y * g.stride + x);
-            if live[i] {
-                if cells[i] == Stone::Black {
-                    black.set(b);
-                } else {
-                    white.set(b);
-                }
-                continue;
-            }
-            open.set(b);
-            let a = area[i] as usize;
-            if size[a] == 0 {
-                first[a] = i;
-            }
-            size[a] += 1;
-            dead[a] += u32::from(cells[i] != Stone::Empty);
+    for i in 0..pos.len() {
+        if live[i] {
+            continue;
         }
+        let a = area[i] as usize;
+        if size[a] == 0 {
+            first[a] = i;
+        }
+        size[a] += 1;
+        dead[a] += u32::from(cells[i] != Stone::Empty);
     }
+    let stats = AreaStats { size, dead, first };
+    Some(settled_on_planes(
+        pos,
+        live,
+        area,
+        area_colour,
+        &planes,
+        &stats,
+    ))
+}
+
+/// Per area: its size, its dead stones, its first point.
+struct AreaStats {
+    size: Vec<u32>,
+    dead: Vec<u32>,
+    first: Vec<usize>,
+}
+
+/// [`plainly_settled_areas`] for a board that fits in a bitboard, given in `planes`, whose
+/// areas each touch one colour's living stones; `by_black` is the points of the areas
+/// touching Black. The areas are found on the bitboard (one flood each) and numbered in
+/// board order as [`areas`] numbers them, so everything below is as on the point-by-point
+/// path.
+pub(crate) fn plainly_settled_planes(
+    pos: &Position,
+    live: &[bool],
+    planes: &Planes,
+    by_black: Bits,
+) -> bool {
+    let areas = planes.areas(by_black);
+    let colour: Vec<Stone> = areas
+        .black
+        .iter()
+        .map(|&b| if b { Stone::Black } else { Stone::White })
+        .collect();
+    if colour.is_empty() {
+        return false;
+    }
+    let area = areas.id;
+    let stats = AreaStats {
+        size: areas.size,
+        dead: areas.dead,
+        first: areas.first,
+    };
+    settled_on_planes(pos, live, &area, &colour, planes, &stats)
+        .unwrap_or_else(|| plainly_settled_by_graph(pos, live, &area, &colour))
+}
+
+/// The body of [`settled_by_bits`]: `Some(answer)`, or `None` when the graph decides.
+fn settled_on_planes(
+    pos: &Position,
+    live: &[bool],
+    area: &[u32],
+    area_colour: &[Stone],
+    planes: &Planes,
+    stats: &AreaStats,
+) -> Option<bool> {
+    let g = &planes.g;
+    let (open, black, white) = (planes.open, planes.black, planes.white);
+    let (size, dead, first) = (&stats.size, &stats.dead, &stats.first);
+    let na = area_colour.len();
     // Regions without an area.
     let touching = g.dilate(open);
     for stones in [black, white] {
         if g.flood(stones.and(touching), stones) != stones {
-            return Some(Some(false));
+            return Some(false);
         }
     }
     // Regions with one area, worth one eye.
@@ -1955,7 +2006,7 @@ fn settled_by_bits(
                 break;
             }
             if y == x {
-                return Some(Some(false));
+                return Some(false);
             }
             x = y;
         }
@@ -1963,7 +2014,7 @@ fn settled_by_bits(
     // The candidates.
     let candidates = open.and_not(g.two_neighbours_in(open));
     if candidates.is_empty() {
-        return Some(Some(true));
+        return Some(true);
     }
     // The walks first: they usually end at once. Whole chains only when a walk fails
     // (their record costs more than the walks of a usual game).
@@ -1972,13 +2023,13 @@ fn settled_by_bits(
         let p = g.point(b);
         if !candidate_shown(pos, live, area, p)
             && !chains
-                .get_or_insert_with(|| Chains::new(pos, live, area, open, &g))
+                .get_or_insert_with(|| Chains::new(pos, live, area, open, g))
                 .shown(pos, live, area, p)
         {
-            return Some(None);
+            return None;
         }
     }
-    Some(Some(true))
+    Some(true)
 }
 
 /// [`plainly_settled_areas`] through the chain–area graph (see there).
@@ -2373,7 +2424,7 @@ fn blocks(nodes: usize, edges: &[(u32, u32, usize, usize)]) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -2381,7 +2432,7 @@ mod tests {
     /// A finished-looking position: zones around random seeds, walls of stones along the zone
     /// borders, holes knocked into the walls, stones thrown into the zones (the opponent's
     /// marked dead), and the dame filled, mostly.
-    fn generate(rng: &mut ChaCha8Rng) -> (Position, Vec<bool>) {
+    pub(crate) fn generate(rng: &mut ChaCha8Rng) -> (Position, Vec<bool>) {
         let size = [5u8, 7, 9, 13, 19][rng.random_range(0..5)];
         let n = usize::from(size) * usize::from(size);
         let seeds: Vec<(i32, i32, Stone)> = (0..rng.random_range(2..7))
