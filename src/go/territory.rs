@@ -1928,9 +1928,9 @@ struct AreaStats {
 
 /// [`plainly_settled_areas`] for a board that fits in a bitboard, given in `planes`, whose
 /// areas each touch one colour's living stones; `by_black` is the points of the areas
-/// touching Black. The areas are found on the bitboard (one flood each) and numbered in
-/// board order as [`areas`] numbers them, so everything below is as on the point-by-point
-/// path.
+/// touching Black. The areas are found on the bitboard by runs along the rows
+/// ([`Planes::areas`]) and numbered in board order as [`areas`] numbers them, so everything
+/// below is as on the point-by-point path.
 pub(crate) fn plainly_settled_planes(
     pos: &Position,
     live: &[bool],
