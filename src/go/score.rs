@@ -203,7 +203,7 @@ fn score_with(
     // Which living colours each point's area touches: from bitboards or from a
     // point-by-point fill. On bitboards, plain counting is finished there unless the
     // territory analysis has to run.
-    let (touches, needs_analysis): (Box<Touches>, bool) = if let Some(g) = grid {
+    let (touches, needs_analysis) = if let Some(g) = grid {
         let planes = Planes::new(g, pos, &live);
         let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
         // Territory presets with a seki tax: plain counting where the analysis is sure
@@ -217,10 +217,11 @@ fn score_with(
         }
         let g = planes.g;
         (
-            Box::new(move |i| {
-                let b = g.bit(i);
-                (by_black.has(b), by_white.has(b))
-            }),
+            Touches::Bits {
+                g,
+                by_black,
+                by_white,
+            },
             true,
         )
     } else {
@@ -229,13 +230,7 @@ fn score_with(
         // each point. Skipped where it is sure to agree with plain counting (the usual
         // finished game).
         let needs = territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours());
-        (
-            Box::new(move |i| {
-                let r = reg.info[reg.id[i] as usize];
-                (r.black, r.white)
-            }),
-            needs,
-        )
+        (Touches::Regions(reg), needs)
     };
     let analysis = needs_analysis.then(|| {
         let marked: Vec<bool> = (0..n)
@@ -273,7 +268,7 @@ fn score_with(
             Stone::White => black.dead_opponent += 1,
             Stone::Empty => {}
         }
-        let (touches_black, touches_white) = touches(i);
+        let (touches_black, touches_white) = touches.at(i);
         let owner = match (&analysis, touches_black, touches_white) {
             // Reached by no living stone (an empty board): nobody's, and not dame either.
             (_, false, false) => Owner::Neutral,
@@ -317,8 +312,36 @@ fn score_with(
     totals(t, rules, input)
 }
 
-/// Whether a point's area touches living Black, living White stones.
-type Touches = dyn Fn(usize) -> (bool, bool);
+/// Which living colours each point's area touches, as the two paths of [`score_with`] know it.
+enum Touches {
+    /// The points of the areas touching living Black, living White stones.
+    Bits {
+        g: Grid,
+        by_black: Bits,
+        by_white: Bits,
+    },
+    Regions(Regions),
+}
+
+impl Touches {
+    /// Whether point `i`'s area touches living Black, living White stones.
+    fn at(&self, i: usize) -> (bool, bool) {
+        match self {
+            Touches::Bits {
+                g,
+                by_black,
+                by_white,
+            } => {
+                let b = g.bit(i);
+                (by_black.has(b), by_white.has(b))
+            }
+            Touches::Regions(reg) => {
+                let r = reg.info[reg.id[i] as usize];
+                (r.black, r.white)
+            }
+        }
+    }
+}
 
 /// What the board gives before captures, komi and the result.
 struct Tally {
