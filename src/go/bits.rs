@@ -84,6 +84,18 @@ impl Bits {
         }))
     }
 
+    /// The set holding point `b` wherever `self` holds point `b + off`, `|off| < 64`
+    /// (offsets within a row and its neighbours: a row is at most 53 bits, boards being at
+    /// most 52 wide).
+    #[inline]
+    pub(crate) fn pull(self, off: i32) -> Bits {
+        match off {
+            0 => self,
+            ..0 => self.up(off.unsigned_abs()),
+            _ => self.down(off.unsigned_abs()),
+        }
+    }
+
     /// The set bits, lowest first.
     #[inline]
     pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
@@ -162,6 +174,58 @@ impl Grid {
         r & ((1u64 << self.w) - 1)
     }
 
+    /// `x` as one flag per point, row-major (`width` per row).
+    pub(crate) fn flags(&self, x: &Bits) -> Vec<bool> {
+        let mut out = Vec::with_capacity(self.w * self.h);
+        for y in 0..self.h {
+            let row = self.row(x, y);
+            out.extend((0..self.w).map(|c| row >> c & 1 != 0));
+        }
+        out
+    }
+
+    /// The runs of `x` along the rows, joined into connected parts: a run joins the runs of
+    /// the row above that it overlaps (union-find whose root is a part's first run).
+    pub(crate) fn runs(&self, x: &Bits) -> Runs {
+        fn find(parent: &mut [u32], mut i: usize) -> usize {
+            while parent[i] as usize != i {
+                let up = parent[i] as usize;
+                parent[i] = parent[up];
+                i = up;
+            }
+            i
+        }
+        let mut runs: Vec<(usize, u32, u32, u64)> = Vec::with_capacity(4 * self.h);
+        let mut parent: Vec<u32> = Vec::with_capacity(4 * self.h);
+        let mut above = 0..0;
+        for y in 0..self.h {
+            let mut r = self.row(x, y);
+            let here = runs.len();
+            while r != 0 {
+                let lo = r.trailing_zeros();
+                let len = (!(r >> lo)).trailing_zeros();
+                let mask = ((1u64 << len) - 1) << lo;
+                r &= !mask;
+                let id = runs.len();
+                parent.push(id as u32);
+                for j in above.clone() {
+                    if runs[j].3 & mask != 0 {
+                        let (x, z) = (find(&mut parent, j), find(&mut parent, id));
+                        let (lo_root, hi_root) = (x.min(z), x.max(z));
+                        parent[hi_root] = lo_root as u32;
+                    }
+                }
+                runs.push((y, lo, len, mask));
+            }
+            above = here..runs.len();
+        }
+        // Roots come before the runs under them, so one pass in order settles every run.
+        for j in 0..parent.len() {
+            parent[j] = parent[parent[j] as usize];
+        }
+        Runs { runs, root: parent }
+    }
+
     /// The bit of point index `i` (row-major, `width` per row).
     #[inline]
     pub(crate) fn bit(&self, i: usize) -> usize {
@@ -183,6 +247,12 @@ impl Grid {
             .or(x.up(s))
             .or(x.down(s))
             .and(self.board)
+    }
+
+    /// The points of the board.
+    #[inline]
+    pub(crate) fn board(&self) -> Bits {
+        self.board
     }
 
     /// The points with at least two neighbours in `x`.
@@ -306,46 +376,13 @@ impl Planes {
         self.g.flood(seeds, self.open)
     }
 
-    /// The areas (connected parts of `open`), found by their runs along the rows: a run
-    /// joins the runs of the row above that it overlaps (union-find whose root is a set's
-    /// first run), so the work goes by runs, not points. Areas are numbered in the order of
-    /// their first points, as a point-by-point fill in board order numbers them.
+    /// The areas (connected parts of `open`), found by their runs along the rows
+    /// ([`Grid::runs`]), so the work goes by runs, not points. Areas are numbered in the
+    /// order of their first points, as a point-by-point fill in board order numbers them.
     /// `by_black` is a union of areas: an area is Black's when it lies in it.
     pub(crate) fn areas(&self, by_black: Bits) -> Areas {
-        fn find(parent: &mut [u32], mut i: usize) -> usize {
-            while parent[i] as usize != i {
-                let up = parent[i] as usize;
-                parent[i] = parent[up];
-                i = up;
-            }
-            i
-        }
         let (w, h) = (self.g.w, self.g.h);
-        // Per run: its row, first column, length and mask.
-        let mut runs: Vec<(usize, u32, u32, u64)> = Vec::with_capacity(4 * h);
-        let mut parent: Vec<u32> = Vec::with_capacity(4 * h);
-        let mut above = 0..0;
-        for y in 0..h {
-            let mut r = self.g.row(&self.open, y);
-            let here = runs.len();
-            while r != 0 {
-                let lo = r.trailing_zeros();
-                let len = (!(r >> lo)).trailing_zeros();
-                let mask = ((1u64 << len) - 1) << lo;
-                r &= !mask;
-                let id = runs.len();
-                parent.push(id as u32);
-                for j in above.clone() {
-                    if runs[j].3 & mask != 0 {
-                        let (x, z) = (find(&mut parent, j), find(&mut parent, id));
-                        let (lo_root, hi_root) = (x.min(z), x.max(z));
-                        parent[hi_root] = lo_root as u32;
-                    }
-                }
-                runs.push((y, lo, len, mask));
-            }
-            above = here..runs.len();
-        }
+        let Runs { runs, root } = self.g.runs(&self.open);
         let mut out = Areas {
             id: vec![u32::MAX; w * h],
             size: Vec::with_capacity(runs.len()),
@@ -356,7 +393,7 @@ impl Planes {
         // Per run that is a root, its area.
         let mut label = vec![u32::MAX; runs.len()];
         for (j, &(y, lo, len, mask)) in runs.iter().enumerate() {
-            let root = find(&mut parent, j);
+            let root = root[j] as usize;
             let start = y * w + lo as usize;
             if root == j {
                 label[j] = out.size.len() as u32;
@@ -372,6 +409,15 @@ impl Planes {
         }
         out
     }
+}
+
+/// The runs of a set of points along the rows and its connected parts (see [`Grid::runs`]).
+pub(crate) struct Runs {
+    /// Per run: its row, first column, length and mask (bit `x` for column `x`).
+    pub(crate) runs: Vec<(usize, u32, u32, u64)>,
+    /// Per run, the first run of its connected part: runs are in board order, so that run
+    /// holds the part's first point.
+    pub(crate) root: Vec<u32>,
 }
 
 /// The areas of a position (see [`Planes::areas`]).
@@ -431,6 +477,7 @@ mod tests {
                 g.put_row(&mut z, y, row);
             }
             assert!(z == x, "{w}x{h} rows");
+            assert_eq!(g.flags(&x), (0..n).map(member).collect::<Vec<_>>());
             let on_board: Vec<usize> = d.iter().map(|b| g.point(b)).collect();
             assert!(on_board.iter().all(|&i| i < n));
         }

@@ -14,7 +14,7 @@ use super::bits::{Bits, Grid, Planes};
 use super::board::Stone;
 use super::position::Position;
 use super::rules::{Counting, RuleSet};
-use super::territory::{plainly_settled_areas, plainly_settled_planes, territory_scoring};
+use super::territory::{plainly_settled_areas, plainly_settled_planes, territory_scoring_on};
 
 /// What a point counts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,7 +203,12 @@ fn score_with(
     // Which living colours each point's area touches: from bitboards or from a
     // point-by-point fill. On bitboards, plain counting is finished there unless the
     // territory analysis has to run.
-    let (touches, needs_analysis) = if let Some(g) = grid {
+    let marked = || -> Vec<bool> {
+        (0..n)
+            .map(|i| pos.at(i) != Stone::Empty && !live[i])
+            .collect()
+    };
+    let (touches, analysis) = if let Some(g) = grid {
         let planes = Planes::new(g, pos, &live);
         let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
         // Territory presets with a seki tax: plain counting where the analysis is sure
@@ -215,6 +220,7 @@ fn score_with(
         if plain {
             return totals(tally_bits(&planes, by_black, by_white), rules, input);
         }
+        let analysis = territory_scoring_on(pos, &marked(), false, Some(&planes));
         let g = planes.g;
         (
             Touches::Bits {
@@ -222,7 +228,7 @@ fn score_with(
                 by_black,
                 by_white,
             },
-            true,
+            Some(analysis),
         )
     } else {
         let reg = regions(pos, &live);
@@ -230,14 +236,9 @@ fn score_with(
         // each point. Skipped where it is sure to agree with plain counting (the usual
         // finished game).
         let needs = territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours());
-        (Touches::Regions(reg), needs)
+        let analysis = needs.then(|| territory_scoring_on(pos, &marked(), false, None));
+        (Touches::Regions(reg), analysis)
     };
-    let analysis = needs_analysis.then(|| {
-        let marked: Vec<bool> = (0..n)
-            .map(|i| pos.at(i) != Stone::Empty && !live[i])
-            .collect();
-        territory_scoring(pos, &marked, false)
-    });
     let mut t = Tally {
         black: SideScore::default(),
         white: SideScore::default(),
@@ -496,7 +497,7 @@ pub fn parse_result(re: &str) -> ParsedResult {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::go::rules::Preset;
     use crate::go::territory::tests::generate;
@@ -505,7 +506,7 @@ mod tests {
 
     /// Random stones on a random rectangle that fits in a bitboard (1×1 to 30×12), some
     /// marked dead: areas touching both colours, neither, or one, and empty boards.
-    fn scatter(rng: &mut ChaCha8Rng) -> (Position, Vec<bool>) {
+    pub(crate) fn scatter(rng: &mut ChaCha8Rng) -> (Position, Vec<bool>) {
         let (w, h) = loop {
             let (w, h) = (rng.random_range(1..=30u8), rng.random_range(1..=19u8));
             if (usize::from(w) + 1) * usize::from(h) <= 384 {
