@@ -470,9 +470,24 @@ fn multibyte_trail_bytes() {
     let root = g.root();
     assert_eq!(g.get(root, "PB").unwrap(), Value::Text("表".into()));
     assert_eq!(g.get(root, "C").unwrap(), Value::Text("ソフト".into()));
+    // CA comes first (after FF), so a reader knows the charset before C's trail bytes.
     assert_eq!(g.serialise(None).unwrap(), {
         let mut v = encoding_rs::SHIFT_JIS
-            .encode("(;C[ソフト]CA[Shift_JIS]PB[表])")
+            .encode("(;CA[Shift_JIS]C[ソフト]PB[表])")
+            .0
+            .into_owned();
+        v.push(b'\n');
+        v
+    });
+    // Nothing before CA hides a trail byte: sgfmill's order stays.
+    let bytes = encoding_rs::SHIFT_JIS
+        .encode("(;PB[表]AN[x]CA[Shift_JIS])")
+        .0
+        .into_owned();
+    let g = Game::from_bytes_with(&bytes, &opts).unwrap();
+    assert_eq!(g.serialise(None).unwrap(), {
+        let mut v = encoding_rs::SHIFT_JIS
+            .encode("(;AN[x]CA[Shift_JIS]PB[表])")
             .0
             .into_owned();
         v.push(b'\n');

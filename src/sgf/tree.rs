@@ -531,6 +531,41 @@ impl Game {
         self.charset == self.charset.with_undefined_bytes(true)
     }
 
+    /// Whether the root's `CA` must be written right after `FF` instead of in sgfmill's
+    /// byte order: the game is read character-aware and written in a multibyte charset
+    /// (`mb`, `Safe` otherwise), and a root value that would come before `CA` holds a
+    /// character whose trail byte is `\` or `]` (`B[表]` is `B[95 5C]` in Shift_JIS). A
+    /// reader meets that value before it knows the charset: read byte-wise, the trail byte
+    /// escapes the `]` and `CA` is swallowed into the value, and the file may still parse.
+    /// `written` gives a value's bytes as they will be written (`None`: cannot say).
+    fn ca_must_lead(&self, mb: Multibyte, written: impl Fn(&[u8]) -> Option<Vec<u8>>) -> bool {
+        if mb == Multibyte::Safe {
+            return false;
+        }
+        let hides = |v: &[u8]| {
+            let mut i = 0;
+            while i + 1 < v.len() {
+                if mb.is_lead(v[i]) {
+                    if matches!(v[i + 1], b'\\' | b']') {
+                        return true;
+                    }
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            false
+        };
+        self.props_of(0).iter().any(|p| {
+            let ident = self.arena.bytes(p.ident);
+            ident != b"FF"
+                && ident < &b"CA"[..]
+                && self
+                    .values_of(p)
+                    .any(|v| written(v).is_none_or(|w| hides(&w)))
+        })
+    }
+
     /// Whether values are scanned character-aware (multibyte leniency in force).
     pub fn multibyte(&self) -> Multibyte {
         self.multibyte
@@ -1267,20 +1302,31 @@ impl Game {
     /// (no transcoding to the root `CA`): for callers that must write a game whose `CA`
     /// does not read as a charset name, which sgfmill's `serialise` refuses.
     pub fn serialise_raw(&self, wrap: Option<usize>) -> Vec<u8> {
-        super::serialise::serialise_arena(&self.arena, wrap)
+        let charset_first = self.ca_must_lead(self.multibyte, |v| Some(v.to_vec()));
+        super::serialise::serialise_arena(&self.arena, wrap, charset_first)
     }
 
-    /// sgfmill's `serialise(wrap)`: byte-exact, in the charset of the root `CA`.
+    /// sgfmill's `serialise(wrap)`: byte-exact, in the charset of the root `CA` (with one
+    /// deviation, see [`Game::ca_must_lead`]).
     pub fn serialise(&self, wrap: Option<usize>) -> Result<Vec<u8>, SgfError> {
         let target = self.get_charset().map_err(|_| {
             let raw = self.get_raw(self.root(), "CA").unwrap_or_default();
             SgfError::value(format!("unsupported charset: {}", bytes_repr(raw)))
         })?;
-        let out = super::serialise::serialise_arena(&self.arena, wrap);
         if target == self.charset.name() {
-            return Ok(out);
+            return Ok(self.serialise_raw(wrap));
         }
         let target = Charset::lookup(&target)?.with_undefined_bytes(self.charset_lenient());
+        // Character-aware games only: the written text is what a reader will scan.
+        let mb = match self.multibyte {
+            Multibyte::Safe => Multibyte::Safe,
+            _ => target.multibyte(),
+        };
+        let charset_first = self.ca_must_lead(mb, |v| {
+            let text = self.charset.decode(v).ok()?;
+            target.encode(&text).ok()
+        });
+        let out = super::serialise::serialise_arena(&self.arena, wrap, charset_first);
         let text = self.charset.decode(&out)?;
         target.encode(&text)
     }
