@@ -199,7 +199,8 @@ fn handicap_bonus_per_preset() {
 /// on the machine's load (docs/score.md, "Tests and benchmarks"):
 /// `SCORE_LOOP="scoring/score7.sgf japanese 200" valgrind --tool=callgrind
 /// --toggle-collect='goswiss::go::score::score' target/release/deps/score_gnugo-…
-/// --ignored --exact callgrind_loop`, then divide the count by N.
+/// --ignored --exact callgrind_loop`, then divide the count by N. `ALL` for the file scores
+/// every game of the set in turn (divide by N × the number of games).
 #[test]
 #[ignore = "measuring aid: runs go::score in a loop for callgrind"]
 fn callgrind_loop() {
@@ -210,21 +211,24 @@ fn callgrind_loop() {
     let [file, preset, count] = args[..] else {
         panic!("SCORE_LOOP wants \"FILE PRESET COUNT\", got {spec:?}");
     };
-    let dead = tsv("GNUGO38_DEAD.tsv")
-        .into_iter()
-        .find(|r| r[0] == file)
-        .unwrap_or_else(|| panic!("{file} is not in GNUGO38_DEAD.tsv"))[2]
-        .clone();
     let rules = preset
         .parse::<Preset>()
         .unwrap_or_else(|e| panic!("{e}"))
         .rules();
-    let (pos, mask, input) = final_position(file, &dead);
+    // `ALL`: every file of the set in turn (a typical mix rather than one position).
+    let rows: Vec<Vec<String>> = tsv("GNUGO38_DEAD.tsv")
+        .into_iter()
+        .filter(|r| file == "ALL" || r[0] == file)
+        .collect();
+    assert!(!rows.is_empty(), "{file} is not in GNUGO38_DEAD.tsv");
+    let games: Vec<_> = rows.iter().map(|r| final_position(&r[0], &r[2])).collect();
     let mut margin = 0.0;
     for _ in 0..count.parse::<usize>().unwrap() {
-        margin +=
-            std::hint::black_box(go::score(std::hint::black_box(&pos), &mask, &rules, &input))
-                .margin;
+        for (pos, mask, input) in &games {
+            margin +=
+                std::hint::black_box(go::score(std::hint::black_box(pos), mask, &rules, input))
+                    .margin;
+        }
     }
     eprintln!("{file} {preset} ×{count}: margin sum {margin}");
 }

@@ -195,8 +195,10 @@ impl Grid {
             }
             i
         }
-        let mut runs: Vec<(usize, u32, u32, u64)> = Vec::with_capacity(4 * self.h);
-        let mut parent: Vec<u32> = Vec::with_capacity(4 * self.h);
+        // (A finished game's open points make about six runs a row: room for eight, so
+        // that the vectors are not grown on the way.)
+        let mut runs: Vec<(usize, u32, u32, u64)> = Vec::with_capacity(8 * self.h);
+        let mut parent: Vec<u32> = Vec::with_capacity(8 * self.h);
         let mut above = 0..0;
         for y in 0..self.h {
             let mut r = self.row(x, y);
@@ -208,12 +210,23 @@ impl Grid {
                 r &= !mask;
                 let id = runs.len();
                 parent.push(id as u32);
-                for j in above.clone() {
-                    if runs[j].3 & mask != 0 {
-                        let (x, z) = (find(&mut parent, j), find(&mut parent, id));
-                        let (lo_root, hi_root) = (x.min(z), x.max(z));
-                        parent[hi_root] = lo_root as u32;
+                // Runs go left to right in both rows: the runs above that end before this
+                // one starts are passed for good, and the walk stops at the first that
+                // starts after it ends (it may still touch the next run here).
+                while above.start < above.end {
+                    let (_, alo, alen, _) = runs[above.start];
+                    if alo + alen > lo {
+                        break;
                     }
+                    above.start += 1;
+                }
+                for j in above.clone() {
+                    if runs[j].1 >= lo + len {
+                        break;
+                    }
+                    let (x, z) = (find(&mut parent, j), find(&mut parent, id));
+                    let (lo_root, hi_root) = (x.min(z), x.max(z));
+                    parent[hi_root] = lo_root as u32;
                 }
                 runs.push((y, lo, len, mask));
             }

@@ -1564,54 +1564,78 @@ impl Analysis<'_> {
     #[inline(never)]
     fn finish(&self, unscorable: &[bool], score_false_eyes: bool) -> Vec<PointStatus> {
         let n = self.pos.len();
+        let cells = self.pos.cells();
         // Points next to a dead stone thrown into an unscorable false eye are not scored for
-        // the side that will have to capture it either.
-        let mut extra = [vec![false; n], vec![false; n]]; // [for Black, for White]
+        // the side that will have to capture it either: bit 0 for Black, bit 1 for White.
+        // (Rare, so there is no vector unless there is such a stone.)
+        let mut extra: Vec<u8> = Vec::new();
         for (i, &u) in unscorable.iter().enumerate() {
             if u && self.dead[i] {
-                let side = usize::from(self.stone(i) == Stone::Black);
-                for m in self.pos.neighbours(i) {
-                    extra[side][m] = true;
+                if extra.is_empty() {
+                    extra = vec![0; n];
                 }
+                let bit = if cells[i] == Stone::Black { 2 } else { 1 };
+                self.pos.for_each_neighbour(i, |m| extra[m] |= bit);
             }
         }
+        // Per region: its colour, and whether it is in seki (worth at most one eye).
         let mut region_eyes = vec![0u32; self.region_colour.len()];
         for eye in &self.eyes {
             region_eyes[eye.region as usize] += u32::from(eye.value);
         }
-        (0..n)
-            .map(|i| {
-                let mut s = PointStatus::BLANK;
-                let r = self.region[i];
-                if r == NONE {
-                    s.dame = true;
-                    return s;
-                }
-                let colour = self.region_colour[r as usize];
-                if region_eyes[r as usize] <= 1 {
-                    s.seki = colour;
-                }
-                s.false_eye = self.false_eye[i];
-                let side = usize::from(colour == Stone::White);
-                s.unscorable_false_eye = unscorable[i] || ((!self.is_living(i)) && extra[side][i]);
-                if self.eye_of[i] != NONE {
-                    s.eye_value = self.eyes[self.eye_of[i] as usize].value;
-                }
-                let reached_by_other = match colour {
-                    Stone::White => self.strict_black[i],
-                    _ => self.strict_white[i],
-                };
-                if (self.stone(i) != colour || self.dead[i])
-                    && s.seki == Stone::Empty
-                    && (score_false_eyes || !s.unscorable_false_eye)
-                    && self.chain_region[self.chain[i] as usize] == r
-                    && !reached_by_other
-                {
-                    s.territory = colour;
-                }
-                s
-            })
-            .collect()
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let r = self.region[i];
+            if r == NONE {
+                out.push(PointStatus {
+                    dame: true,
+                    ..PointStatus::BLANK
+                });
+                continue;
+            }
+            let colour = self.region_colour[r as usize];
+            let seki = if region_eyes[r as usize] <= 1 {
+                colour
+            } else {
+                Stone::Empty
+            };
+            let (stone, dead) = (cells[i], self.dead[i]);
+            let white = colour == Stone::White;
+            let unscorable_false_eye = unscorable[i]
+                || (!extra.is_empty()
+                    && (stone == Stone::Empty || dead)
+                    && extra[i] & (1 << u8::from(white)) != 0);
+            let e = self.eye_of[i];
+            let eye_value = if e == NONE {
+                0
+            } else {
+                self.eyes[e as usize].value
+            };
+            let reached_by_other = if white {
+                self.strict_black[i]
+            } else {
+                self.strict_white[i]
+            };
+            let territory = if (stone != colour || dead)
+                && seki == Stone::Empty
+                && (score_false_eyes || !unscorable_false_eye)
+                && self.chain_region[self.chain[i] as usize] == r
+                && !reached_by_other
+            {
+                colour
+            } else {
+                Stone::Empty
+            };
+            out.push(PointStatus {
+                territory,
+                seki,
+                false_eye: self.false_eye[i],
+                unscorable_false_eye,
+                dame: false,
+                eye_value,
+            });
+        }
+        out
     }
 }
 
