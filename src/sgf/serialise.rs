@@ -64,12 +64,12 @@ pub(crate) fn serialise_arena(arena: &Arena, wrap: Option<usize>, charset_first:
         w.byte(b'(');
         loop {
             w.byte(b';');
-            let first: &[u8] = if charset_first && node == 0 {
+            let second: &[u8] = if charset_first && node == 0 {
                 b"CA"
             } else {
                 b"FF"
             };
-            write_props(arena, node, first, &mut w, &mut order);
+            write_props(arena, node, second, &mut w, &mut order);
             let nd = &arena.nodes[node as usize];
             if nd.first_child != NONE && nd.first_child == nd.last_child {
                 node = nd.first_child;
