@@ -112,6 +112,7 @@ impl Bits {
 }
 
 /// The layout of a board in bitboards.
+#[derive(Clone)]
 pub(crate) struct Grid {
     w: usize,
     h: usize,

@@ -14,7 +14,9 @@ use super::bits::{Bits, Grid, Planes};
 use super::board::Stone;
 use super::position::Position;
 use super::rules::{Counting, RuleSet};
-use super::territory::{plainly_settled_areas, plainly_settled_planes, territory_scoring_on};
+use super::territory::{
+    plainly_settled_areas, plainly_settled_planes, territory_scoring_on, unsettled_part,
+};
 
 /// What a point counts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,14 +215,18 @@ fn score_with(
         let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
         // Territory presets with a seki tax: plain counting where the analysis is sure
         // to agree (every area one colour's, see `plainly_settled_areas`).
-        let plain = !territory
-            || (!by_black.meets(by_white)
-                && by_black.or(by_white) == planes.open
-                && plainly_settled_planes(pos, &live, &planes, by_black));
+        let one_colour = !by_black.meets(by_white) && by_black.or(by_white) == planes.open;
+        let plain =
+            !territory || (one_colour && plainly_settled_planes(pos, &live, &planes, by_black));
         if plain {
             return totals(tally_bits(&planes, by_black, by_white), rules, input);
         }
-        let analysis = territory_scoring_on(pos, &marked(), false, Some(&planes));
+        // Some areas touch both colours or none: the analysis need only look near them
+        // when the rest is proven plain (`unsettled_part`).
+        let part = (!one_colour)
+            .then(|| unsettled_part(pos, &live, &planes, by_black, by_white))
+            .flatten();
+        let analysis = territory_scoring_on(pos, &marked(), false, Some(&planes), part.as_ref());
         let g = planes.g;
         (
             Touches::Bits {
@@ -236,7 +242,7 @@ fn score_with(
         // each point. Skipped where it is sure to agree with plain counting (the usual
         // finished game).
         let needs = territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours());
-        let analysis = needs.then(|| territory_scoring_on(pos, &marked(), false, None));
+        let analysis = needs.then(|| territory_scoring_on(pos, &marked(), false, None, None));
         (Touches::Regions(reg), analysis)
     };
     let mut t = Tally {
