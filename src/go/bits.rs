@@ -130,18 +130,19 @@ impl Grid {
         if stride * h > WORDS * 64 {
             return None;
         }
-        let mut board = Bits::EMPTY;
-        for y in 0..h {
-            for x in 0..w {
-                board.set(y * stride + x);
-            }
-        }
-        Some(Grid {
+        let mut g = Grid {
             w,
             h,
             stride,
-            board,
-        })
+            board: Bits::EMPTY,
+        };
+        // (A row at a time: every `go::score` call makes a grid.)
+        let mut board = Bits::EMPTY;
+        for y in 0..h {
+            g.put_row(&mut board, y, (1u64 << w) - 1);
+        }
+        g.board = board;
+        Some(g)
     }
 
     pub(crate) fn width(&self) -> usize {
@@ -406,7 +407,12 @@ impl Planes {
         };
         // Per run that is a root, its area.
         let mut label = vec![u32::MAX; runs.len()];
+        // (The rows of `dead` and `by_black` are read once per row, not per run.)
+        let (mut row_y, mut dead, mut black) = (usize::MAX, 0, 0);
         for (j, &(y, lo, len, mask)) in runs.iter().enumerate() {
+            if y != row_y {
+                (row_y, dead, black) = (y, self.g.row(&self.dead, y), self.g.row(&by_black, y));
+            }
             let root = root[j] as usize;
             let start = y * w + lo as usize;
             if root == j {
@@ -414,12 +420,12 @@ impl Planes {
                 out.size.push(0);
                 out.dead.push(0);
                 out.first.push(start);
-                out.black.push(self.g.row(&by_black, y) & mask != 0);
+                out.black.push(black & mask != 0);
             }
             let a = label[root];
             out.id[start..start + len as usize].fill(a);
             out.size[a as usize] += len;
-            out.dead[a as usize] += (self.g.row(&self.dead, y) & mask).count_ones();
+            out.dead[a as usize] += (dead & mask).count_ones();
         }
         out
     }
