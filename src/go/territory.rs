@@ -1751,9 +1751,13 @@ impl Analysis<'_> {
 ///   stones: at most one false neighbour), since that point is then blocked at most once.
 ///
 /// A region is alive when these bounds add up to two. A false point next to chain `m` is
-/// still not a false eye that must be filled when its eye is worth something and `m`
-/// touches the eye at a real point: the second search reaches a real point of a worthy eye
-/// at once. Anything else answers no, and the analysis runs.
+/// still not a false eye that must be filled when `m` touches another eye worth something
+/// (the second search stops there at once), or when its own eye is worth something and `m`
+/// touches it at a real point (the search reaches that point at once). Anything else
+/// answers no, and the analysis runs.
+///
+/// Where some areas touch both colours or none, the same proof is made for the clean
+/// components alone ([`unsettled_part`]), and the analysis runs on the rest.
 ///
 /// The analysis stays the reference: the tests check on generated and recorded positions
 /// that wherever this says yes, the analysis gives the plain answer point for point.
