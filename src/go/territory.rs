@@ -31,7 +31,7 @@
 //! 52×52). The work is linear in the board except inside small eyes, where the bottleneck
 //! tests cost the square of the eye's size; big eyes are settled by cheap tests first.
 
-use super::bits::{Bits, Grid, Planes, WORDS};
+use super::bits::{Areas, Bits, Grid, Planes, WORDS};
 use super::board::Stone;
 use super::position::Position;
 
@@ -2263,6 +2263,33 @@ fn settled_by_bits(
     ))
 }
 
+/// The lower bound on an area's eye value from its size `s`, its false points `f` and its
+/// dead stones `d` (see [`plainly_settled_areas`]): two, else one when it has no false
+/// point (the taint test may still raise a zero to one).
+fn worth_bound(s: u32, f: u32, d: u32) -> u8 {
+    if (d == 0 && s >= 2 * f + 6) || s >= 9 * f + d + 6 {
+        2
+    } else {
+        u8::from(f == 0)
+    }
+}
+
+/// The bitboard areas as the fast path's tests take them: area per point, colour per
+/// area, and per area its size, dead stones and first point.
+fn area_inputs(areas: Areas) -> (Vec<u32>, Vec<Stone>, AreaStats) {
+    let colour = areas
+        .black
+        .iter()
+        .map(|&b| if b { Stone::Black } else { Stone::White })
+        .collect();
+    let stats = AreaStats {
+        size: areas.size,
+        dead: areas.dead,
+        first: areas.first,
+    };
+    (areas.id, colour, stats)
+}
+
 /// Per area: its size, its dead stones, its first point.
 struct AreaStats {
     size: Vec<u32>,
@@ -2282,20 +2309,10 @@ pub(crate) fn plainly_settled_planes(
     by_black: Bits,
 ) -> bool {
     let areas = planes.areas(by_black);
-    let colour: Vec<Stone> = areas
-        .black
-        .iter()
-        .map(|&b| if b { Stone::Black } else { Stone::White })
-        .collect();
+    let (area, colour, stats) = area_inputs(areas);
     if colour.is_empty() {
         return false;
     }
-    let area = areas.id;
-    let stats = AreaStats {
-        size: areas.size,
-        dead: areas.dead,
-        first: areas.first,
-    };
     settled_on_planes(pos, live, &area, &colour, planes, &stats)
         .unwrap_or_else(|| plainly_settled_by_graph(pos, live, &area, &colour, None))
 }
@@ -2429,12 +2446,7 @@ fn harmless_if_false(
     }
     let mut worth = vec![0u8; na];
     for a in 0..na {
-        let (s, f, d) = (size[a], falses[a], dead[a]);
-        worth[a] = if (d == 0 && s >= 2 * f + 6) || s >= 9 * f + d + 6 {
-            2
-        } else {
-            u8::from(f == 0)
-        };
+        worth[a] = worth_bound(size[a], falses[a], dead[a]);
     }
     // One eye: a real point with no false point within two steps in the area (with no
     // dead stones: at most one false neighbour).
@@ -2564,21 +2576,11 @@ pub(crate) fn unsettled_part(
         dead_black: planes.dead_black.and(clean),
     };
     let areas = sub.areas(by_black);
-    let colour: Vec<Stone> = areas
-        .black
-        .iter()
-        .map(|&b| if b { Stone::Black } else { Stone::White })
-        .collect();
-    let stats = AreaStats {
-        size: areas.size,
-        dead: areas.dead,
-        first: areas.first,
-    };
-    let settled =
-        settled_on_planes(pos, live, &areas.id, &colour, &sub, &stats).unwrap_or_else(|| {
-            let stones = g.flags(&clean.and_not(planes.open));
-            plainly_settled_by_graph(pos, live, &areas.id, &colour, Some(&stones))
-        });
+    let (area, colour, stats) = area_inputs(areas);
+    let settled = settled_on_planes(pos, live, &area, &colour, &sub, &stats).unwrap_or_else(|| {
+        let stones = g.flags(&clean.and_not(planes.open));
+        plainly_settled_by_graph(pos, live, &area, &colour, Some(&stones))
+    });
     settled.then(|| Unsettled {
         points: g.board().and_not(clean),
         by_black,
@@ -2712,11 +2714,7 @@ fn plainly_settled_by_graph(
             },
             dead[a],
         );
-        worth[a] = if (d == 0 && s >= 2 * f + 6) || s >= 9 * f + d + 6 {
-            2
-        } else {
-            u8::from(f == 0)
-        };
+        worth[a] = worth_bound(s, f, d);
     }
     if !falses.is_empty() {
         let is_false = &false_points.is_false;
