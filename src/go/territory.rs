@@ -2524,8 +2524,8 @@ pub(crate) struct Unsettled {
 }
 
 /// Where some areas touch both colours or neither (dame, seki, an empty corner), plain
-/// counting can still be proven right away from them: this finds that part of the board,
-/// so that the analysis runs on the rest only. `by_black` and `by_white` are the points of
+/// counting may still be proven right on the board away from them: this finds the part
+/// near them, the only part the analysis then has to look at. `by_black` and `by_white` are the points of
 /// the areas touching living Black and living White stones. `None` when there is no such
 /// part or it is not proven (the analysis then runs on the whole board).
 ///
@@ -3232,9 +3232,10 @@ pub(crate) mod tests {
         );
     }
 
-    /// A plainly settled [`generate`] position (the first of at most 20 tries) with a few
-    /// of its filled dame emptied again: finished games whose players left some dame, so
-    /// areas touching both colours sit among settled ones.
+    /// A plainly settled [`generate`] position (the first of at most 20 tries) with one to
+    /// three of its living stones that touch both colours taken off (filled dame, mostly):
+    /// finished games whose players left some dame, so areas touching both colours sit
+    /// among settled ones.
     fn with_dame(rng: &mut ChaCha8Rng) -> (Position, Vec<bool>) {
         let (mut pos, mut dead) = generate(rng);
         for _ in 0..20 {
