@@ -396,10 +396,8 @@ struct Analysis<'a> {
     eye_blocks: Vec<u32>,
     /// First-pass false eye points (with every eye worth nothing): not part of the real eye.
     false_eye: Vec<bool>,
-    /// Per point, whether the analysis looks at it (empty: every point; see
-    /// [`unsettled_part`]); outside, the answer is plain counting's, in `plain`.
-    inside: Vec<bool>,
-    /// The points the analysis looks at, in board order (empty: every point).
+    /// The points the analysis looks at, in board order (empty: every point; see
+    /// [`unsettled_part`]); elsewhere the answer is plain counting's, in `plain`.
     visit: Vec<u32>,
     /// Plain counting's answer for every point (empty: the analysis looks at every point).
     plain: Vec<PointStatus>,
@@ -463,7 +461,6 @@ pub(crate) fn territory_scoring_on(
         eye_macros: Vec::with_capacity(64),
         eye_blocks: Vec::new(),
         false_eye: Vec::new(),
-        inside: Vec::new(),
         visit: Vec::new(),
         plain: Vec::new(),
         marks: Marks::new(n),
@@ -481,7 +478,6 @@ pub(crate) fn territory_scoring_on(
             // reach within the part. Outside, nothing gets a region, chain or eye.
             reach_black = reach_black.and(part.points);
             reach_white = reach_white.and(part.points);
-            a.inside = p.g.flags(&part.points);
             a.visit = part.points.iter().map(|b| p.g.point(b) as u32).collect();
             a.plain = plain_statuses(p, part.by_black);
         }
@@ -562,7 +558,6 @@ pub fn area_scoring(pos: &Position, dead: &[bool]) -> Vec<Stone> {
         eye_macros: Vec::new(),
         eye_blocks: Vec::new(),
         false_eye: Vec::new(),
-        inside: Vec::new(),
         visit: Vec::new(),
         plain: Vec::new(),
         marks: Marks::new(0),
@@ -595,12 +590,6 @@ impl Analysis<'_> {
     #[inline]
     fn is_living(&self, i: usize) -> bool {
         self.pos.at(i) != Stone::Empty && !self.dead[i]
-    }
-
-    /// Whether the analysis looks at point `i` (see [`Analysis::inside`]).
-    #[inline]
-    fn analysed(&self, i: usize) -> bool {
-        self.inside.is_empty() || self.inside[i]
     }
 
     #[inline]
@@ -1003,9 +992,10 @@ impl Analysis<'_> {
                         self.macro_of[j] = id;
                         true
                     } else {
-                        // (Outside the analysed part nothing has a region, but nothing
-                        // there is region-less either.)
-                        self.region[j] == NONE && self.blocks[j] != opp && self.analysed(j)
+                        // Region-less space is never a living stone (each colour's living
+                        // stones lie in its regions). Outside the analysed part nothing has
+                        // a region, and the walk meets only the other colour's stones there.
+                        self.region[j] == NONE && !self.is_living(j) && self.blocks[j] != opp
                     };
                     if walk {
                         self.pos.for_each_neighbour(j, |m| {
@@ -1626,7 +1616,7 @@ impl Analysis<'_> {
 
     /// Step 8: the per-point answer.
     #[inline(never)]
-    fn finish(&self, unscorable: &[bool], score_false_eyes: bool) -> Vec<PointStatus> {
+    fn finish(&mut self, unscorable: &[bool], score_false_eyes: bool) -> Vec<PointStatus> {
         let n = self.pos.len();
         let cells = self.pos.cells();
         // Points next to a dead stone thrown into an unscorable false eye are not scored for
@@ -1650,7 +1640,7 @@ impl Analysis<'_> {
         // Outside the analysed part, plain counting's answer, proven to agree there.
         let restricted = !self.plain.is_empty();
         let mut out = if restricted {
-            self.plain.clone()
+            std::mem::take(&mut self.plain)
         } else {
             Vec::with_capacity(n)
         };
