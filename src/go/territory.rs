@@ -2362,8 +2362,9 @@ fn settled_on_planes(
             x = y;
         }
     }
-    // The candidates.
+    // The candidates; most are shown by their neighbourhood alone, a few shifts for all.
     let candidates = open.and_not(g.two_neighbours_in(open));
+    let candidates = candidates.and_not(shown_locally(planes, candidates));
     if candidates.is_empty() {
         return Some(true);
     }
@@ -2401,6 +2402,74 @@ fn settled_on_planes(
         ),
         _ => Some(true),
     }
+}
+
+/// The `candidates` (points outside `L`, the living stones, with at most one neighbour
+/// outside `L`) that their neighbourhood alone shows to be a false point for no chain next
+/// to them: the test of [`classes_settle`] on whole chains, decided for all candidates at
+/// once by a few shifts of the bitboards. Every living neighbour of a candidate `p` is of
+/// its area's colour `c` (the areas here touch one colour only). Two living neighbours of
+/// `p` at a right angle are in one class when the point diagonal to `p` between them is a
+/// living stone of colour `c` (then they are one chain) or is outside `L` (then both
+/// chains touch that point's area).
+/// - `p` has one neighbour `q` outside `L`: every class must have a chain touching `p`'s
+///   area `a` elsewhere. A stone `s` beside `p` at a right angle to `q` touches it: the
+///   point next to both `s` and `q` (on the board, as they are) is either outside `L`, so
+///   in `a` and next to `s`, or a living stone of colour `c`, so in `s`'s chain and next to
+///   `q`. The stone opposite `q`, if any, is in the class of such an `s` when a diagonal
+///   on its side joins them as above.
+/// - `p` has no neighbour outside `L`: its living neighbours must be one class. Round a
+///   point inside the board the four make a cycle, which stays connected with one join
+///   missing; on an edge or in a corner they make a path, which needs every join.
+///
+/// Stones and open points of `planes` may be a subset of the board's (the clean part of
+/// [`unsettled_part`], whose areas are whole areas): fewer joins only make the answer
+/// smaller, and an opposite point counts as absent only when it is off the board.
+fn shown_locally(planes: &Planes, candidates: Bits) -> Bits {
+    let g = &planes.g;
+    // (On a board one point wide, two neighbours can face each other with no diagonal
+    // between them; such boards are left to the walks.)
+    if candidates.is_empty() || g.width() < 2 || g.height() < 2 {
+        return Bits::EMPTY;
+    }
+    let (board, open) = (g.board(), planes.open);
+    let s = g.stride as i32;
+    let mut shown = Bits::EMPTY;
+    let mut one_open = Bits::EMPTY;
+    for (d, e) in [(1, s), (-1, s), (s, 1), (-s, 1)] {
+        let toward = candidates.and(open.pull(d));
+        one_open = one_open.or(toward);
+        let mut joined = board.and_not(board.pull(-d));
+        for x in [planes.black, planes.white] {
+            let join = x.or(open);
+            let side = join.pull(-d - e).or(join.pull(-d + e));
+            joined = joined.or(x.pull(-d).and(side));
+        }
+        shown = shown.or(toward.and(joined));
+    }
+    let closed = candidates.and_not(one_open);
+    if closed.is_empty() {
+        return shown;
+    }
+    let diagonals = [s + 1, s - 1, -s + 1, -s - 1];
+    let mut inside = board;
+    for k in diagonals {
+        inside = inside.and(board.pull(k));
+    }
+    for x in [planes.black, planes.white] {
+        // Missing joins: diagonals on the board that are neither stones of `x` nor open.
+        let join = x.or(open);
+        let (mut one, mut two) = (Bits::EMPTY, Bits::EMPTY);
+        for k in diagonals {
+            let missing = board.pull(k).and_not(join.pull(k));
+            two = two.or(one.and(missing));
+            one = one.or(missing);
+        }
+        let next_to_x = x.pull(1).or(x.pull(-1)).or(x.pull(s)).or(x.pull(-s));
+        let connected = board.and_not(one).or(inside.and_not(two));
+        shown = shown.or(closed.and(next_to_x).and(connected));
+    }
+    shown
 }
 
 /// The end of [`settled_on_planes`] when some candidates (`maybe`) are not shown to be
@@ -3252,6 +3321,130 @@ pub(crate) mod tests {
             }
         }
         (Position::from_cells(pos.width(), pos.height(), cells), dead)
+    }
+
+    /// Every candidate that [`shown_locally`] passes is shown to be a false point for no
+    /// chain next to it by the class test on whole chains (found here by flood fills):
+    /// living neighbours are in one class when their chains are one or touch one other
+    /// area; with one neighbour outside the living stones, every class has a chain that
+    /// touches the candidate's area at another point; with none, there is one class.
+    /// Boards of every shape from 1×1 to 19×19 with stones scattered at random (every kind
+    /// of neighbourhood, edges and corners), and generated finished games; only candidates
+    /// whose area touches one colour count, as on the callers' boards. Most candidates
+    /// must pass.
+    #[test]
+    fn shown_locally_holds_on_whole_chains() {
+        let mut rng = ChaCha8Rng::seed_from_u64(53);
+        // Per generator (finished games, scattered stones): candidates, shown.
+        let mut counts = [(0u32, 0u32); 2];
+        for case in 0..6000 {
+            let (pos, dead) = if case % 2 == 0 {
+                generate(&mut rng)
+            } else {
+                let (w, h) = (rng.random_range(1..=19u8), rng.random_range(1..=19u8));
+                let n = usize::from(w) * usize::from(h);
+                let fill = rng.random_range(0.5..0.95);
+                let cells = (0..n)
+                    .map(|_| match rng.random_bool(fill) {
+                        false => Stone::Empty,
+                        true if rng.random_bool(0.5) => Stone::Black,
+                        true => Stone::White,
+                    })
+                    .collect();
+                let dead = (0..n).map(|_| rng.random_bool(0.05)).collect();
+                (Position::from_cells(w, h, cells), dead)
+            };
+            let (live, area, colour) = areas(&pos, &dead);
+            let g = Grid::new(&pos).expect("fits");
+            let planes = Planes::new(g, &pos, &live);
+            let g = &planes.g;
+            let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
+            let one_colour = by_black.and_not(by_white).or(by_white.and_not(by_black));
+            let candidates = planes
+                .open
+                .and_not(g.two_neighbours_in(planes.open))
+                .and(one_colour);
+            let shown = shown_locally(&planes, candidates);
+            assert!(shown.and_not(candidates).is_empty(), "case {case}");
+            // Whole chains by flood fill, and the points outside them that each touches.
+            let n = pos.len();
+            let mut chain = vec![NONE; n];
+            let mut touches: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for i in 0..n {
+                if !live[i] || chain[i] != NONE {
+                    continue;
+                }
+                let mut stack = vec![i];
+                chain[i] = i as u32;
+                while let Some(j) = stack.pop() {
+                    for m in pos.neighbours(j) {
+                        if live[m] && chain[m] == NONE && pos.at(m) == pos.at(i) {
+                            chain[m] = i as u32;
+                            stack.push(m);
+                        } else if !live[m] && !touches[i].contains(&m) {
+                            touches[i].push(m);
+                        }
+                    }
+                }
+            }
+            counts[case % 2].0 += candidates.count();
+            counts[case % 2].1 += shown.count();
+            for b in shown.iter() {
+                let p = g.point(b);
+                let a = area[p];
+                assert_ne!(colour[a as usize], Stone::Empty);
+                let chains: Vec<usize> = pos
+                    .neighbours(p)
+                    .filter(|&m| live[m])
+                    .map(|m| chain[m] as usize)
+                    .collect();
+                let open = pos.neighbours(p).count() - chains.len();
+                let elsewhere = |c: usize| touches[c].iter().any(|&m| m != p && area[m] == a);
+                let linked = |c: usize, d: usize| {
+                    c == d
+                        || touches[c].iter().any(|&m| {
+                            area[m] != a && touches[d].iter().any(|&o| area[o] == area[m])
+                        })
+                };
+                // Classes by repeated merging (at most four members).
+                let k = chains.len();
+                let mut class: Vec<usize> = (0..k).collect();
+                for _ in 0..k {
+                    for i in 0..k {
+                        for j in 0..k {
+                            if linked(chains[i], chains[j]) {
+                                let low = class[i].min(class[j]);
+                                class[i] = low;
+                                class[j] = low;
+                            }
+                        }
+                    }
+                }
+                let holds = if open == 1 {
+                    (0..k).all(|i| (0..k).any(|j| class[j] == class[i] && elsewhere(chains[j])))
+                } else {
+                    assert_eq!(open, 0, "case {case}, point {p}");
+                    class.iter().all(|&c| c == class[0])
+                };
+                assert!(
+                    holds,
+                    "case {case}, point {p} ({}x{})\n{}\ndead {:?}",
+                    pos.width(),
+                    pos.height(),
+                    pos.rows().join("\n"),
+                    (0..n).filter(|&i| dead[i]).collect::<Vec<_>>()
+                );
+            }
+        }
+        eprintln!("candidates and shown locally, games and scattered: {counts:?}");
+        let [(games, games_shown), (scattered, scattered_shown)] = counts;
+        assert!(
+            games >= 5000
+                && games_shown * 2 >= games
+                && scattered >= 5000
+                && scattered_shown * 10 >= scattered * 4,
+            "{counts:?}"
+        );
     }
 
     /// Wherever the bitboard path answers, it answers as the graph path, yes and no; it
