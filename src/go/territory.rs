@@ -1888,7 +1888,7 @@ fn resolved_by_walks(
     )
 }
 
-/// The class test shared by [`resolved_by_walks`] and [`Chains::shown`], for a candidate
+/// The class test shared by [`resolved_by_walks`] and [`ChainFloods::shown`], for a candidate
 /// with `k` (at most four) living neighbours and `open` whether it has a neighbour in its
 /// area: neighbours `linked` are merged into one class, and the candidate is false for no
 /// chain when every class has a neighbour whose chain touches the area `elsewhere`, or
@@ -2042,123 +2042,64 @@ fn settled_without_graph(
     Some(true)
 }
 
-/// How many areas per chain [`Chains`] records; a chain touching more is marked as such and
-/// only its first areas are known.
-const CHAIN_AREAS: usize = 8;
-
-/// The chains of living stones (union-find, one pass over the board) and, per chain, the
-/// first [`CHAIN_AREAS`] areas it touches with up to two of the points where it touches
-/// each: enough to tell whether a chain touches an area at a point other than a given one.
-struct Chains {
-    /// Per living stone, its chain (numbered from 0 in board order).
-    id: Vec<u32>,
-    /// Per chain: how many areas are recorded, `CHAIN_AREAS + 1` when some were left out.
-    len: Vec<u8>,
-    /// Per chain, `CHAIN_AREAS` slots of three: the area, the first point where the chain
-    /// touches it, and a second such point (equal to the first when there is none).
-    touch: Vec<u32>,
+/// Whole chains of living stones, each found by a flood fill of its colour's bitboard the
+/// first time a candidate asks for it, with every area it touches and up to two of the
+/// points where it touches each: enough to tell whether a chain touches an area at a point
+/// other than a given one. (A usual finished game leaves few candidates to the chains, so
+/// flooding only theirs costs less than numbering every chain of the board.)
+struct ChainFloods {
+    /// Per chain found: its stones, and where its records start and end in `touch`.
+    chains: Vec<(Bits, usize, usize)>,
+    /// Per chain, per area it touches: the area, the first point where the chain touches
+    /// it, and a second such point (equal to the first when there is none).
+    touch: Vec<[u32; 3]>,
 }
 
-impl Chains {
-    fn new(pos: &Position, live: &[bool], area: &[u32], open: Bits, g: &Grid) -> Chains {
-        let (n, w, h) = (
-            pos.len(),
-            usize::from(pos.width()),
-            usize::from(pos.height()),
-        );
-        let cells = pos.cells();
-        // Union-find where each stone joins the chains of its left and upper neighbours;
-        // a set's root is its lowest point, so one more pass in board order makes every
-        // entry a root and numbers the chains.
-        fn find(root: &mut [u32], mut i: usize) -> usize {
-            while root[i] as usize != i {
-                let up = root[i] as usize;
-                root[i] = root[up];
-                i = up;
-            }
-            i
+impl ChainFloods {
+    fn new() -> ChainFloods {
+        ChainFloods {
+            chains: Vec::new(),
+            touch: Vec::new(),
         }
-        fn join(root: &mut [u32], i: usize, j: usize) {
-            let (x, y) = (find(root, i), find(root, j));
-            if x < y {
-                root[y] = x as u32;
-            } else {
-                root[x] = y as u32;
-            }
+    }
+
+    /// The chain of the living stone at point `s` (a stone of `planes`), flooded and
+    /// recorded if it is not yet.
+    fn of(&mut self, planes: &Planes, area: &[u32], s: usize) -> usize {
+        let g = &planes.g;
+        let b = g.bit(s);
+        if let Some(c) = self.chains.iter().position(|c| c.0.has(b)) {
+            return c;
         }
-        let mut root = vec![NONE; n];
-        for y in 0..h {
-            for x in 0..w {
-                let i = y * w + x;
-                if !live[i] {
-                    continue;
-                }
-                root[i] = i as u32;
-                let c = cells[i];
-                if x > 0 && live[i - 1] && cells[i - 1] == c {
-                    join(&mut root, i, i - 1);
-                }
-                if y > 0 && live[i - w] && cells[i - w] == c {
-                    join(&mut root, i, i - w);
-                }
-            }
-        }
-        let mut id = vec![NONE; n];
-        let mut chains = 0u32;
-        for i in 0..n {
-            if live[i] {
-                let r = root[root[i] as usize] as usize;
-                root[i] = r as u32;
-                id[i] = if r == i {
-                    chains += 1;
-                    chains - 1
-                } else {
-                    id[r]
-                };
-            }
-        }
-        let mut len = vec![0u8; chains as usize];
-        let mut touch = vec![0u32; chains as usize * CHAIN_AREAS * 3];
-        for b in open.iter() {
-            let q = g.point(b);
+        let stones = if planes.black.has(b) {
+            planes.black
+        } else {
+            planes.white
+        };
+        let mut seed = Bits::EMPTY;
+        seed.set(b);
+        let chain = g.flood(seed, stones);
+        let start = self.touch.len();
+        for t in g.dilate(chain).and(planes.open).iter() {
+            let q = g.point(t);
             let (a, q32) = (area[q], q as u32);
-            pos.for_each_neighbour(q, |s| {
-                if !live[s] {
-                    return;
-                }
-                let c = id[s] as usize;
-                let l = usize::from(len[c]);
-                let slots = &mut touch[c * CHAIN_AREAS * 3..][..CHAIN_AREAS * 3];
-                match slots[..3 * l.min(CHAIN_AREAS)]
-                    .chunks_exact_mut(3)
-                    .find(|t| t[0] == a)
-                {
-                    Some(t) => {
-                        if t[1] == t[2] && t[1] != q32 {
-                            t[2] = q32;
-                        }
+            match self.touch[start..].iter_mut().find(|r| r[0] == a) {
+                Some(r) => {
+                    if r[1] == r[2] {
+                        r[2] = q32;
                     }
-                    None if l < CHAIN_AREAS => {
-                        slots[3 * l..3 * l + 3].copy_from_slice(&[a, q32, q32]);
-                        len[c] += 1;
-                    }
-                    None => len[c] = CHAIN_AREAS as u8 + 1,
                 }
-            });
+                None => self.touch.push([a, q32, q32]),
+            }
         }
-        Chains { id, len, touch }
+        self.chains.push((chain, start, self.touch.len()));
+        self.chains.len() - 1
     }
 
-    /// The recorded (area, point, point) slots of chain `c`.
-    fn slots(&self, c: usize) -> std::slice::ChunksExact<'_, u32> {
-        self.touch[c * CHAIN_AREAS * 3..][..3 * usize::from(self.len[c]).min(CHAIN_AREAS)]
-            .chunks_exact(3)
-    }
-
-    /// Whether chain `c` is known to touch area `a` at a point other than `p`.
-    fn elsewhere(&self, c: usize, a: u32, p: usize) -> bool {
-        self.slots(c)
-            .any(|t| t[0] == a && (t[1] as usize != p || t[2] as usize != p))
+    /// The records of chain `c`: (area, point, point).
+    fn slots(&self, c: usize) -> &[[u32; 3]] {
+        let (_, start, end) = self.chains[c];
+        &self.touch[start..end]
     }
 
     /// Whether the candidate `p` (not a living stone, at most one neighbour that is not a
@@ -2167,30 +2108,34 @@ impl Chains {
     /// `p` fall into classes surely in one block of the chain–area graph (one chain, or two
     /// chains that both touch another area); `p` is false for none when every class has a
     /// chain touching `p`'s area elsewhere, or when there is one class and `p` has no
-    /// neighbour in its area. Areas left out of a chain's record only make classes finer
-    /// and links fewer, so a yes stays sure.
-    fn shown(&self, pos: &Position, live: &[bool], area: &[u32], p: usize) -> bool {
+    /// neighbour in its area.
+    fn shown(&mut self, pos: &Position, planes: &Planes, area: &[u32], p: usize) -> bool {
         let a = area[p];
+        let g = &planes.g;
         let (mut open, mut chains, mut k) = (false, [0usize; 4], 0);
-        pos.for_each_neighbour(p, |m| {
-            if live[m] {
-                chains[k] = self.id[m] as usize;
-                k += 1;
-            } else {
+        for m in pos.neighbours(p) {
+            if planes.open.has(g.bit(m)) {
                 open = true;
+            } else {
+                chains[k] = self.of(planes, area, m);
+                k += 1;
             }
-        });
+        }
         let chains = &chains[..k];
         classes_settle(
             k,
             open,
             |i, j| {
                 chains[i] == chains[j]
-                    || self
-                        .slots(chains[i])
-                        .any(|ti| ti[0] != a && self.slots(chains[j]).any(|tj| tj[0] == ti[0]))
+                    || self.slots(chains[i]).iter().any(|ti| {
+                        ti[0] != a && self.slots(chains[j]).iter().any(|tj| tj[0] == ti[0])
+                    })
             },
-            |i| self.elsewhere(chains[i], a, p),
+            |i| {
+                self.slots(chains[i])
+                    .iter()
+                    .any(|t| t[0] == a && (t[1] as usize != p || t[2] as usize != p))
+            },
         )
     }
 }
@@ -2212,9 +2157,11 @@ impl Chains {
 ///   graph path too, whatever the false points (they only lower an area's worth), so this
 ///   is tested first and answers no at once.
 /// - The candidates are the points outside `L` with at most one neighbour outside `L`: a
-///   few shifts and masks. Each is tested by the walks of [`settled_without_graph`], and
-///   where they fail, by [`Chains::shown`]: the same test on whole chains (found once, by
-///   union-find, when first needed), which sees what the walks' 16 stones may miss.
+///   few shifts and masks. Most are shown by their neighbourhood, for all of them at once
+///   ([`shown_locally`]); the rest by [`ChainFloods::shown`], the class test of
+///   [`settled_without_graph`] on whole chains (each flooded when first needed), which
+///   sees what that path's walks of 16 stones may miss. Candidates still not shown go to
+///   [`harmless_if_false`].
 fn settled_by_bits(
     pos: &Position,
     live: &[bool],
@@ -2368,40 +2315,18 @@ fn settled_on_planes(
     if candidates.is_empty() {
         return Some(true);
     }
-    // The walks first: they usually end at once. Whole chains only when a walk fails
-    // (their record costs more than the walks of a usual game).
-    // Once the whole chains are known, they answer the rest (they see all that the walks
-    // see, and each test is a few lookups).
-    let mut chains: Option<Chains> = None;
+    // The rest by whole chains, flooded as they are needed.
+    let mut chains = ChainFloods::new();
     let mut unshown = Bits::EMPTY;
     for b in candidates.iter() {
-        let p = g.point(b);
-        let shown = match &chains {
-            Some(c) => c.shown(pos, live, area, p),
-            None => {
-                candidate_shown(pos, live, area, p)
-                    || chains
-                        .insert(Chains::new(pos, live, area, open, g))
-                        .shown(pos, live, area, p)
-            }
-        };
-        if !shown {
+        if !chains.shown(pos, planes, area, g.point(b)) {
             unshown.set(b);
         }
     }
-    match chains {
-        Some(chains) if !unshown.is_empty() => harmless_if_false(
-            pos,
-            live,
-            area,
-            area_colour,
-            planes,
-            stats,
-            &chains,
-            unshown,
-        ),
-        _ => Some(true),
+    if unshown.is_empty() {
+        return Some(true);
     }
+    harmless_if_false(pos, area, area_colour, planes, stats, &mut chains, unshown)
 }
 
 /// The `candidates` (points outside `L`, the living stones, with at most one neighbour
@@ -2482,17 +2407,15 @@ fn shown_locally(planes: &Planes, candidates: Bits) -> Bits {
 /// - each such point, for each chain next to it, must be saved by the second false-eye
 ///   search: the chain touches another area worth something (the search reaches that eye
 ///   first thing), or its own area is worth something and the chain touches it at a point
-///   outside `maybe` (a real point). [`Chains`] records where each chain touches its
-///   first areas.
-#[allow(clippy::too_many_arguments)]
+///   outside `maybe` (a real point). [`ChainFloods`] records where each chain touches
+///   each area.
 fn harmless_if_false(
     pos: &Position,
-    live: &[bool],
     area: &[u32],
     area_colour: &[Stone],
     planes: &Planes,
     stats: &AreaStats,
-    chains: &Chains,
+    chains: &mut ChainFloods,
     maybe: Bits,
 ) -> Option<bool> {
     let g = &planes.g;
@@ -2519,9 +2442,8 @@ fn harmless_if_false(
             continue;
         }
         let mut false_sides = 0;
-        pos.for_each_neighbour(i, |m| {
-            false_sides += u32::from(!live[m] && maybe.has(g.bit(m)));
-        });
+        // (Points of `maybe` are never living stones.)
+        pos.for_each_neighbour(i, |m| false_sides += u32::from(maybe.has(g.bit(m))));
         if !tainted.has(b) || (dead[a] == 0 && false_sides <= 1) {
             worth[a] = 1;
         }
@@ -2553,13 +2475,12 @@ fn harmless_if_false(
     for b in maybe.iter() {
         let p = g.point(b);
         let a = area[p];
-        let mut saved = true;
-        pos.for_each_neighbour(p, |s| {
-            if !live[s] || !saved {
-                return;
+        for s in pos.neighbours(p) {
+            if open.has(g.bit(s)) {
+                continue;
             }
-            let mut slots = chains.slots(chains.id[s] as usize);
-            saved = slots.any(|t| {
+            let c = chains.of(planes, area, s);
+            let saved = chains.slots(c).iter().any(|t| {
                 if t[0] != a {
                     worth[t[0] as usize] > 0
                 } else {
@@ -2567,9 +2488,9 @@ fn harmless_if_false(
                         && (!maybe.has(g.bit(t[1] as usize)) || !maybe.has(g.bit(t[2] as usize)))
                 }
             });
-        });
-        if !saved {
-            return None;
+            if !saved {
+                return None;
+            }
         }
     }
     Some(true)
