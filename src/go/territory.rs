@@ -373,8 +373,12 @@ struct Analysis<'a> {
     /// Marked dead (only ever true on a stone).
     dead: Vec<bool>,
     blocks: Vec<Stone>,
+    /// The strict reach of Black and of White: per point, or as bitboards on `grid` (when
+    /// the board fits; the analysis may look at part of the board only, so the sets are
+    /// not unpacked).
     strict_black: Vec<bool>,
     strict_white: Vec<bool>,
+    strict_bits: Option<(Grid, [Bits; 2])>,
     region: Vec<u32>,
     region_colour: Vec<Stone>,
     chain: Vec<u32>,
@@ -445,6 +449,7 @@ pub(crate) fn territory_scoring_on(
         blocks: vec![Stone::Empty; n],
         strict_black: Vec::new(),
         strict_white: Vec::new(),
+        strict_bits: None,
         region: vec![NONE; n],
         region_colour: Vec::with_capacity(16),
         chain: vec![NONE; n],
@@ -470,8 +475,7 @@ pub(crate) fn territory_scoring_on(
         a.mark_blocks_bits(p);
         let (mut reach_black, strict_black) = a.reach_bits(p, Stone::Black);
         let (mut reach_white, strict_white) = a.reach_bits(p, Stone::White);
-        a.strict_black = p.g.flags(&strict_black);
-        a.strict_white = p.g.flags(&strict_white);
+        a.strict_bits = Some((p.g.clone(), [strict_black, strict_white]));
         if let Some(part) = part {
             // Whole regions lie inside the part or outside it (see `unsettled_part`), and
             // so do the region-less points: the regions inside are the regions of the
@@ -542,6 +546,7 @@ pub fn area_scoring(pos: &Position, dead: &[bool]) -> Vec<Stone> {
         blocks: Vec::new(),
         strict_black: Vec::new(),
         strict_white: Vec::new(),
+        strict_bits: None,
         region: Vec::new(),
         region_colour: Vec::new(),
         chain: Vec::new(),
@@ -1690,10 +1695,10 @@ impl Analysis<'_> {
         } else {
             self.eyes[e as usize].value
         };
-        let reached_by_other = if white {
-            self.strict_black[i]
-        } else {
-            self.strict_white[i]
+        let reached_by_other = match &self.strict_bits {
+            Some((g, strict)) => strict[usize::from(!white)].has(g.bit(i)),
+            None if white => self.strict_black[i],
+            None => self.strict_white[i],
         };
         let territory = if (stone != colour || dead)
             && seki == Stone::Empty
