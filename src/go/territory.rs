@@ -409,6 +409,11 @@ struct Analysis<'a> {
     marks2: Marks,
 }
 
+/// Up to how many empty points of the analysed part the connection blocks are tried one
+/// by one rather than by the bitboard test, whose cost does not depend on the part (one
+/// point's templates cost a few hundred instructions, the bitboard test about 17,000).
+const BLOCKS_ONE_BY_ONE: u32 = 48;
+
 /// Territory analysis of `pos` with the stones of `dead` marked dead. With
 /// `score_false_eyes`, false eyes that will need filling are counted anyway.
 pub fn territory_scoring(
@@ -472,7 +477,26 @@ pub(crate) fn territory_scoring_on(
         marks2: Marks::new(n),
     };
     if let Some(p) = planes {
-        a.mark_blocks_bits(p);
+        if let Some(part) = part {
+            a.visit = part.points.iter().map(|b| p.g.point(b) as u32).collect();
+            a.plain = plain_statuses(p, part.by_black);
+        }
+        // Blocks outside the part change nothing: they would lie in the areas of clean
+        // components (see `unsettled_part`), which only their own colour ever reaches, and
+        // a block stops only the other colour. Where the part holds few empty points they
+        // are tried one by one; the bitboard test costs the same on any part.
+        let part_empty = part.map(|q| q.points.and(p.open).and_not(p.dead).count());
+        if part_empty.is_some_and(|k| k <= BLOCKS_ONE_BY_ONE) {
+            a.mark_blocks();
+            for k in 0..a.visit.len() {
+                let i = a.visit[k] as usize;
+                if a.blocks[i] != Stone::Empty {
+                    a.block_bits[usize::from(a.blocks[i] == Stone::White)].set(p.g.bit(i));
+                }
+            }
+        } else {
+            a.mark_blocks_bits(p);
+        }
         let (mut reach_black, strict_black) = a.reach_bits(p, Stone::Black);
         let (mut reach_white, strict_white) = a.reach_bits(p, Stone::White);
         a.strict_bits = Some((p.g.clone(), [strict_black, strict_white]));
@@ -482,8 +506,6 @@ pub(crate) fn territory_scoring_on(
             // reach within the part. Outside, nothing gets a region, chain or eye.
             reach_black = reach_black.and(part.points);
             reach_white = reach_white.and(part.points);
-            a.visit = part.points.iter().map(|b| p.g.point(b) as u32).collect();
-            a.plain = plain_statuses(p, part.by_black);
         }
         a.mark_regions_bits(p, reach_black, reach_white);
     } else {
@@ -607,11 +629,23 @@ impl Analysis<'_> {
     /// marks Black's, then White's over them).
     /// Every shape has a living stone next to its `@`, so only empty points next to a
     /// living stone are tried.
+    ///
+    /// Only the points the analysis looks at are tried (`visit`).
     #[inline(never)]
     fn mark_blocks(&mut self) {
         let (w, h) = (self.w as i32, self.h as i32);
         let on = |(y, x): (i32, i32)| y >= 0 && x >= 0 && y < h && x < w;
-        for i in 0..self.pos.len() {
+        let all = if self.visit.is_empty() {
+            self.pos.len()
+        } else {
+            self.visit.len()
+        };
+        for k in 0..all {
+            let i = if self.visit.is_empty() {
+                k
+            } else {
+                self.visit[k] as usize
+            };
             if self.stone(i) != Stone::Empty {
                 continue;
             }
