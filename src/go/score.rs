@@ -251,7 +251,9 @@ fn score_with(
         dame: 0,
         neutral: 0,
         owners: Vec::with_capacity(n),
-        seki_stones: Vec::new(),
+        // (Only the analysis finds these; room for a seki's stones up front, so that the
+        // vector is not grown stone by stone.)
+        seki_stones: Vec::with_capacity(if analysis.is_some() { 32 } else { 0 }),
         false_eyes: Vec::new(),
     };
     let (black, white) = (&mut t.black, &mut t.white);

@@ -478,7 +478,11 @@ pub(crate) fn territory_scoring_on(
     };
     if let Some(p) = planes {
         if let Some(part) = part {
-            a.visit = part.points.iter().map(|b| p.g.point(b) as u32).collect();
+            // (Sized first: a bitboard's iterator gives no length, and growing by
+            // doubling costs more than the count.)
+            a.visit = Vec::with_capacity(part.points.count() as usize);
+            a.visit
+                .extend(part.points.iter().map(|b| p.g.point(b) as u32));
             a.plain = plain_statuses(p, part.by_black);
         }
         // Blocks outside the part change nothing: they would lie in the areas of clean
@@ -2096,9 +2100,11 @@ struct ChainFloods {
 
 impl ChainFloods {
     fn new() -> ChainFloods {
+        // (Room for the chains round a few candidates, so that the vectors are not grown
+        // on the way.)
         ChainFloods {
-            chains: Vec::new(),
-            touch: Vec::new(),
+            chains: Vec::with_capacity(8),
+            touch: Vec::with_capacity(64),
         }
     }
 
