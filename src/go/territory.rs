@@ -373,9 +373,9 @@ struct Analysis<'a> {
     /// Marked dead (only ever true on a stone).
     dead: Vec<bool>,
     blocks: Vec<Stone>,
-    /// The strict reach of Black and of White: per point, or as bitboards on `grid` (when
-    /// the board fits; the analysis may look at part of the board only, so the sets are
-    /// not unpacked).
+    /// The strict reach of Black and of White, per point; or, when the board fits in
+    /// bitboards, in `strict_bits` with its grid (the analysis may answer for part of the
+    /// board only, so the sets are not unpacked).
     strict_black: Vec<bool>,
     strict_white: Vec<bool>,
     strict_bits: Option<(Grid, [Bits; 2])>,
@@ -2121,6 +2121,7 @@ impl ChainFloods {
         } else {
             planes.white
         };
+        debug_assert!(stones.has(b), "point {s} is not a stone of the planes");
         let mut seed = Bits::EMPTY;
         seed.set(b);
         let chain = g.flood(seed, stones);
@@ -2398,7 +2399,7 @@ fn settled_on_planes(
 fn shown_locally(planes: &Planes, candidates: Bits) -> Bits {
     let g = &planes.g;
     // (On a board one point wide, two neighbours can face each other with no diagonal
-    // between them; such boards are left to the walks.)
+    // between them; such boards are left to the whole chains.)
     if candidates.is_empty() || g.width() < 2 || g.height() < 2 {
         return Bits::EMPTY;
     }
