@@ -100,6 +100,17 @@ impl Marks {
         }
     }
 
+    /// `old` for `n` points, cleared, when it has that many (a new one otherwise).
+    fn reused(old: Option<Marks>, n: usize) -> Marks {
+        match old {
+            Some(mut m) if m.stamp.len() == n => {
+                m.clear();
+                m
+            }
+            _ => Marks::new(n),
+        }
+    }
+
     fn clear(&mut self) {
         if self.epoch == u32::MAX {
             self.stamp.iter_mut().for_each(|s| *s = 0);
@@ -350,6 +361,22 @@ struct Pieces {
     ends: Vec<usize>,
 }
 
+/// The scratch vectors of [`Analysis::eye_values`], kept with the analysis's others
+/// ([`Spare`]).
+#[derive(Default)]
+struct EyeScratch {
+    adj_eye: Vec<u8>,
+    empty_adj_eye: Vec<u8>,
+    empty_adj_false: Vec<u8>,
+    opp_adj_false: Vec<u8>,
+    poke: Vec<bool>,
+    to_block: Vec<u32>,
+    real: Option<Marks>,
+    pieces: Pieces,
+    points: Vec<usize>,
+    real_points: Vec<usize>,
+}
+
 impl Pieces {
     fn len(&self) -> usize {
         self.ends.len()
@@ -407,6 +434,12 @@ struct Analysis<'a> {
     plain: Vec<PointStatus>,
     marks: Marks,
     marks2: Marks,
+    eye_scratch: EyeScratch,
+    /// Scratch of the fills (a stack of points, flags per point) and of the regions on
+    /// bitboards (per colour, per point, its part of the reach).
+    stack: Vec<usize>,
+    seen: Vec<bool>,
+    parts: [Vec<u32>; 2],
 }
 
 /// Up to how many empty points of the analysed part the connection blocks are tried one
@@ -442,45 +475,70 @@ pub(crate) fn territory_scoring_on(
     part: Option<&Unsettled>,
 ) -> Vec<PointStatus> {
     let n = pos.len();
-    let dead: Vec<bool> = (0..n)
-        .map(|i| pos.at(i) != Stone::Empty && dead.get(i) == Some(&true))
-        .collect();
+    let Spare {
+        dead: mut marked,
+        blocks,
+        region,
+        region_colour,
+        chain,
+        chain_region,
+        chain_liberties,
+        macro_of,
+        eye_of,
+        eyes,
+        eye_points,
+        eye_edges,
+        eye_macros,
+        visit,
+        marks,
+        marks2,
+        eye_scratch,
+        stack,
+        seen,
+        parts,
+    } = *SPARE.take().unwrap_or_default();
+    marked.clear();
+    marked.extend((0..n).map(|i| pos.at(i) != Stone::Empty && dead.get(i) == Some(&true)));
     let mut a = Analysis {
         pos,
         block_bits: [Bits::EMPTY; 2],
         w: pos.width() as usize,
         h: pos.height() as usize,
-        dead,
-        blocks: vec![Stone::Empty; n],
+        dead: marked,
+        blocks: filled(blocks, n, Stone::Empty),
         strict_black: Vec::new(),
         strict_white: Vec::new(),
         strict_bits: None,
-        region: vec![NONE; n],
-        region_colour: Vec::with_capacity(16),
-        chain: vec![NONE; n],
-        chain_region: Vec::with_capacity(n / 2),
-        chain_liberties: Vec::with_capacity(n / 2),
-        macro_of: vec![NONE; n],
+        region: filled(region, n, NONE),
+        region_colour: emptied(region_colour, 16),
+        chain: filled(chain, n, NONE),
+        chain_region: emptied(chain_region, n / 2),
+        chain_liberties: emptied(chain_liberties, n / 2),
+        macro_of: filled(macro_of, n, NONE),
         n_macros: 0,
         macro_eye_start: Vec::new(),
         macro_eye_list: Vec::new(),
-        eye_of: vec![NONE; n],
-        eyes: Vec::with_capacity(32),
-        eye_points: Vec::with_capacity(n),
-        eye_edges: Vec::with_capacity(n),
-        eye_macros: Vec::with_capacity(64),
+        eye_of: filled(eye_of, n, NONE),
+        eyes: emptied(eyes, 32),
+        eye_points: emptied(eye_points, n),
+        eye_edges: emptied(eye_edges, n),
+        eye_macros: emptied(eye_macros, 64),
         eye_blocks: Vec::new(),
         false_eye: Vec::new(),
-        visit: Vec::new(),
+        visit: emptied(visit, 0),
         plain: Vec::new(),
-        marks: Marks::new(n),
-        marks2: Marks::new(n),
+        marks: Marks::reused(marks, n),
+        marks2: Marks::reused(marks2, n),
+        eye_scratch,
+        stack: emptied(stack, n),
+        seen,
+        parts,
     };
     if let Some(p) = planes {
         if let Some(part) = part {
             // (Sized first: a bitboard's iterator gives no length, and growing by
             // doubling costs more than the count.)
-            a.visit = Vec::with_capacity(part.points.count() as usize);
+            a.visit.reserve(part.points.count() as usize);
             a.visit
                 .extend(part.points.iter().map(|b| p.g.point(b) as u32));
             a.plain = plain_statuses(p, part.by_black);
@@ -528,7 +586,78 @@ pub(crate) fn territory_scoring_on(
     a.false_eye = false_eye;
     a.eye_values();
     let unscorable = a.unscorable_false_eyes(&doubtful);
-    a.finish(&unscorable, score_false_eyes)
+    let out = a.finish(&unscorable, score_false_eyes);
+    SPARE.set(Some(Box::new(Spare {
+        dead: a.dead,
+        blocks: a.blocks,
+        region: a.region,
+        region_colour: a.region_colour,
+        chain: a.chain,
+        chain_region: a.chain_region,
+        chain_liberties: a.chain_liberties,
+        macro_of: a.macro_of,
+        eye_of: a.eye_of,
+        eyes: a.eyes,
+        eye_points: a.eye_points,
+        eye_edges: a.eye_edges,
+        eye_macros: a.eye_macros,
+        visit: a.visit,
+        marks: Some(a.marks),
+        marks2: Some(a.marks2),
+        eye_scratch: a.eye_scratch,
+        stack: a.stack,
+        seen: a.seen,
+        parts: a.parts,
+    })));
+    out
+}
+
+/// The analysis's vectors, kept on each thread from one call to the next so that a call
+/// does not allocate them again: most hold an entry per point, above the size that the
+/// allocator hands out from its per-thread cache, and on a board whose analysis runs on a
+/// small part their allocation was a sixth of the work. Each is emptied and refilled as
+/// a new one would be ([`filled`], [`emptied`], [`Marks::reused`]).
+#[derive(Default)]
+struct Spare {
+    dead: Vec<bool>,
+    blocks: Vec<Stone>,
+    region: Vec<u32>,
+    region_colour: Vec<Stone>,
+    chain: Vec<u32>,
+    chain_region: Vec<u32>,
+    chain_liberties: Vec<u32>,
+    macro_of: Vec<u32>,
+    eye_of: Vec<u32>,
+    eyes: Vec<Eye>,
+    eye_points: Vec<usize>,
+    eye_edges: Vec<(u32, usize, usize)>,
+    eye_macros: Vec<u32>,
+    visit: Vec<u32>,
+    marks: Option<Marks>,
+    marks2: Option<Marks>,
+    eye_scratch: EyeScratch,
+    stack: Vec<usize>,
+    seen: Vec<bool>,
+    parts: [Vec<u32>; 2],
+}
+
+thread_local! {
+    /// This thread's [`Spare`] (none while an analysis runs, or before the first).
+    static SPARE: std::cell::Cell<Option<Box<Spare>>> = const { std::cell::Cell::new(None) };
+}
+
+/// `v` holding `n` copies of `x`, as `vec![x; n]` would.
+fn filled<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
+    v.clear();
+    v.resize(n, x);
+    v
+}
+
+/// `v` emptied, with room for `cap` entries, as `Vec::with_capacity(cap)` would be.
+fn emptied<T>(mut v: Vec<T>, cap: usize) -> Vec<T> {
+    v.clear();
+    v.reserve(cap);
+    v
 }
 
 /// Plain counting's answer for every point of `p`: an area's points are its colour's
@@ -593,6 +722,10 @@ pub fn area_scoring(pos: &Position, dead: &[bool]) -> Vec<Stone> {
         plain: Vec::new(),
         marks: Marks::new(0),
         marks2: Marks::new(0),
+        eye_scratch: EyeScratch::default(),
+        stack: Vec::new(),
+        seen: Vec::new(),
+        parts: [Vec::new(), Vec::new()],
     };
     let b = a.reach(Stone::Black);
     let w = a.reach(Stone::White);
@@ -906,7 +1039,8 @@ impl Analysis<'_> {
         let w = self.w;
         let n = self.pos.len();
         // Per colour and point, the first run of its connected part (`NONE` outside).
-        let mut part = [vec![NONE; n], vec![NONE; n]];
+        let [black_part, white_part] = std::mem::take(&mut self.parts);
+        let mut part = [filled(black_part, n, NONE), filled(white_part, n, NONE)];
         let mut id_of_part: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         for (c, reach) in [reach_black, reach_white].into_iter().enumerate() {
             let runs = p.g.runs(&reach.and_not(self.block_bits[1 - c]));
@@ -927,6 +1061,7 @@ impl Analysis<'_> {
             }
             self.region[i] = id_of_part[c][k];
         }
+        self.parts = part;
     }
 
     /// Step 3: regions, numbered in board order. A fill from a point reaching only `pla`
@@ -977,7 +1112,7 @@ impl Analysis<'_> {
     /// region they lie in (`NONE` if they straddle two) and their liberty count.
     #[inline(never)]
     fn mark_chains(&mut self) {
-        let mut stack = Vec::with_capacity(self.pos.len());
+        let mut stack = std::mem::take(&mut self.stack);
         let visit = std::mem::take(&mut self.visit);
         for i in points(&visit, self.pos.len()) {
             if self.chain[i] != NONE {
@@ -1011,6 +1146,7 @@ impl Analysis<'_> {
             self.chain_liberties.push(liberties);
         }
         self.visit = visit;
+        self.stack = stack;
     }
 
     /// Step 4b: macro-chains, Black's then White's: living chains joined through region-less
@@ -1018,10 +1154,12 @@ impl Analysis<'_> {
     #[inline(never)]
     fn mark_macro_chains(&mut self) {
         let mut count = 0u32;
-        let mut stack = Vec::with_capacity(self.pos.len());
+        let mut stack = std::mem::take(&mut self.stack);
+        let mut seen = std::mem::take(&mut self.seen);
         for pla in [Stone::Black, Stone::White] {
             let opp = other(pla);
-            let mut seen = vec![false; self.pos.len()];
+            seen.clear();
+            seen.resize(self.pos.len(), false);
             for i in points(&self.visit, self.pos.len()) {
                 if !self.living(i, pla) || self.macro_of[i] != NONE {
                     continue;
@@ -1052,13 +1190,15 @@ impl Analysis<'_> {
             }
         }
         self.n_macros = count as usize;
+        self.stack = stack;
+        self.seen = seen;
     }
 
     /// Step 5: eyes, the connected empty-or-dead pieces of each region, with their
     /// adjacencies to the region's macro-chains.
     #[inline(never)]
     fn mark_eyes(&mut self) {
-        let mut stack = Vec::with_capacity(self.pos.len());
+        let mut stack = std::mem::take(&mut self.stack);
         let visit = std::mem::take(&mut self.visit);
         for i in points(&visit, self.pos.len()) {
             let r = self.region[i];
@@ -1133,6 +1273,7 @@ impl Analysis<'_> {
         }
         self.macro_eye_start = start;
         self.macro_eye_list = list;
+        self.stack = stack;
     }
 
     /// Step 6: false eye points. An eye point with at most one neighbour in its eye, next to
@@ -1427,21 +1568,33 @@ impl Analysis<'_> {
     #[inline(never)]
     fn eye_values(&mut self) {
         let n = self.pos.len();
+        let EyeScratch {
+            adj_eye,
+            empty_adj_eye,
+            empty_adj_false,
+            opp_adj_false,
+            poke,
+            to_block,
+            real,
+            pieces,
+            points,
+            real_points,
+        } = std::mem::take(&mut self.eye_scratch);
         // Per real point, reset per eye (eyes are disjoint).
-        let mut adj_eye = vec![0u8; n];
-        let mut empty_adj_eye = vec![0u8; n];
-        let mut empty_adj_false = vec![0u8; n];
-        let mut opp_adj_false = vec![0u8; n];
-        let mut poke = vec![false; n];
-        let mut to_block = vec![0u32; n];
-        let mut real = Marks::new(n);
+        let mut adj_eye = filled(adj_eye, n, 0u8);
+        let mut empty_adj_eye = filled(empty_adj_eye, n, 0u8);
+        let mut empty_adj_false = filled(empty_adj_false, n, 0u8);
+        let mut opp_adj_false = filled(opp_adj_false, n, 0u8);
+        let mut poke = filled(poke, n, false);
+        let mut to_block = filled(to_block, n, 0u32);
+        let mut real = Marks::reused(real, n);
         let mut pieces = Pieces {
-            points: Vec::with_capacity(n),
-            ends: Vec::with_capacity(16),
+            points: emptied(pieces.points, n),
+            ends: emptied(pieces.ends, 16),
         };
         // Reused per eye.
-        let mut points = Vec::with_capacity(n);
-        let mut real_points = Vec::with_capacity(n);
+        let mut points = emptied(points, n);
+        let mut real_points = emptied(real_points, n);
         for e in 0..self.eyes.len() {
             let pla = self.eyes[e].colour;
             let opp = other(pla);
@@ -1589,6 +1742,18 @@ impl Analysis<'_> {
             }
             self.eyes[e].value = value.min(2) as u8;
         }
+        self.eye_scratch = EyeScratch {
+            adj_eye,
+            empty_adj_eye,
+            empty_adj_false,
+            opp_adj_false,
+            poke,
+            to_block,
+            real: Some(real),
+            pieces,
+            points,
+            real_points,
+        };
     }
 
     /// The last eye-value test: the eye holds dead opponent stones and has no playable
