@@ -189,6 +189,16 @@ impl Grid {
     /// The runs of `x` along the rows, joined into connected parts: a run joins the runs of
     /// the row above that it overlaps (union-find whose root is a part's first run).
     pub(crate) fn runs(&self, x: &Bits) -> Runs {
+        let mut out = Runs {
+            runs: Vec::new(),
+            root: Vec::new(),
+        };
+        self.runs_into(x, &mut out);
+        out
+    }
+
+    /// [`Grid::runs`] into `out`, whose vectors are emptied and reused.
+    pub(crate) fn runs_into(&self, x: &Bits, out: &mut Runs) {
         fn find(parent: &mut [u32], mut i: usize) -> usize {
             while parent[i] as usize != i {
                 let up = parent[i] as usize;
@@ -199,8 +209,12 @@ impl Grid {
         }
         // (A finished game's open points make about six runs a row: room for eight, so
         // that the vectors are not grown on the way.)
-        let mut runs: Vec<(usize, u32, u32, u64)> = Vec::with_capacity(8 * self.h);
-        let mut parent: Vec<u32> = Vec::with_capacity(8 * self.h);
+        let mut runs = std::mem::take(&mut out.runs);
+        let mut parent = std::mem::take(&mut out.root);
+        runs.clear();
+        parent.clear();
+        runs.reserve(8 * self.h);
+        parent.reserve(8 * self.h);
         let mut above = 0..0;
         for y in 0..self.h {
             let mut r = self.row(x, y);
@@ -238,7 +252,7 @@ impl Grid {
         for j in 0..parent.len() {
             parent[j] = parent[parent[j] as usize];
         }
-        Runs { runs, root: parent }
+        *out = Runs { runs, root: parent };
     }
 
     /// The bit of point index `i` (row-major, `width` per row).
@@ -432,6 +446,7 @@ impl Planes {
 }
 
 /// The runs of a set of points along the rows and its connected parts (see [`Grid::runs`]).
+#[derive(Default)]
 pub(crate) struct Runs {
     /// Per run: its row, first column, length and mask (bit `x` for column `x`).
     pub(crate) runs: Vec<(usize, u32, u32, u64)>,

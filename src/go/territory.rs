@@ -31,7 +31,7 @@
 //! 52×52). The work is linear in the board except inside small eyes, where the bottleneck
 //! tests cost the square of the eye's size; big eyes are settled by cheap tests first.
 
-use super::bits::{Areas, Bits, Grid, Planes, WORDS};
+use super::bits::{Areas, Bits, Grid, Planes, Runs, WORDS};
 use super::board::Stone;
 use super::position::Position;
 
@@ -440,6 +440,7 @@ struct Analysis<'a> {
     stack: Vec<usize>,
     seen: Vec<bool>,
     parts: [Vec<u32>; 2],
+    runs: Runs,
 }
 
 /// Up to how many empty points of the analysed part the connection blocks are tried one
@@ -496,6 +497,7 @@ pub(crate) fn territory_scoring_on(
         stack,
         seen,
         parts,
+        runs,
     } = *SPARE.take().unwrap_or_default();
     marked.clear();
     marked.extend((0..n).map(|i| pos.at(i) != Stone::Empty && dead.get(i) == Some(&true)));
@@ -533,6 +535,7 @@ pub(crate) fn territory_scoring_on(
         stack: emptied(stack, n),
         seen,
         parts,
+        runs,
     };
     if let Some(p) = planes {
         if let Some(part) = part {
@@ -608,6 +611,7 @@ pub(crate) fn territory_scoring_on(
         stack: a.stack,
         seen: a.seen,
         parts: a.parts,
+        runs: a.runs,
     })));
     out
 }
@@ -639,6 +643,7 @@ struct Spare {
     stack: Vec<usize>,
     seen: Vec<bool>,
     parts: [Vec<u32>; 2],
+    runs: Runs,
 }
 
 thread_local! {
@@ -726,6 +731,7 @@ pub fn area_scoring(pos: &Position, dead: &[bool]) -> Vec<Stone> {
         stack: Vec::new(),
         seen: Vec::new(),
         parts: [Vec::new(), Vec::new()],
+        runs: Runs::default(),
     };
     let b = a.reach(Stone::Black);
     let w = a.reach(Stone::White);
@@ -1042,8 +1048,9 @@ impl Analysis<'_> {
         let [black_part, white_part] = std::mem::take(&mut self.parts);
         let mut part = [filled(black_part, n, NONE), filled(white_part, n, NONE)];
         let mut id_of_part: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+        let mut runs = std::mem::take(&mut self.runs);
         for (c, reach) in [reach_black, reach_white].into_iter().enumerate() {
-            let runs = p.g.runs(&reach.and_not(self.block_bits[1 - c]));
+            p.g.runs_into(&reach.and_not(self.block_bits[1 - c]), &mut runs);
             for (&(y, lo, len, _), &root) in runs.runs.iter().zip(&runs.root) {
                 let start = y * w + lo as usize;
                 part[c][start..start + len as usize].fill(root);
@@ -1062,6 +1069,7 @@ impl Analysis<'_> {
             self.region[i] = id_of_part[c][k];
         }
         self.parts = part;
+        self.runs = runs;
     }
 
     /// Step 3: regions, numbered in board order. A fill from a point reaching only `pla`
@@ -1395,13 +1403,14 @@ impl Analysis<'_> {
             macro_seen: Marks::new(self.n_macros),
             eye_seen: Marks::new(self.eyes.len()),
             stack: Vec::with_capacity(self.n_macros),
-            flood: Vec::with_capacity(self.pos.len()),
+            flood: emptied(std::mem::take(&mut self.stack), self.pos.len()),
         };
         for &(e, m, p, target) in doubtful {
             if !result[p] && !self.gets_round(e, m, p, target, &mut search) {
                 result[p] = true;
             }
         }
+        self.stack = search.flood;
         result
     }
 
@@ -1830,9 +1839,10 @@ impl Analysis<'_> {
         // Points next to a dead stone thrown into an unscorable false eye are not scored for
         // the side that will have to capture it either: bit 0 for Black, bit 1 for White.
         // (Rare, so there is no vector unless there is such a stone.)
+        // (Only points the analysis looks at can be unscorable.)
         let mut extra: Vec<u8> = Vec::new();
-        for (i, &u) in unscorable.iter().enumerate() {
-            if u && self.dead[i] {
+        for i in points(&self.visit, n) {
+            if unscorable[i] && self.dead[i] {
                 if extra.is_empty() {
                     extra = vec![0; n];
                 }
