@@ -3470,31 +3470,20 @@ pub(crate) mod tests {
     /// living neighbours are in one class when their chains are one or touch one other
     /// area; with one neighbour outside the living stones, every class has a chain that
     /// touches the candidate's area at another point; with none, there is one class.
-    /// Boards of every shape from 1×1 to 19×19 with stones scattered at random (every kind
-    /// of neighbourhood, edges and corners), and generated finished games; only candidates
-    /// whose area touches one colour count, as on the callers' boards. Most candidates
-    /// must pass.
+    /// Boards of every shape that fits a bitboard, from 1×1, with stones scattered at
+    /// random (every kind of neighbourhood, edges and corners; `score::tests::scatter`),
+    /// and generated finished games; only candidates whose area touches one colour count,
+    /// as on the callers' boards. Most candidates must pass.
     #[test]
     fn shown_locally_holds_on_whole_chains() {
         let mut rng = ChaCha8Rng::seed_from_u64(53);
         // Per generator (finished games, scattered stones): candidates, shown.
         let mut counts = [(0u32, 0u32); 2];
-        for case in 0..6000 {
+        for case in 0..8000 {
             let (pos, dead) = if case % 2 == 0 {
                 generate(&mut rng)
             } else {
-                let (w, h) = (rng.random_range(1..=19u8), rng.random_range(1..=19u8));
-                let n = usize::from(w) * usize::from(h);
-                let fill = rng.random_range(0.5..0.95);
-                let cells = (0..n)
-                    .map(|_| match rng.random_bool(fill) {
-                        false => Stone::Empty,
-                        true if rng.random_bool(0.5) => Stone::Black,
-                        true => Stone::White,
-                    })
-                    .collect();
-                let dead = (0..n).map(|_| rng.random_bool(0.05)).collect();
-                (Position::from_cells(w, h, cells), dead)
+                crate::go::score::tests::scatter(&mut rng)
             };
             let (live, area, colour) = areas(&pos, &dead);
             let g = Grid::new(&pos).expect("fits");
