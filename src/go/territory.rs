@@ -1120,7 +1120,7 @@ impl Analysis<'_> {
     /// region they lie in (`NONE` if they straddle two) and their liberty count.
     #[inline(never)]
     fn mark_chains(&mut self) {
-        let mut stack = std::mem::take(&mut self.stack);
+        let mut stack = emptied(std::mem::take(&mut self.stack), 0);
         let visit = std::mem::take(&mut self.visit);
         for i in points(&visit, self.pos.len()) {
             if self.chain[i] != NONE {
@@ -1162,7 +1162,7 @@ impl Analysis<'_> {
     #[inline(never)]
     fn mark_macro_chains(&mut self) {
         let mut count = 0u32;
-        let mut stack = std::mem::take(&mut self.stack);
+        let mut stack = emptied(std::mem::take(&mut self.stack), 0);
         let mut seen = std::mem::take(&mut self.seen);
         for pla in [Stone::Black, Stone::White] {
             let opp = other(pla);
@@ -1206,7 +1206,7 @@ impl Analysis<'_> {
     /// adjacencies to the region's macro-chains.
     #[inline(never)]
     fn mark_eyes(&mut self) {
-        let mut stack = std::mem::take(&mut self.stack);
+        let mut stack = emptied(std::mem::take(&mut self.stack), 0);
         let visit = std::mem::take(&mut self.visit);
         for i in points(&visit, self.pos.len()) {
             let r = self.region[i];
