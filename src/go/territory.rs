@@ -2611,9 +2611,9 @@ fn shown_locally(planes: &Planes, candidates: Bits) -> Bits {
             two = two.or(one.and(missing));
             one = one.or(missing);
         }
-        let next_to_x = x.pull(1).or(x.pull(-1)).or(x.pull(s)).or(x.pull(-s));
+        // (`dilate` also keeps `x` itself, which holds no candidate.)
         let connected = board.and_not(one).or(inside.and_not(two));
-        shown = shown.or(closed.and(next_to_x).and(connected));
+        shown = shown.or(closed.and(g.dilate(x)).and(connected));
     }
     shown
 }
