@@ -15,7 +15,7 @@ use super::board::Stone;
 use super::position::Position;
 use super::rules::{Counting, RuleSet};
 use super::territory::{
-    plainly_settled_areas, plainly_settled_planes, territory_scoring_on, unsettled_part,
+    PointStatus, plainly_settled_areas, plainly_settled_planes, territory_analysis, unsettled_part,
 };
 
 /// What a point counts for.
@@ -201,155 +201,63 @@ fn score_with(
             })
             .collect()
     };
+    // The stones the analysis takes as marked dead: exactly the stones that are not living
+    // (it reads a stone as dead where `dead` says so).
+    let marked: &[bool] = if rules.uses_dead_stones { dead } else { &[] };
     let territory = rules.seki_tax && rules.counting == Counting::Territory;
-    // Which living colours each point's area touches: from bitboards or from a
-    // point-by-point fill. On bitboards, plain counting is finished there unless the
-    // territory analysis has to run.
-    let marked = || -> Vec<bool> {
-        (0..n)
-            .map(|i| pos.at(i) != Stone::Empty && !live[i])
-            .collect()
-    };
-    let (touches, analysis) = if let Some(g) = grid {
+    if let Some(g) = grid {
+        // Which living colours each point's area touches, from bitboards; plain counting is
+        // finished there unless the territory analysis has to run.
         let planes = Planes::new(g, pos, &live);
         let (by_black, by_white) = (planes.reached(planes.black), planes.reached(planes.white));
+        let board = planes.g.board();
         // Territory presets with a seki tax: plain counting where the analysis is sure
         // to agree (every area one colour's, see `plainly_settled_areas`).
         let one_colour = !by_black.meets(by_white) && by_black.or(by_white) == planes.open;
         let plain =
             !territory || (one_colour && plainly_settled_planes(pos, &live, &planes, by_black));
         if plain {
-            return totals(tally_bits(&planes, by_black, by_white), rules, input);
+            return totals(tally_bits(&planes, by_black, by_white, board), rules, input);
         }
         // Some areas touch both colours or none: the analysis need only look near them
-        // when the rest is proven plain (`unsettled_part`).
+        // when the rest is proven plain (`unsettled_part`). Plain counting's tally stands
+        // outside the part the analysis looks at; that part is tallied from its answers.
         let part = (!one_colour)
             .then(|| unsettled_part(pos, &live, &planes, by_black, by_white))
             .flatten();
-        let analysis = territory_scoring_on(pos, &marked(), false, Some(&planes), part.as_ref());
-        let g = planes.g;
-        (
-            Touches::Bits {
-                g,
-                by_black,
-                by_white,
-            },
-            Some(analysis),
-        )
+        let looked = part.as_ref().map_or(board, |q| q.points);
+        let mut t = tally_bits(&planes, by_black, by_white, board.and_not(looked));
+        // (Room for a seki's stones up front, so that the vector is not grown stone by stone.)
+        t.seki_stones.reserve(32);
+        let g = &planes.g;
+        territory_analysis(pos, marked, false, Some(&planes), part.as_ref(), |i, p| {
+            let b = g.bit(i);
+            let touches = (by_black.has(b), by_white.has(b));
+            t.point(i, cells[i], live[i], touches, Some(p));
+        });
+        return totals(t, rules, input);
+    }
+    let reg = regions(pos, &live);
+    let touches = |i: usize| {
+        let r = reg.info[reg.id[i] as usize];
+        (r.black, r.white)
+    };
+    let mut t = Tally::new(n);
+    // Territory presets with a seki tax: the seki and false-eye analysis decides each
+    // point. Skipped where it is sure to agree with plain counting (the usual finished
+    // game). (It answers for every point here, in board order.)
+    if territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours()) {
+        territory_analysis(pos, marked, false, None, None, |i, p| {
+            let touches = if live[i] { (false, false) } else { touches(i) };
+            t.point(i, cells[i], live[i], touches, Some(p));
+        });
     } else {
-        let reg = regions(pos, &live);
-        // Territory presets with a seki tax: the seki and false-eye analysis decides
-        // each point. Skipped where it is sure to agree with plain counting (the usual
-        // finished game).
-        let needs = territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours());
-        let analysis = needs.then(|| territory_scoring_on(pos, &marked(), false, None, None));
-        (Touches::Regions(reg), analysis)
-    };
-    let mut t = Tally {
-        black: SideScore::default(),
-        white: SideScore::default(),
-        dame: 0,
-        neutral: 0,
-        owners: Vec::with_capacity(n),
-        // (Only the analysis finds these; room for a seki's stones up front, so that the
-        // vector is not grown stone by stone.)
-        seki_stones: Vec::with_capacity(if analysis.is_some() { 32 } else { 0 }),
-        false_eyes: Vec::new(),
-    };
-    let (black, white) = (&mut t.black, &mut t.white);
-    for i in 0..n {
-        let st = pos.at(i);
-        if live[i] {
-            if st == Stone::Black {
-                black.stones += 1;
-                t.owners.push(Owner::Black);
-            } else {
-                white.stones += 1;
-                t.owners.push(Owner::White);
-            }
-            if analysis.as_ref().is_some_and(|a| a[i].seki != Stone::Empty) {
-                t.seki_stones.push(i);
-            }
-            continue;
+        for i in 0..n {
+            let touches = if live[i] { (false, false) } else { touches(i) };
+            t.point(i, cells[i], live[i], touches, None);
         }
-        match st {
-            Stone::Black => white.dead_opponent += 1,
-            Stone::White => black.dead_opponent += 1,
-            Stone::Empty => {}
-        }
-        let (touches_black, touches_white) = touches.at(i);
-        let owner = match (&analysis, touches_black, touches_white) {
-            // Reached by no living stone (an empty board): nobody's, and not dame either.
-            (_, false, false) => Owner::Neutral,
-            (None, true, false) => Owner::Black,
-            (None, false, true) => Owner::White,
-            (None, true, true) => Owner::Dame,
-            (Some(a), _, _) => {
-                let p = a[i];
-                match (p.territory, p.seki) {
-                    (Stone::Black, _) => Owner::Black,
-                    (Stone::White, _) => Owner::White,
-                    (_, Stone::Black) => {
-                        black.seki_points += 1;
-                        Owner::Dame
-                    }
-                    (_, Stone::White) => {
-                        white.seki_points += 1;
-                        Owner::Dame
-                    }
-                    _ => {
-                        if p.unscorable_false_eye {
-                            t.false_eyes.push(i);
-                        }
-                        Owner::Dame
-                    }
-                }
-            }
-        };
-        match owner {
-            Owner::Black => black.territory += 1,
-            Owner::White => white.territory += 1,
-            Owner::Neutral => t.neutral += 1,
-            Owner::Dame => {
-                if analysis.as_ref().is_none_or(|a| a[i].seki == Stone::Empty) {
-                    t.dame += 1;
-                }
-            }
-        }
-        t.owners.push(owner);
     }
     totals(t, rules, input)
-}
-
-/// Which living colours each point's area touches, as the two paths of [`score_with`] know it.
-enum Touches {
-    /// The points of the areas touching living Black, living White stones.
-    Bits {
-        g: Grid,
-        by_black: Bits,
-        by_white: Bits,
-    },
-    Regions(Regions),
-}
-
-impl Touches {
-    /// Whether point `i`'s area touches living Black, living White stones.
-    fn at(&self, i: usize) -> (bool, bool) {
-        match self {
-            Touches::Bits {
-                g,
-                by_black,
-                by_white,
-            } => {
-                let b = g.bit(i);
-                (by_black.has(b), by_white.has(b))
-            }
-            Touches::Regions(reg) => {
-                let r = reg.info[reg.id[i] as usize];
-                (r.black, r.white)
-            }
-        }
-    }
 }
 
 /// What the board gives before captures, komi and the result.
@@ -363,21 +271,107 @@ struct Tally {
     false_eyes: Vec<usize>,
 }
 
+impl Tally {
+    /// Nothing counted yet on a board of `n` points (every owner to be written).
+    fn new(n: usize) -> Tally {
+        Tally {
+            black: SideScore::default(),
+            white: SideScore::default(),
+            dame: 0,
+            neutral: 0,
+            owners: vec![Owner::Neutral; n],
+            seki_stones: Vec::new(),
+            false_eyes: Vec::new(),
+        }
+    }
+
+    /// Counts point `i` (holding `st`, a living stone when `live`) and writes its owner:
+    /// `touches` says which living colours its area touches (read only when it is not a
+    /// living stone), `analysis` is the territory analysis's answer for it, if it ran.
+    /// Points must come in board order, for the order of the seki stones and false eyes.
+    #[inline]
+    fn point(
+        &mut self,
+        i: usize,
+        st: Stone,
+        live: bool,
+        touches: (bool, bool),
+        analysis: Option<PointStatus>,
+    ) {
+        let (black, white) = (&mut self.black, &mut self.white);
+        if live {
+            if st == Stone::Black {
+                black.stones += 1;
+                self.owners[i] = Owner::Black;
+            } else {
+                white.stones += 1;
+                self.owners[i] = Owner::White;
+            }
+            if analysis.is_some_and(|p| p.seki != Stone::Empty) {
+                self.seki_stones.push(i);
+            }
+            return;
+        }
+        match st {
+            Stone::Black => white.dead_opponent += 1,
+            Stone::White => black.dead_opponent += 1,
+            Stone::Empty => {}
+        }
+        let owner = match (analysis, touches) {
+            // Reached by no living stone (an empty board): nobody's, and not dame either.
+            (_, (false, false)) => Owner::Neutral,
+            (None, (true, false)) => Owner::Black,
+            (None, (false, true)) => Owner::White,
+            (None, (true, true)) => Owner::Dame,
+            (Some(p), _) => match (p.territory, p.seki) {
+                (Stone::Black, _) => Owner::Black,
+                (Stone::White, _) => Owner::White,
+                (_, Stone::Black) => {
+                    black.seki_points += 1;
+                    Owner::Dame
+                }
+                (_, Stone::White) => {
+                    white.seki_points += 1;
+                    Owner::Dame
+                }
+                _ => {
+                    if p.unscorable_false_eye {
+                        self.false_eyes.push(i);
+                    }
+                    Owner::Dame
+                }
+            },
+        };
+        match owner {
+            Owner::Black => black.territory += 1,
+            Owner::White => white.territory += 1,
+            Owner::Neutral => self.neutral += 1,
+            Owner::Dame => {
+                if analysis.is_none_or(|p| p.seki == Stone::Empty) {
+                    self.dame += 1;
+                }
+            }
+        }
+        self.owners[i] = owner;
+    }
+}
+
 /// Plain counting on bitboards: `by_black` and `by_white` are the points of the areas that
-/// touch each colour's living stones. Counts are popcounts; only the owners are written
-/// point by point, a row at a time.
-fn tally_bits(p: &Planes, by_black: Bits, by_white: Bits) -> Tally {
+/// touch each colour's living stones. Counts are popcounts of the points in `only` (the
+/// rest are counted by [`Tally::point`]); the owners of every point are written, a row at
+/// a time.
+fn tally_bits(p: &Planes, by_black: Bits, by_white: Bits, only: Bits) -> Tally {
     let g = &p.g;
     let black = SideScore {
-        stones: p.black.count(),
-        territory: by_black.and_not(by_white).count(),
-        dead_opponent: p.dead.and_not(p.dead_black).count(),
+        stones: p.black.and(only).count(),
+        territory: by_black.and_not(by_white).and(only).count(),
+        dead_opponent: p.dead.and_not(p.dead_black).and(only).count(),
         ..SideScore::default()
     };
     let white = SideScore {
-        stones: p.white.count(),
-        territory: by_white.and_not(by_black).count(),
-        dead_opponent: p.dead_black.count(),
+        stones: p.white.and(only).count(),
+        territory: by_white.and_not(by_black).and(only).count(),
+        dead_opponent: p.dead_black.and(only).count(),
         ..SideScore::default()
     };
     let dame_set = by_black.and(by_white);
@@ -392,7 +386,7 @@ fn tally_bits(p: &Planes, by_black: Bits, by_white: Bits) -> Tally {
         let (l, hi) = (g.row(&low, y), g.row(&high, y));
         owners.extend((0..w).map(|x| OWNER[(l >> x & 1 | (hi >> x & 1) << 1) as usize]));
     }
-    let (dame, neutral) = (dame_set.count(), neutral_set.count());
+    let (dame, neutral) = (dame_set.and(only).count(), neutral_set.and(only).count());
     Tally {
         black,
         white,

@@ -428,10 +428,8 @@ struct Analysis<'a> {
     /// First-pass false eye points (with every eye worth nothing): not part of the real eye.
     false_eye: Vec<bool>,
     /// The points the analysis looks at, in board order (empty: every point; see
-    /// [`unsettled_part`]); elsewhere the answer is plain counting's, in `plain`.
+    /// [`unsettled_part`]); elsewhere the answer is plain counting's.
     visit: Vec<u32>,
-    /// Plain counting's answer for every point (empty: the analysis looks at every point).
-    plain: Vec<PointStatus>,
     marks: Marks,
     marks2: Marks,
     eye_scratch: EyeScratch,
@@ -475,6 +473,26 @@ pub(crate) fn territory_scoring_on(
     planes: Option<&Planes>,
     part: Option<&Unsettled>,
 ) -> Vec<PointStatus> {
+    let mut out = match (planes, part) {
+        (Some(p), Some(q)) => plain_statuses(p, q.by_black),
+        _ => vec![PointStatus::BLANK; pos.len()],
+    };
+    territory_analysis(pos, dead, score_false_eyes, planes, part, |i, s| out[i] = s);
+    out
+}
+
+/// The analysis of [`territory_scoring_on`], handing `each` the answer for every point it
+/// looks at, in board order: the points of `part` when it is given with `planes`, or else
+/// every point. (The caller that tallies a score needs nothing for the other points, and
+/// no vector of answers for the whole board is made.)
+pub(crate) fn territory_analysis(
+    pos: &Position,
+    dead: &[bool],
+    score_false_eyes: bool,
+    planes: Option<&Planes>,
+    part: Option<&Unsettled>,
+    mut each: impl FnMut(usize, PointStatus),
+) {
     let n = pos.len();
     let Spare {
         dead: mut marked,
@@ -500,7 +518,13 @@ pub(crate) fn territory_scoring_on(
         runs,
     } = *SPARE.take().unwrap_or_default();
     marked.clear();
-    marked.extend((0..n).map(|i| pos.at(i) != Stone::Empty && dead.get(i) == Some(&true)));
+    if dead.len() >= n {
+        // (The usual case, in one pass over both slices.)
+        let stones = pos.cells().iter().zip(dead);
+        marked.extend(stones.map(|(&c, &d)| c != Stone::Empty && d));
+    } else {
+        marked.extend((0..n).map(|i| pos.at(i) != Stone::Empty && dead.get(i) == Some(&true)));
+    }
     let mut a = Analysis {
         pos,
         block_bits: [Bits::EMPTY; 2],
@@ -528,7 +552,6 @@ pub(crate) fn territory_scoring_on(
         eye_blocks: Vec::new(),
         false_eye: Vec::new(),
         visit: emptied(visit, 0),
-        plain: Vec::new(),
         marks: Marks::reused(marks, n),
         marks2: Marks::reused(marks2, n),
         eye_scratch,
@@ -544,7 +567,6 @@ pub(crate) fn territory_scoring_on(
             a.visit.reserve(part.points.count() as usize);
             a.visit
                 .extend(part.points.iter().map(|b| p.g.point(b) as u32));
-            a.plain = plain_statuses(p, part.by_black);
         }
         // Blocks outside the part change nothing: they would lie in the areas of clean
         // components (see `unsettled_part`), which only their own colour ever reaches, and
@@ -589,7 +611,7 @@ pub(crate) fn territory_scoring_on(
     a.false_eye = false_eye;
     a.eye_values();
     let unscorable = a.unscorable_false_eyes(&doubtful);
-    let out = a.finish(&unscorable, score_false_eyes);
+    a.finish(&unscorable, score_false_eyes, &mut each);
     SPARE.set(Some(Box::new(Spare {
         dead: a.dead,
         blocks: a.blocks,
@@ -613,7 +635,6 @@ pub(crate) fn territory_scoring_on(
         parts: a.parts,
         runs: a.runs,
     })));
-    out
 }
 
 /// The analysis's vectors, kept on each thread from one call to the next so that a call
@@ -724,7 +745,6 @@ pub fn area_scoring(pos: &Position, dead: &[bool]) -> Vec<Stone> {
         eye_blocks: Vec::new(),
         false_eye: Vec::new(),
         visit: Vec::new(),
-        plain: Vec::new(),
         marks: Marks::new(0),
         marks2: Marks::new(0),
         eye_scratch: EyeScratch::default(),
@@ -1833,7 +1853,12 @@ impl Analysis<'_> {
 
     /// Step 8: the per-point answer.
     #[inline(never)]
-    fn finish(&mut self, unscorable: &[bool], score_false_eyes: bool) -> Vec<PointStatus> {
+    fn finish(
+        &mut self,
+        unscorable: &[bool],
+        score_false_eyes: bool,
+        each: &mut impl FnMut(usize, PointStatus),
+    ) {
         let n = self.pos.len();
         let cells = self.pos.cells();
         // Points next to a dead stone thrown into an unscorable false eye are not scored for
@@ -1855,22 +1880,12 @@ impl Analysis<'_> {
         for eye in &self.eyes {
             region_eyes[eye.region as usize] += u32::from(eye.value);
         }
-        // Outside the analysed part, plain counting's answer, proven to agree there.
-        let restricted = !self.plain.is_empty();
-        let mut out = if restricted {
-            std::mem::take(&mut self.plain)
-        } else {
-            Vec::with_capacity(n)
-        };
         for i in points(&self.visit, n) {
-            let status = self.status(i, &region_eyes, unscorable, &extra, score_false_eyes);
-            if restricted {
-                out[i] = status;
-            } else {
-                out.push(status);
-            }
+            each(
+                i,
+                self.status(i, &region_eyes, unscorable, &extra, score_false_eyes),
+            );
         }
-        out
     }
 
     /// The answer for point `i` (see [`Analysis::finish`]).
