@@ -425,6 +425,10 @@ struct Analysis<'a> {
     eye_edges: Vec<(u32, usize, usize)>,
     eye_macros: Vec<u32>,
     eye_blocks: Vec<u32>,
+    /// The eye–macro-chain edges and the working vectors of their blocks (kept, see
+    /// [`Spare`]).
+    block_edges: Vec<(u32, u32, usize, usize)>,
+    block_scratch: BlockScratch,
     /// First-pass false eye points (with every eye worth nothing): not part of the real eye.
     false_eye: Vec<bool>,
     /// The points the analysis looks at, in board order (empty: every point; see
@@ -508,6 +512,9 @@ pub(crate) fn territory_analysis(
         eye_points,
         eye_edges,
         eye_macros,
+        eye_blocks,
+        block_edges,
+        block_scratch,
         visit,
         marks,
         marks2,
@@ -549,7 +556,9 @@ pub(crate) fn territory_analysis(
         eye_points: emptied(eye_points, n),
         eye_edges: emptied(eye_edges, n),
         eye_macros: emptied(eye_macros, 64),
-        eye_blocks: Vec::new(),
+        eye_blocks,
+        block_edges,
+        block_scratch,
         false_eye: Vec::new(),
         visit: emptied(visit, 0),
         marks: Marks::reused(marks, n),
@@ -626,6 +635,9 @@ pub(crate) fn territory_analysis(
         eye_points: a.eye_points,
         eye_edges: a.eye_edges,
         eye_macros: a.eye_macros,
+        eye_blocks: a.eye_blocks,
+        block_edges: a.block_edges,
+        block_scratch: a.block_scratch,
         visit: a.visit,
         marks: Some(a.marks),
         marks2: Some(a.marks2),
@@ -657,6 +669,9 @@ struct Spare {
     eye_points: Vec<usize>,
     eye_edges: Vec<(u32, usize, usize)>,
     eye_macros: Vec<u32>,
+    eye_blocks: Vec<u32>,
+    block_edges: Vec<(u32, u32, usize, usize)>,
+    block_scratch: BlockScratch,
     visit: Vec<u32>,
     marks: Option<Marks>,
     marks2: Option<Marks>,
@@ -743,6 +758,8 @@ pub fn area_scoring(pos: &Position, dead: &[bool]) -> Vec<Stone> {
         eye_edges: Vec::new(),
         eye_macros: Vec::new(),
         eye_blocks: Vec::new(),
+        block_edges: Vec::new(),
+        block_scratch: BlockScratch::default(),
         false_eye: Vec::new(),
         visit: Vec::new(),
         marks: Marks::new(0),
@@ -1439,14 +1456,16 @@ impl Analysis<'_> {
     #[inline(never)]
     fn mark_eye_blocks(&mut self) {
         let nm = self.n_macros;
-        let mut edges = Vec::with_capacity(self.eye_macros.len());
+        let mut edges = emptied(std::mem::take(&mut self.block_edges), self.eye_macros.len());
         for (e, eye) in self.eyes.iter().enumerate() {
             for &m in &self.eye_macros[span(eye.macros)] {
                 edges.push(((nm + e) as u32, m, 0, 0));
             }
         }
         // The eyes' macro-chain lists are stored in eye order, so the edge labels line up.
-        self.eye_blocks = blocks(nm + self.eyes.len(), &edges);
+        let n = nm + self.eyes.len();
+        blocks_into(n, &edges, &mut self.block_scratch, &mut self.eye_blocks);
+        self.block_edges = edges;
     }
 
     /// The search of step 6 for point `p` of eye `orig`, from macro-chain `start`: whether
@@ -3131,7 +3150,41 @@ fn areas(pos: &Position, dead: &[bool]) -> (Vec<bool>, Vec<u32>, Vec<Stone>) {
 /// chain, ..) over `nodes` nodes: two neighbours of a node stay linked without it exactly
 /// when their edges to it share a block. Iterative Hopcroft–Tarjan.
 fn blocks(nodes: usize, edges: &[(u32, u32, usize, usize)]) -> Vec<u32> {
-    let mut deg = vec![0usize; nodes + 1];
+    let mut block = Vec::new();
+    blocks_into(nodes, edges, &mut BlockScratch::default(), &mut block);
+    block
+}
+
+/// The working vectors of [`blocks_into`], kept between calls by the analysis.
+#[derive(Default)]
+struct BlockScratch {
+    deg: Vec<usize>,
+    fill: Vec<usize>,
+    adj: Vec<(u32, u32)>,
+    disc: Vec<u32>,
+    low: Vec<u32>,
+    frames: Vec<(usize, u32, usize)>,
+    edge_stack: Vec<u32>,
+}
+
+/// [`blocks`] into `block` (emptied first), with the working vectors of `scratch`.
+fn blocks_into(
+    nodes: usize,
+    edges: &[(u32, u32, usize, usize)],
+    scratch: &mut BlockScratch,
+    block: &mut Vec<u32>,
+) {
+    let BlockScratch {
+        deg,
+        fill,
+        adj,
+        disc,
+        low,
+        frames,
+        edge_stack,
+    } = scratch;
+    deg.clear();
+    deg.resize(nodes + 1, 0);
     for &(a, c, ..) in edges {
         deg[a as usize + 1] += 1;
         deg[c as usize + 1] += 1;
@@ -3139,23 +3192,30 @@ fn blocks(nodes: usize, edges: &[(u32, u32, usize, usize)]) -> Vec<u32> {
     for v in 0..nodes {
         deg[v + 1] += deg[v];
     }
-    let mut fill = deg.clone();
-    let mut adj = vec![(0u32, 0u32); deg[nodes]];
+    fill.clear();
+    fill.extend_from_slice(deg);
+    adj.clear();
+    adj.resize(deg[nodes], (0, 0));
     for (e, &(a, c, ..)) in edges.iter().enumerate() {
         adj[fill[a as usize]] = (c, e as u32);
         fill[a as usize] += 1;
         adj[fill[c as usize]] = (a, e as u32);
         fill[c as usize] += 1;
     }
-    let mut block = vec![NONE; edges.len()];
-    let mut disc = vec![0u32; nodes];
-    let mut low = vec![0u32; nodes];
+    block.clear();
+    block.resize(edges.len(), NONE);
+    disc.clear();
+    disc.resize(nodes, 0);
+    low.clear();
+    low.resize(nodes, 0);
     let mut time = 0u32;
     let mut next = 0u32;
     // (node, edge it was reached by, next adjacency index)
     // (At most one frame per node and one stacked entry per edge.)
-    let mut frames: Vec<(usize, u32, usize)> = Vec::with_capacity(nodes);
-    let mut edge_stack: Vec<u32> = Vec::with_capacity(edges.len());
+    frames.clear();
+    frames.reserve(nodes);
+    edge_stack.clear();
+    edge_stack.reserve(edges.len());
     for root in 0..nodes {
         if disc[root] != 0 {
             continue;
@@ -3199,7 +3259,6 @@ fn blocks(nodes: usize, edges: &[(u32, u32, usize, usize)]) -> Vec<u32> {
             }
         }
     }
-    block
 }
 
 #[cfg(test)]
