@@ -429,6 +429,9 @@ mod rpc_round_trip {
             // B sorts before CA: written in sgfmill's order, a byte-wise reading would take
             // the trail byte of 表 for an escape and swallow CA into B's value.
             b"(;CA[Shift_JIS]aBc[\x95\\])",
+            // Read byte-wise, the trail byte escapes `]` and B swallows a CA[UTF-8]; read as
+            // Shift_JIS, that CA is the root's first: the game is refused, not half-read.
+            b"(;aBc[\x95\\]CA[UTF-8]SZ[9]CA[Shift_JIS])",
             b"(;GN[a])(;SZ[30])(;CA[nope]GN[c])(;GN[d]C[\xff])",
             b"(;SZ[5:3];B[ec])",
         ] {

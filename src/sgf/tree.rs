@@ -307,8 +307,24 @@ fn parse_one(bytes: &[u8], from: usize, opts: &LoadOptions, scratch: &mut Arena)
     // Otherwise the charset is in the root: read byte-wise first, then again
     // character-aware if CA names a multibyte charset.
     match parse_with(bytes, from, opts, scratch, Multibyte::Safe) {
-        Ok(Some((Ok(game), _))) if game.charset.multibyte() != Multibyte::Safe => {
-            parse_with(bytes, from, opts, scratch, game.charset.multibyte())
+        Ok(Some((Ok(game), end))) if game.charset.multibyte() != Multibyte::Safe => {
+            let mb = game.charset.multibyte();
+            match parse_with(bytes, from, opts, scratch, mb) {
+                // Read character-aware, the root must still name that kind of charset: a
+                // trail byte read byte-wise as an escape can hide a CA inside another value
+                // (`B[表]CA[UTF-8]…CA[Shift_JIS]`), and then neither reading is the file's.
+                Ok(Some((Ok(again), _))) if again.charset.multibyte() != mb => {
+                    let message = format!(
+                        "the root's charset is ambiguous: read byte-wise its CA is {}, read as \
+                         {} it is {}",
+                        game.charset.name(),
+                        game.charset.name(),
+                        again.charset.name()
+                    );
+                    Ok(Some((Err(SgfError::value(message)), end)))
+                }
+                other => other,
+            }
         }
         // A cap is not something a character-aware reading would fix.
         Err(e) if e.kind == ErrorKind::Limit => Err(e),
