@@ -238,7 +238,11 @@ fn score_with(
         return totals(t, rules, input);
     }
     let reg = regions(pos, &live);
+    // (Living stones have no region; their `touches` is never read.)
     let touches = |i: usize| {
+        if live[i] {
+            return (false, false);
+        }
         let r = reg.info[reg.id[i] as usize];
         (r.black, r.white)
     };
@@ -248,13 +252,11 @@ fn score_with(
     // game). (It answers for every point here, in board order.)
     if territory && !plainly_settled_areas(pos, &live, &reg.id, &reg.colours()) {
         territory_analysis(pos, marked, false, None, None, |i, p| {
-            let touches = if live[i] { (false, false) } else { touches(i) };
-            t.point(i, cells[i], live[i], touches, Some(p));
+            t.point(i, cells[i], live[i], touches(i), Some(p));
         });
     } else {
         for i in 0..n {
-            let touches = if live[i] { (false, false) } else { touches(i) };
-            t.point(i, cells[i], live[i], touches, None);
+            t.point(i, cells[i], live[i], touches(i), None);
         }
     }
     totals(t, rules, input)
