@@ -156,6 +156,47 @@ async fn odd_fields_additional_rounds_and_the_rswiss_mode() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_process_drives_several_daemons() {
+    // Two daemons (each its own store here): the workers are spread over the URLs in turn.
+    let (a, b) = (Server::start().await, Server::start().await);
+    let urls = format!("{},{}", a.url("/"), b.url("/"));
+    let (status, summary, report) = replay(&[
+        "--url",
+        &urls,
+        "--protocol",
+        "jsonrpc",
+        "--players",
+        "8",
+        "--tournaments",
+        "6",
+        "--concurrency",
+        "2",
+        "--allow-repeat",
+        "--seed",
+        "5",
+    ])
+    .await;
+    assert!(status.success(), "{report}");
+    assert_clean(&summary, &report, 6, 8, 3);
+    assert_eq!(summary["url"], urls, "{report}");
+    // The client's own CPU time, for benchmarks that run it beside the daemons.
+    assert!(summary["cpu_seconds"].as_f64().unwrap() > 0.0, "{report}");
+    // Each daemon played some: its first tournament exists and has ended.
+    let c = common::client();
+    for server in [&a, &b] {
+        let reply = common::xml_post(
+            &c,
+            &server.url("/"),
+            common::call_xml("matchmaker.has_ended", &[&common::i4(1)]),
+        )
+        .await;
+        assert!(reply.contains("<boolean>1</boolean>"), "{reply}\n{report}");
+    }
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_server_is_a_transport_error_and_a_failing_exit() {
     // Bind and drop a listener: nothing answers on that port.
     let addr = std::net::TcpListener::bind("127.0.0.1:0")

@@ -43,8 +43,11 @@ enum Api {
 #[command(name = "goswiss-replay", version)]
 struct Args {
     /// The daemon's URL (XML-RPC and JSON-RPC are both served on `/`; `ws` uses ws://).
-    #[arg(long, default_value = "http://127.0.0.1:9090/")]
-    url: String,
+    /// Several daemons on one database: a comma-separated list (or the option repeated);
+    /// the in-flight tournaments are spread over them in turn, worker `k` on URL `k mod n`,
+    /// so one process drives them all.
+    #[arg(long, default_value = "http://127.0.0.1:9090/", value_delimiter = ',', num_args = 1..)]
+    url: Vec<String>,
     #[arg(long, value_enum, default_value = "xmlrpc")]
     protocol: Protocol,
     /// Players per tournament.
@@ -591,6 +594,7 @@ impl Totals {
 /// One worker: plays tournaments from the shared counter until all are taken.
 async fn worker(
     args: Arc<Args>,
+    url: String,
     http: reqwest::Client,
     next: Arc<AtomicU64>,
     progress: Arc<Progress>,
@@ -598,7 +602,7 @@ async fn worker(
     let mut totals = Totals::default();
     let mut clients = Vec::with_capacity(args.clients_per_tournament);
     for _ in 0..args.clients_per_tournament.max(1) {
-        match Transport::connect(args.protocol, &http, &args.url).await {
+        match Transport::connect(args.protocol, &http, &url).await {
             Ok(t) => clients.push(Client {
                 t,
                 stats: Stats::default(),
@@ -682,6 +686,20 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// This process's CPU time so far (user + system), from `/proc/self/stat` (Linux; `None`
+/// elsewhere): what the client itself cost, for benchmarks that run it beside the daemon.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces:
+    // utime and stime are the 14th and 15th fields, the 12th and 13th after it.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split(' ').skip(11);
+    let utime: f64 = fields.next()?.parse().ok()?;
+    let stime: f64 = fields.next()?.parse().ok()?;
+    // USER_HZ is 100 on every Linux ABI Rust supports.
+    Some((utime + stime) / 100.0)
+}
+
 fn summary(args: &Args, t: &mut Totals, wall: Duration) -> Value {
     let secs = wall.as_secs_f64().max(1e-9);
     let mut latency = serde_json::Map::new();
@@ -701,7 +719,7 @@ fn summary(args: &Args, t: &mut Totals, wall: Duration) -> Value {
         );
     }
     json!({
-        "url": args.url,
+        "url": args.url.join(","),
         "protocol": args.protocol.name(),
         "players": args.players,
         "concurrency": args.concurrency,
@@ -725,6 +743,7 @@ fn summary(args: &Args, t: &mut Totals, wall: Duration) -> Value {
         "rpcs": t.stats.rpcs,
         "retries": t.stats.retries,
         "wall_seconds": round3(secs),
+        "cpu_seconds": cpu_seconds().map(round3),
         "rpc_per_second": round3(t.stats.rpcs as f64 / secs),
         "match_cycles_per_second": round3(t.matches as f64 / secs),
         "latency": latency,
@@ -881,9 +900,10 @@ async fn main() -> std::process::ExitCode {
     });
     let start = Instant::now();
     let workers: Vec<_> = (0..concurrency)
-        .map(|_| {
+        .map(|k| {
             tokio::spawn(worker(
                 Arc::clone(&args),
+                args.url[k % args.url.len()].clone(),
                 http.clone(),
                 Arc::clone(&next),
                 Arc::clone(&progress),
