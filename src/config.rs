@@ -88,6 +88,11 @@ pub struct Config {
     /// same time; a lone caller never waits). Fewer, larger transactions when several daemons
     /// share a database. 0: commit at once.
     pub pg_commit_linger_us: u64,
+    /// Threads serving calls (the async workers; heavy work has a pool of its own). 0: one per
+    /// CPU the daemon may use. Fewer when several daemons share one machine: each thread that
+    /// runs out of work sleeps and is woken again, and with more threads than their share of
+    /// the CPUs the daemons spend that much more switching between them.
+    pub worker_threads: u32,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -119,7 +124,19 @@ impl Config {
             n => n as usize,
         }
     }
+
+    /// `worker_threads` as a count: the CPUs when 0.
+    pub fn worker_threads(&self) -> usize {
+        match self.worker_threads {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n as usize,
+        }
+    }
 }
+
+/// The most `worker_threads` a daemon takes: more is surely a mistake (a thread costs its
+/// stack), and is refused at start.
+pub const MAX_WORKER_THREADS: u32 = 1024;
 
 impl Default for Config {
     fn default() -> Self {
@@ -146,6 +163,7 @@ impl Default for Config {
             max_matchmaker_players: 10_000,
             max_heavy_calls: 0,
             pg_commit_linger_us: 500,
+            worker_threads: 0,
         }
     }
 }
@@ -244,6 +262,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "pg_commit_linger_us",
         "PostgreSQL: µs the writer waits for more writes while others are writing (500; 0 off)",
+    ),
+    (
+        "worker_threads",
+        "threads serving calls (0: one per CPU; at most 1024)",
     ),
 ];
 

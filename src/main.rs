@@ -210,7 +210,18 @@ fn run() -> anyhow::Result<()> {
             for warning in unknown_variable_warnings() {
                 tracing::warn!("{warning}");
             }
-            let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
+            if config.worker_threads > goswiss::config::MAX_WORKER_THREADS {
+                anyhow::bail!(
+                    "worker_threads is {}: at most {} (0: one per CPU)",
+                    config.worker_threads,
+                    goswiss::config::MAX_WORKER_THREADS
+                );
+            }
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(config.worker_threads())
+                .enable_all()
+                .build()
+                .context("starting the runtime")?;
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::bind(&config.listen)
                     .await

@@ -16,9 +16,15 @@ use tokio::process::{Child, Command};
 /// Starts `goswiss serve` on an ephemeral port and returns it with its address, read from the
 /// "listening" log line.
 async fn spawn(db: &std::path::Path) -> (Child, String) {
+    spawn_with(db, &[]).await
+}
+
+/// [`spawn`] with more environment variables.
+async fn spawn_with(db: &std::path::Path, env: &[(&str, &str)]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_goswiss"))
         .args(["serve", "--listen", "127.0.0.1:0", "--json-logs", "--db"])
         .arg(db)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -281,4 +287,64 @@ async fn sigterm_shuts_down_gracefully_and_keeps_everything() {
     .await
     .unwrap();
     assert!(out.contains(&arr(&[i4(pair.0), i4(pair.1)])), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_worker_thread_serves_and_too_many_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("threads.db");
+    // More than the most is a mistake, refused at start with the setting named.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goswiss"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .env("GOSWISS_WORKER_THREADS", "5000")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("worker_threads is 5000: at most 1024"),
+        "{err}"
+    );
+    // One thread serving calls (the store and heavy work have threads of their own): a whole
+    // checkout / commit cycle, durable across a restart.
+    let (child, url) = spawn_with(&db, &[("GOSWISS_WORKER_THREADS", "1")]).await;
+    let c = reqwest::Client::new();
+    let r = post(
+        &c,
+        &url,
+        call_xml(
+            "matchmaker.create_tournament",
+            &[&arr(&[i4(1), i4(2), i4(3), i4(4)])],
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(r.contains("<i4>1</i4>"), "{r}");
+    let r = post(&c, &url, call_xml("matchmaker.checkout_match", &[&i4(1)]))
+        .await
+        .unwrap();
+    let pair = parse_pair(&r).unwrap();
+    let r = post(
+        &c,
+        &url,
+        call_xml(
+            "matchmaker.commit_match",
+            &[&i4(1), &arr(&[i4(pair.0), i4(pair.1)]), &i4(-1)],
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(parse_fault(&r).is_none(), "{r}");
+    drop(child);
+    let (_child, url) = spawn(&db).await;
+    let r = post(
+        &c,
+        &url,
+        call_xml("matchmaker.table_by_criteria", &[&i4(1)]),
+    )
+    .await
+    .unwrap();
+    let scores = table_scores(&r);
+    assert_eq!(scores.get(&pair.0), Some(&1.0), "{r}");
 }
