@@ -175,6 +175,40 @@ async fn the_store_contract_holds_for_postgres() {
     assert_eq!(again.load_all().await.unwrap().len(), 2);
 }
 
+/// Waits until `feed`'s store hears `writer`'s creations (its LISTEN starts in the background:
+/// a change made before it is live is not announced one by one, only by the resync the feed
+/// sends on a reconnect). Creations are announced to every daemon; a probe that is not heard
+/// is followed by another. Returns the probes, which may still be on their way.
+async fn wait_live(
+    writer: &PostgresStore,
+    feed: &mut tokio::sync::broadcast::Receiver<goswiss::store::HeadChange>,
+) -> Vec<i64> {
+    let mut probes = Vec::new();
+    for _ in 0..150 {
+        probes.push(
+            writer
+                .create(LogKind::Tournament, vec![ev("created", 0)])
+                .await
+                .unwrap(),
+        );
+        if let Ok(change) = tokio::time::timeout(Duration::from_millis(200), feed.recv()).await {
+            assert!(probes.contains(&change.expect("feed open").id));
+            return probes;
+        }
+    }
+    panic!("the change feed never went live");
+}
+
+/// Takes what the probes of [`wait_live`] still have in flight off `feed`.
+async fn drain_probes(
+    feed: &mut tokio::sync::broadcast::Receiver<goswiss::store::HeadChange>,
+    probes: &[i64],
+) {
+    while let Ok(change) = tokio::time::timeout(Duration::from_millis(300), feed.recv()).await {
+        assert!(probes.contains(&change.unwrap().id));
+    }
+}
+
 #[tokio::test]
 async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
     let Some(pg) = Postgres::start() else { return };
@@ -184,39 +218,8 @@ async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
     // The writes come from another daemon's store: a store's feed leaves out its own writes
     // (its registries applied them already).
     let writer = PostgresStore::open(&url).await.unwrap();
-    // The feed's LISTEN starts in the background: a change made before it is live is not
-    // announced one by one (the registry re-checks its tournaments on the resync the feed
-    // sends when it goes live). This test counts single announcements, so it waits until a
-    // probe shows the feed live. Without the wait it failed once in the full suite: the first
-    // two creations were not announced.
-    let probe = writer
-        .create(LogKind::Tournament, vec![ev("created", 0)])
-        .await
-        .unwrap();
-    let (mut next_seq, mut live) = (1, false);
-    for _ in 0..150 {
-        match tokio::time::timeout(Duration::from_millis(200), feed.recv()).await {
-            Ok(change) => {
-                live = change.expect("feed open").id == probe;
-                if live {
-                    break;
-                }
-            }
-            Err(_) => {
-                // Not live yet when the probe wrote: write again.
-                writer
-                    .append(probe, next_seq, vec![ev("x", 0)])
-                    .await
-                    .unwrap();
-                next_seq += 1;
-            }
-        }
-    }
-    assert!(live, "the change feed never went live");
-    // Drain what the probe still has in flight.
-    while let Ok(change) = tokio::time::timeout(Duration::from_millis(300), feed.recv()).await {
-        assert_eq!(change.unwrap().id, probe);
-    }
+    let probes = wait_live(&writer, &mut feed).await;
+    drain_probes(&mut feed, &probes).await;
     // Enough appends queued at once for batches whose heads do not fit one NOTIFY payload.
     let mut ids = Vec::new();
     for k in 0..400u32 {
@@ -227,6 +230,12 @@ async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
                 .unwrap(),
         );
     }
+    // A store hears of the appends to the tournaments it follows: those it read (or created).
+    let read = store
+        .load_tails(ids.iter().map(|&id| (id, 0)).collect())
+        .await
+        .unwrap();
+    assert!(read.iter().all(|t| t.as_ref().unwrap().events.len() == 1));
     let writes = ids
         .iter()
         .map(|&id| writer.append(id, 1, vec![ev("x", 1), ev("x", 2)]));
@@ -253,6 +262,233 @@ async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
     let all: std::collections::HashSet<_> = ids.iter().copied().collect();
     assert_eq!(created, all);
     assert_eq!(moved, all);
+}
+
+/// The number of watchers of each of `ids` as stored, and the channels of the listeners
+/// connected (their connections' `application_name`).
+async fn watchers(url: &str, ids: &[i64]) -> (Vec<i32>, Vec<String>) {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut counts = Vec::new();
+    for id in ids {
+        let row = client
+            .query_one(
+                "SELECT cardinality(watchers) FROM tournaments WHERE id = $1",
+                &[id],
+            )
+            .await
+            .unwrap();
+        counts.push(row.get(0));
+    }
+    let live = client
+        .query(
+            "SELECT application_name::text FROM pg_stat_activity
+             WHERE application_name LIKE 'gw%' ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    (counts, live)
+}
+
+#[tokio::test]
+async fn a_store_hears_only_of_the_tournaments_it_follows() {
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database("follows");
+    let store = PostgresStore::open(&url).await.unwrap();
+    let mut feed = store.changes().expect("PostgreSQL has a change feed");
+    let writer = PostgresStore::open(&url).await.unwrap();
+    let probes = wait_live(&writer, &mut feed).await;
+    drain_probes(&mut feed, &probes).await;
+    // The writer's listener live too: its creations sign it up.
+    let mut writer_feed = writer.changes().unwrap();
+    let probes = wait_live(&store, &mut writer_feed).await;
+    drain_probes(&mut writer_feed, &probes).await;
+    drain_probes(&mut feed, &[]).await;
+    let x = writer
+        .create(LogKind::Matchmaker, vec![ev("created", 1)])
+        .await
+        .unwrap();
+    let y = writer
+        .create(LogKind::Matchmaker, vec![ev("created", 2)])
+        .await
+        .unwrap();
+    // The store reads x (and so follows it), never y.
+    assert_eq!(
+        store.load_since(x, 0).await.unwrap().unwrap().events.len(),
+        1
+    );
+    // The writer follows both (it created them); the store's listener is x's second watcher.
+    assert_eq!(watchers(&url, &[x, y]).await.0, vec![2, 1]);
+    // A second read signs nothing up twice.
+    store.load_since(x, 1).await.unwrap().unwrap();
+    assert_eq!(watchers(&url, &[x, y]).await.0, vec![2, 1]);
+    writer.append(y, 1, vec![ev("x", 1)]).await.unwrap();
+    writer.append(x, 1, vec![ev("x", 1)]).await.unwrap();
+    // A fence: announced to everyone, after the appends (a session's notifications arrive in
+    // commit order).
+    let z = writer
+        .create(LogKind::Matchmaker, vec![ev("created", 3)])
+        .await
+        .unwrap();
+    let mut heard = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while heard.last().map(|c: &goswiss::store::HeadChange| c.id) != Some(z) {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("the fence heard within 30 s")
+            .unwrap();
+        heard.push(change);
+    }
+    let heard: Vec<_> = heard.iter().map(|c| (c.id, c.kind, c.head)).collect();
+    assert_eq!(
+        heard,
+        vec![
+            (x, Some(LogKind::Matchmaker), Some(1)),
+            (y, Some(LogKind::Matchmaker), Some(1)),
+            (x, None, Some(2)),
+            (z, Some(LogKind::Matchmaker), Some(1)),
+        ],
+        "the creations, and the append to the tournament the store read, not the other"
+    );
+    // The writer's own appends are not announced to it, though it follows both.
+    let mut own = writer.changes().unwrap();
+    writer.append(x, 2, vec![ev("x", 2)]).await.unwrap();
+    writer
+        .create(LogKind::Matchmaker, vec![ev("created", 4)])
+        .await
+        .unwrap();
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), own.recv())
+            .await
+            .is_err(),
+        "a store hears nothing of its own writes"
+    );
+}
+
+#[tokio::test]
+async fn listeners_that_are_gone_are_removed_from_the_watchers() {
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database("gone");
+    let writer = PostgresStore::open(&url).await.unwrap();
+    let mut writer_feed = writer.changes().unwrap();
+    let reader = PostgresStore::open(&url).await.unwrap();
+    let mut reader_feed = reader.changes().unwrap();
+    // Both listeners live (each hears the other's creations).
+    let probes = wait_live(&reader, &mut writer_feed).await;
+    drain_probes(&mut writer_feed, &probes).await;
+    let probes = wait_live(&writer, &mut reader_feed).await;
+    drain_probes(&mut reader_feed, &probes).await;
+    let t = writer
+        .create(LogKind::Matchmaker, vec![ev("created", 1)])
+        .await
+        .unwrap();
+    reader.load_since(t, 0).await.unwrap().unwrap();
+    let (counts, live) = watchers(&url, &[t]).await;
+    assert_eq!((counts, live.len()), (vec![2], 2));
+    // The reader's daemon stops: its listener's connection ends.
+    reader.close().await.unwrap();
+    drop(reader);
+    let mut gone = false;
+    for _ in 0..200 {
+        if watchers(&url, &[t]).await.1.len() == 1 {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(gone, "the closed store's listener left");
+    // A channel younger than the margin is kept (its listener may be connecting as the
+    // cleanup reads the connections).
+    writer
+        .forget_gone_watchers(Duration::from_secs(3600))
+        .await
+        .unwrap();
+    assert_eq!(watchers(&url, &[t]).await.0, vec![2]);
+    // Without the margin the gone listener goes (from t and from the probes the reader
+    // created); the live one stays.
+    assert!(writer.forget_gone_watchers(Duration::ZERO).await.unwrap() >= 1);
+    assert_eq!(watchers(&url, &[t]).await.0, vec![1]);
+    // And the writer, still following t, hears a third daemon's writes to it.
+    let third = PostgresStore::open(&url).await.unwrap();
+    third.append(t, 1, vec![ev("x", 1)]).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let change = tokio::time::timeout_at(deadline, writer_feed.recv())
+            .await
+            .expect("the append heard within 30 s")
+            .unwrap();
+        if change.id == t {
+            assert_eq!(change.head, Some(2));
+            break;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_postgres_restart_a_store_follows_again_what_it_reads() {
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database("refollow");
+    let store = PostgresStore::open(&url).await.unwrap();
+    let mut feed = store.changes().unwrap();
+    let writer = PostgresStore::open(&url).await.unwrap();
+    let probes = wait_live(&writer, &mut feed).await;
+    drain_probes(&mut feed, &probes).await;
+    let t = writer
+        .create(LogKind::Matchmaker, vec![ev("created", 1)])
+        .await
+        .unwrap();
+    store.load_since(t, 0).await.unwrap().unwrap();
+    let before = store.feed_epoch();
+    pg.restart();
+    // The listener reconnects by itself: a new session (and channel), announced by a resync.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while store.feed_epoch() == before {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the listener reconnected"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut resynced = false;
+    while let Ok(change) = tokio::time::timeout(Duration::from_millis(500), feed.recv()).await {
+        // Creations of the probes may still arrive; then the resync.
+        let change = change.unwrap();
+        resynced |= change.is_resync();
+    }
+    assert!(resynced, "the feed told its followers to check everything");
+    // Reading t again signs the new channel up (the old one went with its connection).
+    store.load_since(t, 1).await.unwrap().unwrap();
+    let mut written = false;
+    for _ in 0..200 {
+        match writer.append(t, 1, vec![ev("x", 1)]).await {
+            Ok(()) => {
+                written = true;
+                break;
+            }
+            // The writer's connection comes back by itself.
+            Err(StoreError::Unavailable(_)) => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            // An earlier try landed though its answer was lost with the connection.
+            Err(StoreError::Conflict { .. }) => {
+                written = true;
+                break;
+            }
+            Err(e) => panic!("append: {e}"),
+        }
+    }
+    assert!(written, "the writer reconnected");
+    let change = tokio::time::timeout(Duration::from_secs(30), feed.recv())
+        .await
+        .expect("the append heard within 30 s")
+        .unwrap();
+    assert_eq!((change.id, change.head), (t, Some(2)));
 }
 
 type Reg = Arc<Registry<Tournament>>;

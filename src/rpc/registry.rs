@@ -121,6 +121,10 @@ struct Slot<E> {
     /// its COMMIT): the next use reads the store's tail first, so no caller is answered
     /// from a cache that may lack an event that is in the log.
     unsure: bool,
+    /// The session of the store's change feed this state was last read or created in
+    /// ([`Store::feed_epoch`]): in any other, the feed may not tell this daemon of other
+    /// daemons' writes to it, so the next use reads the tail first (which signs up again).
+    epoch: u64,
 }
 
 /// A cached tournament: its state behind its lock, and its event count readable without the
@@ -135,12 +139,13 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
-    fn new(state: E, seq: u64) -> Arc<Entry<E>> {
+    fn new(state: E, seq: u64, epoch: u64) -> Arc<Entry<E>> {
         Arc::new(Entry {
             slot: Arc::new(Mutex::new(Slot {
                 state,
                 seq,
                 unsure: false,
+                epoch,
             })),
             seq: AtomicU64::new(seq),
             heard: AtomicU64::new(0),
@@ -202,13 +207,17 @@ impl<E: Engine> Registry<E> {
         store: Arc<dyn Store>,
         logs: &[StoredTournament],
     ) -> Result<Registry<E>, StoreError> {
+        let shared = store.changes().is_some();
+        // What another daemon sharing the store writes to these is not heard of (the whole
+        // load signs this daemon up for none of them): each is read again on its first use.
+        let epoch = if shared { u64::MAX } else { store.feed_epoch() };
         let mut map = HashMap::new();
         for t in logs.iter().filter(|t| t.kind == E::KIND) {
             let (state, events) = Self::replay_stored(t)?;
-            map.insert(t.id, Entry::new(state, events.len() as u64));
+            map.insert(t.id, Entry::new(state, events.len() as u64, epoch));
         }
         Ok(Registry {
-            shared: store.changes().is_some(),
+            shared,
             store,
             tournaments: RwLock::new(map),
             elsewhere: StdMutex::new(HashSet::new()),
@@ -234,14 +243,21 @@ impl<E: Engine> Registry<E> {
     }
 
     /// Caches a tournament unless it is cached already (then the cached one wins) and
-    /// publishes its creation if this call cached it. Returns the cached entry.
-    fn insert(&self, id: TournamentId, state: E, events: Vec<E::Event>) -> Arc<Entry<E>> {
+    /// publishes its creation if this call cached it. Returns the cached entry. `epoch`: the
+    /// feed's session before the store read or created it.
+    fn insert(
+        &self,
+        id: TournamentId,
+        state: E,
+        events: Vec<E::Event>,
+        epoch: u64,
+    ) -> Arc<Entry<E>> {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
         self.not_elsewhere(id);
         if let Some(entry) = map.get(&id) {
             return Arc::clone(entry);
         }
-        let entry = Entry::new(state, events.len() as u64);
+        let entry = Entry::new(state, events.len() as u64, epoch);
         // Published before the tournament can be found, so no change to it can come first.
         self.publish(|| Change::Created {
             id,
@@ -276,11 +292,14 @@ impl<E: Engine> Registry<E> {
         entry: &Entry<E>,
         slot: &mut Slot<E>,
     ) -> Result<(), RegistryError<E::Error>> {
+        let epoch = self.store.feed_epoch();
         let Some(t) = self.store.load_since(id, slot.seq).await? else {
             self.forget(id);
             return Err(RegistryError::NotFound(id));
         };
-        self.apply_tail(id, entry, slot, slot.seq, &t.events)
+        self.apply_tail(id, entry, slot, slot.seq, &t.events)?;
+        slot.epoch = epoch;
+        Ok(())
     }
 
     /// Before a read or a command, under the tournament's lock: reads the store's tail first if
@@ -293,7 +312,7 @@ impl<E: Engine> Registry<E> {
         slot: &mut Slot<E>,
     ) -> Result<(), RegistryError<E::Error>> {
         let heard = entry.heard.load(Ordering::Acquire);
-        if slot.unsure || heard > slot.seq {
+        if slot.unsure || heard > slot.seq || slot.epoch != self.store.feed_epoch() {
             self.catch_up(id, entry, slot).await?;
             slot.unsure = false;
             // A head heard of meanwhile stays noted (the next use checks again).
@@ -470,6 +489,7 @@ impl<E: Engine> Registry<E> {
         if wants.is_empty() {
             return;
         }
+        let epoch = self.store.feed_epoch();
         let tails = match self.store.load_tails(wants.clone()).await {
             Ok(tails) => tails,
             Err(e) => {
@@ -485,11 +505,15 @@ impl<E: Engine> Registry<E> {
                 }
                 (Some(entry), Some(t)) => {
                     let mut slot = entry.slot.lock().await;
-                    self.apply_tail(id, &entry, &mut slot, from, &t.events)
+                    let applied = self.apply_tail(id, &entry, &mut slot, from, &t.events);
+                    if applied.is_ok() {
+                        slot.epoch = epoch;
+                    }
+                    applied
                 }
                 (None, Some(t)) if t.kind == E::KIND => Self::replay_stored(&t)
                     .map(|(state, events)| {
-                        self.insert(id, state, events);
+                        self.insert(id, state, events, epoch);
                     })
                     .map_err(RegistryError::from),
                 (None, _) => Ok(()),
@@ -502,10 +526,11 @@ impl<E: Engine> Registry<E> {
 
     /// Looks a tournament up in a shared store (another daemon created it) and caches it.
     async fn load(&self, id: TournamentId) -> Result<Arc<Entry<E>>, RegistryError<E::Error>> {
+        let epoch = self.store.feed_epoch();
         match self.store.load_since(id, 0).await? {
             Some(t) if t.kind == E::KIND => {
                 let (state, events) = Self::replay_stored(&t)?;
-                Ok(self.insert(id, state, events))
+                Ok(self.insert(id, state, events, epoch))
             }
             _ => {
                 self.not_elsewhere(id);
@@ -580,9 +605,10 @@ impl<E: Engine> Registry<E> {
         events: Vec<E::Event>,
     ) -> Result<TournamentId, RegistryError<E::Error>> {
         let state = E::replay(&events).map_err(RegistryError::Engine)?;
+        let epoch = self.store.feed_epoch();
         let id = self.store.create(E::KIND, encode::<E>(&events)?).await?;
         // The change feed may have cached it first; then that copy (the same log) stays.
-        self.insert(id, state, events);
+        self.insert(id, state, events, epoch);
         Ok(id)
     }
 

@@ -198,4 +198,14 @@ pub trait Store: Send + Sync {
     fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<HeadChange>> {
         None
     }
+    /// Which session of the change feed the store's reads and creations sign this daemon up
+    /// for. A shared store may tell a daemon only of changes to the tournaments it read or
+    /// created (PostgreSQL: the tournament's watchers); its feed's sessions end when the
+    /// connection behind them does, and a tournament read or created in an earlier session
+    /// (or in none: 0 before the first) is no longer followed, so the caller reads it again
+    /// (which signs up again) before it serves it from its cache. Constant for a store
+    /// without a feed.
+    fn feed_epoch(&self) -> u64 {
+        0
+    }
 }

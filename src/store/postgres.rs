@@ -20,17 +20,30 @@
 //! has its own. Writes lock tournament rows in id order, so two daemons' batches cannot
 //! deadlock on each other.
 //!
-//! Every batch also notifies `goswiss_changes` with `id:kind:head` for each tournament it
-//! changed (`head` -1: deleted): each write statement calls `pg_notify` itself on the rows it
-//! changed (one payload for all the appends of a batch), so the NOTIFYs cost no statement or
-//! round trip of their own. PostgreSQL delivers them only on commit; [`Store::changes`] hands
-//! them to the registries, which refresh their caches from them. Each payload starts with the
-//! store's origin mark, so a daemon's listener drops its own writes' payloads unread: its
-//! registries applied those writes already, and every daemon would otherwise decode its own
-//! writes as well as every other daemon's.
+//! Every batch also tells the other daemons what it changed, `id:kind:head` per tournament
+//! (`head` -1: deleted): each write statement calls `pg_notify` itself on the rows it changed
+//! (one payload for all the appends of a batch), so the NOTIFYs cost no statement or round
+//! trip of their own. PostgreSQL delivers them only on commit; [`Store::changes`] hands them to
+//! the registries, which refresh their caches from them. Each payload starts with the store's
+//! origin mark, so a daemon's listener drops its own writes' payloads unread.
+//!
+//! Watchers. Creations and deletions go to every daemon (`goswiss_changes`: listings stay
+//! complete). An append is told only to the daemons that follow its tournament: each
+//! listener's connection has a channel of its own, and a tournament's row lists the channels
+//! of the daemons that read or created it (`tournaments.watchers`; a read signs its daemon up
+//! in the same transaction, before it reads: see [`WATCH`]). A write notifies those channels
+//! but its own daemon's, so a tournament that one daemon alone uses (a load balancer that
+//! keeps a tournament on one daemon, or simply one daemon) costs no notification at all:
+//! PostgreSQL serializes every notifying commit of the database and signals every listening
+//! backend for each, so notifying everything made each daemon added cost every other one
+//! CPU. A listener that reconnects starts a new session with a new channel
+//! ([`Store::feed_epoch`]): the registries read a tournament again (which signs it up again)
+//! before they use it after that. Channels of listeners that are gone are removed from the
+//! rows by each listener when it connects and every ten minutes ([`FORGET`]).
 //!
 //! Reads (a whole load, the tails of the logs other daemons moved, in one statement however
-//! many) use a second connection, so they never wait behind or run inside a write batch. A third one LISTENs. Why not a pool crate: the store
+//! many, and the sign-ups before them) use a second connection, so they never wait behind or
+//! run inside a write batch. A third one LISTENs. Why not a pool crate: the store
 //! needs exactly these three long-lived connections with their own reconnect rules; a generic
 //! pool would add a dependency and hide the one connection the group commit relies on.
 //!
@@ -41,7 +54,7 @@
 //! cache does not move, and its next write meets the compare-and-set if the commit had landed.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -74,12 +87,19 @@ const CHANNEL: &str = "goswiss_changes";
 const BATCH_TRIES: usize = 3;
 /// Changes a slow follower may fall behind by before it is told it lagged.
 const FEED_BUFFER: usize = 4096;
+/// How often a listener removes the listeners that are gone from the tournaments' watchers
+/// (and once when it connects).
+const FORGET_EVERY: Duration = Duration::from_secs(600);
+/// How young a listener's channel may be and still be kept when it is not found among the
+/// connections ([`FORGET`]): far longer than a connection takes ([`CONNECT_TIMEOUT`]).
+const FORGET_YOUNGER_THAN: Duration = Duration::from_secs(60);
 
 /// The schema, one step per file: step `k` (from 0) brings `goswiss_schema.version` to `k + 1`.
 /// A new migration is a new file appended here; never edit a released one.
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0001_events.sql"),
     include_str!("../../migrations/postgres/0002_events_no_fkey.sql"),
+    include_str!("../../migrations/postgres/0003_watchers.sql"),
 ];
 /// The schema version this build writes (`goswiss_schema.version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -94,7 +114,8 @@ const MIGRATION_LOCK: i64 = 0x0067_6f73_7769_7373;
 // when referenced: `(SELECT count(*) FROM n) >= 0` references it (it is always true).
 
 const CREATE: &str = "WITH t AS (
-    INSERT INTO tournaments (kind, created_at, next_seq) VALUES ($1, $2, cardinality($3::text[]))
+    INSERT INTO tournaments (kind, created_at, next_seq, watchers)
+    VALUES ($1, $2, cardinality($3::text[]), $7::text[])
     RETURNING id
 ), e AS (
     INSERT INTO events (tournament_id, seq, kind, body, at)
@@ -109,10 +130,11 @@ SELECT id FROM t WHERE (SELECT count(*) FROM n) >= 0";
 const APPEND: &str = "WITH head AS (
     UPDATE tournaments SET next_seq = $2 + cardinality($3::text[])
     WHERE id = $1 AND next_seq = $2
-    RETURNING id
+    RETURNING id, watchers
 ), n AS (
-    SELECT pg_notify($6, $7 || ' ' || head.id::text || ':-:' || ($2 + cardinality($3::text[]))::text)
-    FROM head
+    SELECT pg_notify(w, $7 || ' ' || head.id::text || ':-:' || ($2 + cardinality($3::text[]))::text)
+    FROM head, unnest(head.watchers) AS w
+    WHERE NOT starts_with(w, $6)
 )
 INSERT INTO events (tournament_id, seq, kind, body, at)
 SELECT head.id, $2 + x.ord - 1, x.kind, x.body, $5
@@ -129,8 +151,10 @@ WHERE (SELECT count(*) FROM n) >= 0";
 /// (an init plan, an array of the moved ids) rather than joined: with hash joins off on the
 /// writer's connection a join with a CTE is a nested loop, which read the CTE again for every
 /// row (the square of the batch's size; half the statement's time at 32 appends). The heads
-/// that moved are notified 150 to a payload (under PostgreSQL's 8000 bytes: an item is at most
-/// 41 characters and a space).
+/// that moved are notified to each of their watchers but this daemon's listeners ($9: their
+/// channels' prefix), 150 to a payload (under PostgreSQL's 8000 bytes: an item is at most 41
+/// characters and a space). The update returns each row's watchers as the latest committed
+/// version holds them, after its lock: see [`WATCH`].
 const APPEND_MANY: &str = "WITH w AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS w(id, first_seq, n)
 ), locked AS (
@@ -139,18 +163,19 @@ const APPEND_MANY: &str = "WITH w AS (
     UPDATE tournaments t SET next_seq = w.first_seq + w.n
     FROM w
     WHERE t.id = w.id AND t.next_seq = w.first_seq AND (SELECT count(*) FROM locked) >= 0
-    RETURNING t.id, t.next_seq
+    RETURNING t.id, t.next_seq, t.watchers
 ), e AS (
     INSERT INTO events (tournament_id, seq, kind, body, at)
     SELECT x.id, x.seq, x.kind, x.body, $8
     FROM unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[]) AS x(id, seq, kind, body)
     WHERE x.id = ANY (ARRAY(SELECT id FROM head))
 ), n AS (
-    SELECT pg_notify($9, $10 || ' ' || string_agg(item, ' ')) FROM (
-        SELECT head.id::text || ':-:' || head.next_seq::text AS item,
-            (row_number() OVER (ORDER BY head.id) - 1) / 150 AS chunk
-        FROM head
-    ) items GROUP BY chunk
+    SELECT pg_notify(w, $10 || ' ' || string_agg(item, ' ')) FROM (
+        SELECT w, head.id::text || ':-:' || head.next_seq::text AS item,
+            (row_number() OVER (PARTITION BY w ORDER BY head.id) - 1) / 150 AS chunk
+        FROM head, unnest(head.watchers) AS w
+        WHERE NOT starts_with(w, $9)
+    ) items GROUP BY w, chunk
 )
 SELECT id FROM head WHERE (SELECT count(*) FROM n) >= 0";
 
@@ -177,6 +202,40 @@ const DELETE: &str = "WITH e AS (DELETE FROM events WHERE tournament_id = $1),
 d AS (DELETE FROM tournaments WHERE id = $1 RETURNING kind),
 n AS (SELECT pg_notify($2, $3 || ' ' || $1::text || ':-:-1') FROM d)
 SELECT kind FROM d WHERE (SELECT count(*) FROM n) >= 0";
+
+/// Signs a listener ($2, its channel) up as a watcher of the tournaments `$1`, in the read
+/// transaction, before [`TAILS`] reads them. Why nothing is missed between the two: an append
+/// locks the tournament's row, and a row this statement changes stays locked until the read's
+/// commit. An append that took the lock first has committed before this statement goes on, so
+/// the read (a later statement: a newer snapshot) sees its events; one that takes it after
+/// this commit sees the new watchers (an update in READ COMMITTED works on the latest
+/// committed version of the row it waited for, and returns it) and notifies the listener. A
+/// row that already names the listener is not touched: it was signed up before, and the
+/// appends since then have notified it.
+const WATCH: &str = "UPDATE tournaments SET watchers = array_append(watchers, $2)
+WHERE id = ANY ($1::bigint[]) AND NOT ($2 = ANY (watchers))";
+
+/// Removes the listeners that are gone from every tournament's watchers: a listener's channel
+/// is its connection's `application_name`, so the live ones are in `pg_stat_activity`. A
+/// channel newer than `$1` milliseconds by the time in its name (PostgreSQL's clock when its
+/// listener connected) is kept even if not found: this statement may have read
+/// `pg_stat_activity` before that listener connected, while the rows it updates are the latest
+/// ones, which may already name it. A name not of goswiss's shape is dropped.
+const FORGET: &str = "WITH live AS (
+    SELECT coalesce(array_agg(application_name::text), '{}') AS marks
+    FROM pg_stat_activity WHERE application_name LIKE 'gw%'
+)
+UPDATE tournaments t SET watchers = ARRAY(
+    SELECT w FROM unnest(t.watchers) AS w
+    WHERE w = ANY (live.marks) OR CASE
+        WHEN w ~ '^gw[0-9a-f]{16}[.][0-9a-f]{1,15}$'
+        THEN ('x' || lpad(split_part(w, '.', 2), 16, '0'))::bit(64)::bigint
+            > (extract(epoch FROM statement_timestamp()) * 1000)::bigint - $1
+        ELSE false
+    END
+)
+FROM live
+WHERE t.watchers <> '{}' AND NOT (t.watchers <@ live.marks)";
 
 fn now_millis() -> i64 {
     SystemTime::now()
@@ -243,6 +302,27 @@ struct Shared {
     /// This store's mark on the NOTIFYs its writes send ([`origin_mark`]): its own listener
     /// drops them, as the registries applied these writes already.
     origin: String,
+    /// The start of every channel this store's listener takes (`gw` and the origin's digits and
+    /// a dot): its writes notify no watcher that starts so.
+    prefix: String,
+    /// The listener's current session.
+    watch: StdMutex<Watch>,
+    /// [`Watch::epoch`], for the registries' check before every use of a tournament.
+    epoch: AtomicU64,
+}
+
+/// A session of the listener: its channel, the one the reads and creations sign up.
+#[derive(Default)]
+struct Watch {
+    /// Counts the sessions: [`Store::feed_epoch`] (also in [`Shared::epoch`], read without
+    /// the lock).
+    epoch: u64,
+    /// The channel while the listener is connected.
+    channel: Option<String>,
+    /// The tournaments already signed up on it (by a creation or a read): a read of these
+    /// needs no [`WATCH`] (the registries read tails again and again, say after every
+    /// command the engine refused).
+    signed: std::collections::HashSet<TournamentId>,
 }
 
 impl Shared {
@@ -257,6 +337,46 @@ impl Shared {
         if !self.up.swap(true, Ordering::SeqCst) {
             tracing::info!("PostgreSQL connection (re)established");
         }
+    }
+
+    /// The channel a creation signs up now (none while the listener is down), and its session.
+    fn channel(&self) -> (u64, Option<String>) {
+        let w = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        (w.epoch, w.channel.clone())
+    }
+
+    /// The channel a read of `ids` signs up now with those of them not signed up yet (none to
+    /// sign while the listener is down), and its session.
+    fn to_sign(&self, ids: &[TournamentId]) -> (u64, Option<(String, Vec<TournamentId>)>) {
+        let w = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        let unsigned: Vec<_> = ids
+            .iter()
+            .copied()
+            .filter(|id| !w.signed.contains(id))
+            .collect();
+        let sign = match &w.channel {
+            Some(channel) if !unsigned.is_empty() => Some((channel.clone(), unsigned)),
+            _ => None,
+        };
+        (w.epoch, sign)
+    }
+
+    /// Notes `ids` signed up in session `epoch` (unless that session is over).
+    fn signed(&self, epoch: u64, ids: impl IntoIterator<Item = TournamentId>) {
+        let mut w = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        if w.epoch == epoch && w.channel.is_some() {
+            w.signed.extend(ids);
+        }
+    }
+
+    fn set_channel(&self, channel: Option<String>) {
+        let mut w = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        if channel.is_some() {
+            w.epoch += 1;
+            self.epoch.store(w.epoch, Ordering::Release);
+        }
+        w.channel = channel;
+        w.signed.clear();
     }
 }
 
@@ -308,11 +428,15 @@ impl PostgresStore {
             .map_err(|e| StoreError::Database(format!("bad PostgreSQL URL: {e}")))?;
         let mut writer = connect(&config).await?;
         migrate(&mut writer).await?;
+        let origin = origin_mark();
         let shared = Arc::new(Shared {
             up: AtomicBool::new(true),
             closed: AtomicBool::new(false),
             why: StdMutex::new(String::new()),
-            origin: origin_mark(),
+            prefix: channel_prefix(&origin),
+            origin,
+            watch: StdMutex::new(Watch::default()),
+            epoch: AtomicU64::new(0),
         });
         let (jobs, rx) = mpsc::unbounded_channel();
         let statements = Statements::prepare(&writer).await?;
@@ -327,7 +451,7 @@ impl PostgresStore {
         let listener = tokio::spawn(run_listener(
             config.clone(),
             feed.clone(),
-            shared.origin.clone(),
+            Arc::clone(&shared),
         ));
         Ok(PostgresStore {
             config,
@@ -337,6 +461,14 @@ impl PostgresStore {
             feed,
             listener,
         })
+    }
+
+    /// Removes the listeners that are gone from every tournament's watchers, keeping any
+    /// channel younger than `younger_than` (the listener does this on connecting and every
+    /// ten minutes, keeping a minute's worth); how many tournaments changed.
+    pub async fn forget_gone_watchers(&self, younger_than: Duration) -> Result<u64, StoreError> {
+        self.read(async |r: &mut Reader| r.client.execute(FORGET, &[&millis(younger_than)]).await)
+            .await
     }
 
     fn send<T: Send + 'static>(&self, make: impl FnOnce(Reply<T>) -> Job) -> StoreFuture<'_, T> {
@@ -363,7 +495,12 @@ impl PostgresStore {
         if guard.as_ref().is_none_or(|r| r.client.is_closed()) {
             let client = connect(&self.config).await?;
             let tails = client.prepare(TAILS).await.map_err(pg)?;
-            *guard = Some(Reader { client, tails });
+            let watch = client.prepare(WATCH).await.map_err(pg)?;
+            *guard = Some(Reader {
+                client,
+                tails,
+                watch,
+            });
         }
         let reader = guard.as_mut().expect("connected above");
         match f(reader).await {
@@ -378,10 +515,11 @@ impl PostgresStore {
     }
 }
 
-/// The read connection with its prepared statement.
+/// The read connection with its prepared statements.
 struct Reader {
     client: Client,
     tails: Statement,
+    watch: Statement,
 }
 
 /// Groups [`TAILS`]' rows by the tournament asked for: `wants[k]`'s tail, or `None`.
@@ -524,9 +662,9 @@ fn take_queued(rx: &mut mpsc::UnboundedReceiver<Job>, batch: &mut Vec<Job>) -> b
 /// The writer: one transaction per batch of queued jobs.
 ///
 /// Group commit across callers: everything paid per transaction (BEGIN and COMMIT, the WAL
-/// flush, the NOTIFY, which PostgreSQL serializes across every notifying transaction of the
-/// database until its commit is flushed, and its delivery to every daemon's listener) is
-/// shared by the jobs of a batch. With several daemons each writer sees only its share of the
+/// flush, and a NOTIFY to the tournaments' other watchers, which PostgreSQL serializes across
+/// every notifying transaction of the database until its commit is flushed) is shared by the
+/// jobs of a batch. With several daemons each writer sees only its share of the
 /// load, so its batches shrink and the transactions multiply. So when a batch is small (under
 /// [`LINGER_BELOW`] jobs) and the previous one held more than one job (other callers are
 /// writing at the same time: a single caller never waits), the writer waits up to `linger`
@@ -634,6 +772,16 @@ fn columns(rows: &[RawEvent]) -> (Vec<&str>, Vec<&str>) {
     rows.iter().map(|r| (r.kind, r.body.as_str())).unzip()
 }
 
+/// What a batch's statements sign and notify with.
+struct Marks<'a> {
+    /// Starts every payload ([`Shared::origin`]).
+    origin: &'a str,
+    /// No watcher that starts so is notified: this daemon's listeners ([`Shared::prefix`]).
+    prefix: &'a str,
+    /// A new tournament's watchers: this daemon's listener, if it is connected.
+    watchers: Vec<String>,
+}
+
 /// What one job of a batch did, once its statement ran.
 enum Outcome {
     Created(TournamentId),
@@ -652,10 +800,17 @@ async fn write_batch(client: &Client, st: &Statements, mut jobs: Vec<Job>, share
         _ => 0,
     });
     let at = now_millis();
+    // A creation signs this daemon up for its tournament, which its registry caches.
+    let (epoch, channel) = shared.channel();
+    let marks = Marks {
+        origin: &shared.origin,
+        prefix: &shared.prefix,
+        watchers: channel.into_iter().collect(),
+    };
     let mut tries = 0;
     let outcomes = loop {
         tries += 1;
-        match run_batch(client, st, &jobs, at, &shared.origin).await {
+        match run_batch(client, st, &jobs, at, &marks).await {
             Ok(outcomes) => break Ok(outcomes),
             Err(e) if retryable(&e) && tries < BATCH_TRIES => continue,
             Err(e) => break Err(e),
@@ -674,6 +829,15 @@ async fn write_batch(client: &Client, st: &Statements, mut jobs: Vec<Job>, share
             return;
         }
     };
+    if !marks.watchers.is_empty() {
+        shared.signed(
+            epoch,
+            outcomes.iter().filter_map(|o| match o {
+                Outcome::Created(id) => Some(*id),
+                _ => None,
+            }),
+        );
+    }
     for (job, outcome) in jobs.into_iter().zip(outcomes) {
         match (job, outcome) {
             (Job::Create { reply, .. }, Outcome::Created(id)) => {
@@ -786,7 +950,7 @@ async fn append_many(
     st: &Statements,
     jobs: &[Job],
     at: i64,
-    origin: &str,
+    marks: &Marks<'_>,
 ) -> Result<std::collections::HashSet<i64>, tokio_postgres::Error> {
     let a = Appends::of(jobs);
     if a.ids.is_empty() {
@@ -804,8 +968,8 @@ async fn append_many(
                 &a.kinds,
                 &a.bodies,
                 &at,
-                &CHANNEL,
-                &origin,
+                &marks.prefix,
+                &marks.origin,
             ],
         )
         .await?;
@@ -820,7 +984,7 @@ async fn run_batch(
     st: &Statements,
     jobs: &[Job],
     at: i64,
-    origin: &str,
+    marks: &Marks<'_>,
 ) -> Result<Vec<Outcome>, tokio_postgres::Error> {
     let together = appends_together(jobs);
     if together && jobs.iter().all(|j| matches!(j, Job::Append { .. })) {
@@ -831,7 +995,7 @@ async fn run_batch(
         // commit's error, should it fail), so no job is answered before COMMIT. This saves the
         // two simple-query cycles of BEGIN and COMMIT, and two of the three replies the
         // connection has to wake up for, per transaction.
-        let moved = append_many(client, st, jobs, at, origin).await?;
+        let moved = append_many(client, st, jobs, at, marks).await?;
         return Ok(jobs
             .iter()
             .map(|job| match job {
@@ -851,7 +1015,15 @@ async fn run_batch(
                     let row = client
                         .query_one(
                             &st.create,
-                            &[&kind.as_str(), &at, &kinds, &bodies, &CHANNEL, &origin],
+                            &[
+                                &kind.as_str(),
+                                &at,
+                                &kinds,
+                                &bodies,
+                                &CHANNEL,
+                                &marks.origin,
+                                &marks.watchers,
+                            ],
                         )
                         .await?;
                     Ok(Some(Outcome::Created(row.get(0))))
@@ -875,8 +1047,8 @@ async fn run_batch(
                                 &kinds,
                                 &bodies,
                                 &at,
-                                &CHANNEL,
-                                &origin,
+                                &marks.prefix,
+                                &marks.origin,
                             ],
                         )
                         .await?;
@@ -890,7 +1062,7 @@ async fn run_batch(
                     // Both sent now, in this order (join polls them in order), so they stay
                     // between BEGIN and COMMIT in the pipeline.
                     let lock_params: [&(dyn ToSql + Sync); 1] = [id];
-                    let delete_params: [&(dyn ToSql + Sync); 3] = [id, &CHANNEL, &origin];
+                    let delete_params: [&(dyn ToSql + Sync); 3] = [id, &CHANNEL, &marks.origin];
                     let (locked, gone) = futures::join!(
                         client.query_opt(&st.lock, &lock_params),
                         client.query_opt(&st.delete, &delete_params)
@@ -909,7 +1081,7 @@ async fn run_batch(
     }
     let all = async {
         if together {
-            append_many(client, st, jobs, at, origin).await
+            append_many(client, st, jobs, at, marks).await
         } else {
             Ok(Default::default())
         }
@@ -991,51 +1163,112 @@ fn parse_notification(payload: &str, own: &str) -> Vec<HeadChange> {
         .collect()
 }
 
-/// LISTENs on its own connection and forwards every change; after a reconnect it sends
-/// [`HeadChange::resync`] so followers check what they may have missed meanwhile.
+/// The start of the channels of a store whose origin mark is `origin` (`@` and 16 hex digits):
+/// `gw`, the digits and a dot. [`FORGET`] knows this shape.
+fn channel_prefix(origin: &str) -> String {
+    format!("gw{}.", origin.trim_start_matches('@'))
+}
+
+/// Connects the listener: a new channel (the prefix and PostgreSQL's clock in milliseconds, in
+/// hex), made the connection's `application_name` (how [`FORGET`] knows it is live), then
+/// LISTENs on it and on [`CHANNEL`] (creations and deletions, which every daemon hears of).
+async fn listen(
+    config: &tokio_postgres::Config,
+    prefix: &str,
+) -> Option<(Client, mpsc::UnboundedReceiver<String>, String)> {
+    let connected = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls)).await;
+    let Ok(Ok((client, mut connection))) = connected else {
+        return None;
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+        while let Some(message) = futures::StreamExt::next(&mut messages).await {
+            match message {
+                Ok(AsyncMessage::Notification(n)) => {
+                    if tx.send(n.payload().to_string()).is_err() {
+                        break;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    });
+    let now: i64 = client
+        .query_one(
+            "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+            &[],
+        )
+        .await
+        .ok()?
+        .get(0);
+    // Only hex digits, a dot and letters: safe inside the quotes below.
+    let channel = format!("{prefix}{:x}", now.max(0));
+    client
+        .batch_execute(&format!(
+            "SET application_name = '{channel}'; LISTEN {CHANNEL}; LISTEN \"{channel}\""
+        ))
+        .await
+        .ok()?;
+    Some((client, rx, channel))
+}
+
+/// Removes the listeners that are gone from the tournaments' watchers ([`FORGET`]): how many
+/// tournaments changed.
+async fn forget_gone(client: &Client, younger_than: Duration) -> Result<u64, StoreError> {
+    client
+        .execute(FORGET, &[&millis(younger_than)])
+        .await
+        .map_err(pg)
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// LISTENs on its own connection and forwards every change heard; after a reconnect it sends
+/// [`HeadChange::resync`] so followers check what they may have missed meanwhile. Each
+/// connection is a session of the feed with a channel of its own ([`listen`]), which the store's
+/// reads and creations then sign up on the tournaments they touch; the other daemons' writes to
+/// those tournaments are notified on it. Now and then it also removes the listeners that are
+/// gone from the tournaments' watchers.
 async fn run_listener(
     config: tokio_postgres::Config,
     feed: broadcast::Sender<HeadChange>,
-    origin: String,
+    shared: Arc<Shared>,
 ) {
     let mut first = true;
     loop {
-        let connected = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls)).await;
-        let Ok(Ok((client, mut connection))) = connected else {
+        let Some((client, mut rx, channel)) = listen(&config, &shared.prefix).await else {
             tokio::time::sleep(RECONNECT_EVERY).await;
             continue;
         };
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let driver = tokio::spawn(async move {
-            let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
-            while let Some(message) = futures::StreamExt::next(&mut messages).await {
-                match message {
-                    Ok(AsyncMessage::Notification(n)) => {
-                        if tx.send(n.payload().to_string()).is_err() {
-                            break;
-                        }
+        shared.set_channel(Some(channel));
+        if !first {
+            let _ = feed.send(HeadChange::resync());
+        }
+        first = false;
+        let mut forget = tokio::time::interval(FORGET_EVERY);
+        loop {
+            tokio::select! {
+                payload = rx.recv() => {
+                    let Some(payload) = payload else { break };
+                    for change in parse_notification(&payload, &shared.origin) {
+                        let _ = feed.send(change);
                     }
-                    Ok(_) => {}
-                    Err(_) => break,
                 }
-            }
-        });
-        if client
-            .batch_execute(&format!("LISTEN {CHANNEL}"))
-            .await
-            .is_ok()
-        {
-            if !first {
-                let _ = feed.send(HeadChange::resync());
-            }
-            first = false;
-            while let Some(payload) = rx.recv().await {
-                for change in parse_notification(&payload, &origin) {
-                    let _ = feed.send(change);
+                _ = forget.tick() => {
+                    // The first tick is at once: a daemon that starts cleans up after the
+                    // ones that stopped. A failure only leaves the list longer until next
+                    // time; a lost connection is seen by the next receive.
+                    if let Err(e) = forget_gone(&client, FORGET_YOUNGER_THAN).await {
+                        tracing::warn!(error = %e, "cannot remove gone listeners from the watchers");
+                    }
                 }
             }
         }
-        driver.abort();
+        shared.set_channel(None);
         drop(client);
         tokio::time::sleep(RECONNECT_EVERY).await;
     }
@@ -1129,9 +1362,35 @@ impl Store for PostgresStore {
             }
             let ids: Vec<i64> = wants.iter().map(|w| w.0).collect();
             let froms: Vec<i64> = wants.iter().map(|w| w.1 as i64).collect();
+            let (epoch, sign) = self.shared.to_sign(&ids);
             let rows = self
-                .read(async |r: &mut Reader| r.client.query(&r.tails, &[&ids, &froms]).await)
+                .read(async |r: &mut Reader| {
+                    let Some((channel, unsigned)) = &sign else {
+                        // All signed up already, or no listener to sign up (the caller reads
+                        // again once there is one: see `feed_epoch`).
+                        return r.client.query(&r.tails, &[&ids, &froms]).await;
+                    };
+                    // Signed up, then read, in one transaction (see WATCH), pipelined.
+                    let watch_params: [&(dyn ToSql + Sync); 2] = [unsigned, channel];
+                    let tails_params: [&(dyn ToSql + Sync); 2] = [&ids, &froms];
+                    let (began, watched, rows, committed) = futures::join!(
+                        r.client.batch_execute("BEGIN"),
+                        r.client.execute(&r.watch, &watch_params),
+                        r.client.query(&r.tails, &tails_params),
+                        r.client.batch_execute("COMMIT"),
+                    );
+                    let rows = began.and(watched).and(rows);
+                    if rows.is_err() && committed.is_err() {
+                        let _ = r.client.batch_execute("ROLLBACK").await;
+                    }
+                    let rows = rows?;
+                    committed?;
+                    Ok(rows)
+                })
                 .await?;
+            if let Some((_, unsigned)) = sign {
+                self.shared.signed(epoch, unsigned);
+            }
             tails(&wants, rows)
         })
     }
@@ -1160,6 +1419,10 @@ impl Store for PostgresStore {
 
     fn changes(&self) -> Option<broadcast::Receiver<HeadChange>> {
         Some(self.feed.subscribe())
+    }
+
+    fn feed_epoch(&self) -> u64 {
+        self.shared.epoch.load(Ordering::Acquire)
     }
 }
 
