@@ -8,10 +8,11 @@
 # The script makes its own throw-away PostgreSQL cluster (initdb in a temporary directory, on
 # a loopback port; as the `postgres` user when run as root) with the stock durability
 # settings: fsync = on, synchronous_commit = on, full_page_writes = on (printed below). With
-# several daemons the 64 tournaments are split between them, one replay process per daemon,
-# and cycles/s is every process's matches over the wall time of the whole level. srv_us/cyc
-# and pg_us/cyc are the CPU time (user + system) the daemons and the PostgreSQL cluster spent
-# per match cycle: on a loaded machine they say more than cycles/s.
+# several daemons one replay process spreads its 64 tournaments in flight over them in turn
+# (so every level has the same client), and cycles/s is its matches over the wall time of the
+# whole level. srv_us/cyc, pg_us/cyc and cl_us/cyc are the CPU time (user + system) the
+# daemons, the PostgreSQL cluster and the replay client spent per match cycle: on a loaded
+# machine they say more than cycles/s.
 #
 # Environment: PORT (first daemon port, default 19190), PGPORT (default 19290), PLAYERS (16),
 # CONC (64), SCALE (1: multiply the tournament count, 8 per concurrent tournament), DAEMONS
@@ -31,7 +32,9 @@
 # uncapped levels measure how the processes share the cores rather than how daemons scale;
 # capped, a level's daemons have CPU in proportion to their number, so the levels show whether
 # the shared database holds throughput back. Needs root and the cgroup v1 `cpu` controller or
-# cgroup v2 with `cpu` enabled).
+# cgroup v2 with `cpu` enabled), DAEMON_THREADS (unset; a number: each daemon's
+# `worker_threads`), SPLIT (0; 1: one replay process per daemon, each with its share of CONC
+# and of the tournaments, as the script did before 2026-11-28).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PORT=${PORT:-19190}
@@ -41,6 +44,7 @@ CONC=${CONC:-64}
 SCALE=${SCALE:-1}
 DAEMONS=${DAEMONS:-"1 2 3"}
 SQLITE=${SQLITE:-1}
+SPLIT=${SPLIT:-0}
 PGSTAT=${PGSTAT:-0}
 PERF=${PERF:-}
 PERF_OPTS=${PERF_OPTS:-"-g -F 999"}
@@ -77,8 +81,8 @@ psql_() { psql -h 127.0.0.1 -p "$PGPORT" -U goswiss -d "${2:-postgres}" -Atc "$1
 echo "# $(date -u +%FT%TZ) $(nproc) cores, $(uptime | sed 's/.*load/load/')"
 echo "# $("$BIN/postgres" --version); $(psql_ "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'shared_buffers', 'commit_delay')")"
 echo "# players $PLAYERS, $CONC concurrent tournaments, $TOURNAMENTS tournaments per level, JSON-RPC${DAEMON_CPU:+, each daemon capped at $DAEMON_CPU CPU}"
-printf '%-10s %7s %9s %9s %9s %11s %11s %8s %9s %8s  %s\n' store daemons matches seconds \
-    cycles/s srv_us/cyc pg_us/cyc batches app/batch commits problems
+printf '%-10s %7s %9s %9s %9s %11s %11s %11s %8s %9s %8s  %s\n' store daemons matches seconds \
+    cycles/s srv_us/cyc pg_us/cyc cl_us/cyc batches app/batch commits problems
 
 TCK=$(getconf CLK_TCK)
 # CPU ticks (user + system) of the given processes.
@@ -146,7 +150,7 @@ level() {
             # The shell joins the cgroup first, so every thread of the daemon starts in it.
             prefix=(sh -c 'echo $$ >"$0/cgroup.procs" && shift && exec "$@"' "$CG_ROOT/goswiss-bench-$$-$k" --)
         fi
-        GOSWISS_MAX_TOURNAMENTS_PER_ADDRESS=0 "${prefix[@]}" \
+        env GOSWISS_MAX_TOURNAMENTS_PER_ADDRESS=0 ${DAEMON_THREADS:+GOSWISS_WORKER_THREADS=$DAEMON_THREADS} "${prefix[@]}" \
             "$SERVER" serve --listen "127.0.0.1:$((PORT + k))" --db "$db" --log-level error &
         PIDS+=($!)
         started+=($!)
@@ -172,15 +176,25 @@ level() {
     p0=$(ticks $(pg_pids))
     t0=$(date +%s.%N)
     local replays=()
-    for k in $(seq 0 $((n - 1))); do
-        # CONC and TOURNAMENTS split as evenly as they go.
-        local c=$(( CONC / n + (k < CONC % n ? 1 : 0) ))
-        local t=$(( TOURNAMENTS / n + (k < TOURNAMENTS % n ? 1 : 0) ))
-        "$REPLAY" --url "http://127.0.0.1:$((PORT + k))/" --protocol jsonrpc --players "$PLAYERS" \
-            --tournaments "$t" --concurrency "$c" --allow-repeat --seed "$k" --json --quiet \
-            >"$out/$k.json" &
+    if [ "$SPLIT" = 1 ]; then
+        for k in $(seq 0 $((n - 1))); do
+            # CONC and TOURNAMENTS split as evenly as they go.
+            local c=$(( CONC / n + (k < CONC % n ? 1 : 0) ))
+            local t=$(( TOURNAMENTS / n + (k < TOURNAMENTS % n ? 1 : 0) ))
+            "$REPLAY" --url "http://127.0.0.1:$((PORT + k))/" \
+                --protocol jsonrpc --players "$PLAYERS" --tournaments "$t" --concurrency "$c" \
+                --allow-repeat --seed "$k" --json --quiet >"$out/$k.json" &
+            replays+=($!)
+        done
+    else
+        # One process, its CONC workers spread over the daemons in turn.
+        local urls
+        urls=$(for k in $(seq 0 $((n - 1))); do printf 'http://127.0.0.1:%d/,' $((PORT + k)); done)
+        "$REPLAY" --url "${urls%,}" --protocol jsonrpc \
+            --players "$PLAYERS" --tournaments "$TOURNAMENTS" --concurrency "$CONC" --allow-repeat \
+            --seed 0 --json --quiet >"$out/0.json" &
         replays+=($!)
-    done
+    fi
     local failed=0
     for p in "${replays[@]}"; do wait "$p" || failed=1; done
     t1=$(date +%s.%N)
@@ -207,15 +221,18 @@ level() {
 import json, sys
 name, n, t0, t1, failed, srv, pgc, tck, batches, appends, commits, *files = sys.argv[1:]
 runs = [json.load(open(f)) for f in files]
+# The replay processes' own CPU time (user + system).
+client = sum(r.get("cpu_seconds") or 0 for r in runs)
 matches = sum(r["matches"] for r in runs)
 problems = sum(r["problems"] + r["violations"] for r in runs)
 secs = float(t1) - float(t0)
 note = "" if problems == 0 and failed == "0" else "  PROBLEMS/VIOLATIONS"
 us = lambda t: int(t) / int(tck) * 1e6 / max(matches, 1)
+cl_us = client * 1e6 / max(matches, 1)
 pg_us = f"{us(pgc):.1f}" if name == "postgres" else "-"
 per = f"{int(appends) / max(int(batches), 1):.1f}" if batches != "-" else "-"
 print(f"{name:<10} {n:>7} {matches:>9} {secs:>9.2f} {matches / secs:>9.0f} {us(srv):>11.1f} "
-      f"{pg_us:>11} {batches:>8} {per:>9} {commits:>8}  {problems}{note}")
+      f"{pg_us:>11} {cl_us:>11.1f} {batches:>8} {per:>9} {commits:>8}  {problems}{note}")
 EOF
     rm -rf "$out"
     for p in "${started[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
