@@ -246,27 +246,30 @@ async fn sigkill_loses_no_acknowledged_commit() {
     drop(child);
 }
 
+/// Creates the daemon's first tournament (players 1..=n) and checks a match out of it.
+async fn create_and_check_out(c: &reqwest::Client, url: &str, n: i64) -> (i64, i64) {
+    let players: Vec<String> = (1..=n).map(i4).collect();
+    let r = post(
+        c,
+        url,
+        call_xml("matchmaker.create_tournament", &[&arr(&players)]),
+    )
+    .await
+    .unwrap();
+    assert!(r.contains("<i4>1</i4>"), "{r}");
+    let r = post(c, url, call_xml("matchmaker.checkout_match", &[&i4(1)]))
+        .await
+        .unwrap();
+    parse_pair(&r).unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_shuts_down_gracefully_and_keeps_everything() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("term.db");
     let (mut child, url) = spawn(&db).await;
     let c = reqwest::Client::new();
-    let r = post(
-        &c,
-        &url,
-        call_xml(
-            "matchmaker.create_tournament",
-            &[&arr(&[i4(1), i4(2), i4(3)])],
-        ),
-    )
-    .await
-    .unwrap();
-    assert!(r.contains("<i4>1</i4>"), "{r}");
-    let r = post(&c, &url, call_xml("matchmaker.checkout_match", &[&i4(1)]))
-        .await
-        .unwrap();
-    let pair = parse_pair(&r).unwrap();
+    let pair = create_and_check_out(&c, &url, 3).await;
     let pid = child.id().expect("running").to_string();
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid])
@@ -310,21 +313,7 @@ async fn one_worker_thread_serves_and_too_many_are_refused() {
     // checkout / commit cycle, durable across a restart.
     let (child, url) = spawn_with(&db, &[("GOSWISS_WORKER_THREADS", "1")]).await;
     let c = reqwest::Client::new();
-    let r = post(
-        &c,
-        &url,
-        call_xml(
-            "matchmaker.create_tournament",
-            &[&arr(&[i4(1), i4(2), i4(3), i4(4)])],
-        ),
-    )
-    .await
-    .unwrap();
-    assert!(r.contains("<i4>1</i4>"), "{r}");
-    let r = post(&c, &url, call_xml("matchmaker.checkout_match", &[&i4(1)]))
-        .await
-        .unwrap();
-    let pair = parse_pair(&r).unwrap();
+    let pair = create_and_check_out(&c, &url, 4).await;
     let r = post(
         &c,
         &url,

@@ -209,17 +209,28 @@ async fn drain_probes(
     }
 }
 
+/// A store listening on `url` (its feed live) and a second store to write with: another
+/// daemon's writes, since a store's feed leaves out its own (its registries applied them).
+async fn store_and_writer(
+    url: &str,
+) -> (
+    PostgresStore,
+    tokio::sync::broadcast::Receiver<goswiss::store::HeadChange>,
+    PostgresStore,
+) {
+    let store = PostgresStore::open(url).await.unwrap();
+    let mut feed = store.changes().expect("PostgreSQL has a change feed");
+    let writer = PostgresStore::open(url).await.unwrap();
+    let probes = wait_live(&writer, &mut feed).await;
+    drain_probes(&mut feed, &probes).await;
+    (store, feed, writer)
+}
+
 #[tokio::test]
 async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
     let Some(pg) = Postgres::start() else { return };
     let url = pg.database("feed");
-    let store = PostgresStore::open(&url).await.unwrap();
-    let mut feed = store.changes().expect("PostgreSQL has a change feed");
-    // The writes come from another daemon's store: a store's feed leaves out its own writes
-    // (its registries applied them already).
-    let writer = PostgresStore::open(&url).await.unwrap();
-    let probes = wait_live(&writer, &mut feed).await;
-    drain_probes(&mut feed, &probes).await;
+    let (store, mut feed, writer) = store_and_writer(&url).await;
     // Enough appends queued at once for batches whose heads do not fit one NOTIFY payload.
     let mut ids = Vec::new();
     for k in 0..400u32 {
@@ -300,11 +311,7 @@ async fn watchers(url: &str, ids: &[i64]) -> (Vec<i32>, Vec<String>) {
 async fn a_store_hears_only_of_the_tournaments_it_follows() {
     let Some(pg) = Postgres::start() else { return };
     let url = pg.database("follows");
-    let store = PostgresStore::open(&url).await.unwrap();
-    let mut feed = store.changes().expect("PostgreSQL has a change feed");
-    let writer = PostgresStore::open(&url).await.unwrap();
-    let probes = wait_live(&writer, &mut feed).await;
-    drain_probes(&mut feed, &probes).await;
+    let (store, mut feed, writer) = store_and_writer(&url).await;
     // The writer's listener live too: its creations sign it up.
     let mut writer_feed = writer.changes().unwrap();
     let probes = wait_live(&store, &mut writer_feed).await;
@@ -371,17 +378,77 @@ async fn a_store_hears_only_of_the_tournaments_it_follows() {
     );
 }
 
+/// An append racing a read that signs the store up: either the read sees the append's
+/// events, or the append notifies the store. A third connection holds the tournament's row
+/// lock while both queue behind it, in each order in turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_racing_a_sign_up_is_read_or_heard() {
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database("race");
+    let (store, mut feed, writer) = store_and_writer(&url).await;
+    let (holder, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let store = Arc::new(store);
+    let writer = Arc::new(writer);
+    for read_first in [false, true] {
+        let t = writer
+            .create(LogKind::Matchmaker, vec![ev("created", 0)])
+            .await
+            .unwrap();
+        drain_probes(&mut feed, &[t]).await;
+        holder.batch_execute("BEGIN").await.unwrap();
+        holder
+            .execute("SELECT id FROM tournaments WHERE id = $1 FOR UPDATE", &[&t])
+            .await
+            .unwrap();
+        let read = {
+            let store = Arc::clone(&store);
+            async move { store.load_since(t, 0).await.unwrap().unwrap().events.len() }
+        };
+        let append = {
+            let writer = Arc::clone(&writer);
+            async move { writer.append(t, 1, vec![ev("x", 1)]).await.unwrap() }
+        };
+        // The second waits behind the first for the row's lock.
+        let (read, append) = if read_first {
+            let read = tokio::spawn(read);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            (read, tokio::spawn(append))
+        } else {
+            let append = tokio::spawn(append);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            (tokio::spawn(read), append)
+        };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        holder.batch_execute("COMMIT").await.unwrap();
+        append.await.unwrap();
+        let seen = read.await.unwrap();
+        let heard = tokio::time::timeout(Duration::from_secs(2), feed.recv()).await;
+        match (read_first, seen, heard) {
+            // Signed up first: the read saw only the creation, and the append (which waited
+            // for the sign-up's commit) notified the store.
+            (true, 1, Ok(change)) => {
+                let change = change.unwrap();
+                assert_eq!((change.id, change.head), (t, Some(2)));
+            }
+            // Appended first: the read saw the event; nothing to hear.
+            (false, 2, Err(_)) => {}
+            (first, seen, heard) => {
+                panic!("read first {first}: the read saw {seen} events, the feed gave {heard:?}")
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn listeners_that_are_gone_are_removed_from_the_watchers() {
     let Some(pg) = Postgres::start() else { return };
     let url = pg.database("gone");
-    let writer = PostgresStore::open(&url).await.unwrap();
-    let mut writer_feed = writer.changes().unwrap();
-    let reader = PostgresStore::open(&url).await.unwrap();
-    let mut reader_feed = reader.changes().unwrap();
+    let (writer, mut writer_feed, reader) = store_and_writer(&url).await;
     // Both listeners live (each hears the other's creations).
-    let probes = wait_live(&reader, &mut writer_feed).await;
-    drain_probes(&mut writer_feed, &probes).await;
+    let mut reader_feed = reader.changes().unwrap();
     let probes = wait_live(&writer, &mut reader_feed).await;
     drain_probes(&mut reader_feed, &probes).await;
     let t = writer
@@ -434,11 +501,7 @@ async fn listeners_that_are_gone_are_removed_from_the_watchers() {
 async fn after_a_postgres_restart_a_store_follows_again_what_it_reads() {
     let Some(pg) = Postgres::start() else { return };
     let url = pg.database("refollow");
-    let store = PostgresStore::open(&url).await.unwrap();
-    let mut feed = store.changes().unwrap();
-    let writer = PostgresStore::open(&url).await.unwrap();
-    let probes = wait_live(&writer, &mut feed).await;
-    drain_probes(&mut feed, &probes).await;
+    let (store, mut feed, writer) = store_and_writer(&url).await;
     let t = writer
         .create(LogKind::Matchmaker, vec![ev("created", 1)])
         .await

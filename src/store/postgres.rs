@@ -211,19 +211,30 @@ SELECT kind FROM d WHERE (SELECT count(*) FROM n) >= 0";
 /// this commit sees the new watchers (an update in READ COMMITTED works on the latest
 /// committed version of the row it waited for, and returns it) and notifies the listener. A
 /// row that already names the listener is not touched: it was signed up before, and the
-/// appends since then have notified it.
-const WATCH: &str = "UPDATE tournaments SET watchers = array_append(watchers, $2)
-WHERE id = ANY ($1::bigint[]) AND NOT ($2 = ANY (watchers))";
+/// appends since then have notified it. The rows are locked in id order first (`locked`, read
+/// once before the update scans, as in [`APPEND_MANY`]), the order every write takes them in,
+/// so a sign-up and a batch of appends cannot deadlock.
+const WATCH: &str = "WITH locked AS (
+    SELECT id FROM tournaments WHERE id = ANY ($1::bigint[]) AND NOT ($2 = ANY (watchers))
+    ORDER BY id FOR UPDATE
+)
+UPDATE tournaments SET watchers = array_append(watchers, $2)
+WHERE id = ANY (ARRAY(SELECT id FROM locked))";
 
 /// Removes the listeners that are gone from every tournament's watchers: a listener's channel
 /// is its connection's `application_name`, so the live ones are in `pg_stat_activity`. A
 /// channel newer than `$1` milliseconds by the time in its name (PostgreSQL's clock when its
 /// listener connected) is kept even if not found: this statement may have read
 /// `pg_stat_activity` before that listener connected, while the rows it updates are the latest
-/// ones, which may already name it. A name not of goswiss's shape is dropped.
+/// ones, which may already name it. A name not of goswiss's shape is dropped. The rows are
+/// locked in id order first, like every write's.
 const FORGET: &str = "WITH live AS (
     SELECT coalesce(array_agg(application_name::text), '{}') AS marks
     FROM pg_stat_activity WHERE application_name LIKE 'gw%'
+), locked AS (
+    SELECT t.id FROM tournaments t, live
+    WHERE t.watchers <> '{}' AND NOT (t.watchers <@ live.marks)
+    ORDER BY t.id FOR UPDATE OF t
 )
 UPDATE tournaments t SET watchers = ARRAY(
     SELECT w FROM unnest(t.watchers) AS w
@@ -235,7 +246,7 @@ UPDATE tournaments t SET watchers = ARRAY(
     END
 )
 FROM live
-WHERE t.watchers <> '{}' AND NOT (t.watchers <@ live.marks)";
+WHERE t.id = ANY (ARRAY(SELECT id FROM locked))";
 
 fn now_millis() -> i64 {
     SystemTime::now()
@@ -1370,22 +1381,32 @@ impl Store for PostgresStore {
                         // again once there is one: see `feed_epoch`).
                         return r.client.query(&r.tails, &[&ids, &froms]).await;
                     };
-                    // Signed up, then read, in one transaction (see WATCH), pipelined.
+                    // Signed up, then read, in one transaction (see WATCH), pipelined. A
+                    // deadlock or serialization failure is tried again, as the writer's are.
                     let watch_params: [&(dyn ToSql + Sync); 2] = [unsigned, channel];
                     let tails_params: [&(dyn ToSql + Sync); 2] = [&ids, &froms];
-                    let (began, watched, rows, committed) = futures::join!(
-                        r.client.batch_execute("BEGIN"),
-                        r.client.execute(&r.watch, &watch_params),
-                        r.client.query(&r.tails, &tails_params),
-                        r.client.batch_execute("COMMIT"),
-                    );
-                    let rows = began.and(watched).and(rows);
-                    if rows.is_err() && committed.is_err() {
-                        let _ = r.client.batch_execute("ROLLBACK").await;
+                    let mut tries = 0;
+                    loop {
+                        tries += 1;
+                        let (began, watched, rows, committed) = futures::join!(
+                            r.client.batch_execute("BEGIN"),
+                            r.client.execute(&r.watch, &watch_params),
+                            r.client.query(&r.tails, &tails_params),
+                            r.client.batch_execute("COMMIT"),
+                        );
+                        let rows = began.and(watched).and(rows);
+                        if rows.is_err() && committed.is_err() {
+                            let _ = r.client.batch_execute("ROLLBACK").await;
+                        }
+                        match rows {
+                            Err(e) if retryable(&e) && tries < BATCH_TRIES => continue,
+                            rows => {
+                                let rows = rows?;
+                                committed?;
+                                return Ok(rows);
+                            }
+                        }
                     }
-                    let rows = rows?;
-                    committed?;
-                    Ok(rows)
                 })
                 .await?;
             if let Some((_, unsigned)) = sign {
