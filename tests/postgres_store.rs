@@ -226,6 +226,25 @@ async fn store_and_writer(
     (store, feed, writer)
 }
 
+/// [`store_and_writer`] with the writer's feed live too (its creations then sign it up, and
+/// it hears the store's creations), returned last.
+async fn both_listening(
+    url: &str,
+) -> (
+    PostgresStore,
+    tokio::sync::broadcast::Receiver<goswiss::store::HeadChange>,
+    PostgresStore,
+    tokio::sync::broadcast::Receiver<goswiss::store::HeadChange>,
+) {
+    let (store, mut feed, writer) = store_and_writer(url).await;
+    let mut writer_feed = writer.changes().unwrap();
+    let probes = wait_live(&store, &mut writer_feed).await;
+    drain_probes(&mut writer_feed, &probes).await;
+    // The store's feed leaves out the store's own probes: nothing more arrives on it.
+    drain_probes(&mut feed, &[]).await;
+    (store, feed, writer, writer_feed)
+}
+
 #[tokio::test]
 async fn every_write_of_a_big_batch_is_announced_on_the_change_feed() {
     let Some(pg) = Postgres::start() else { return };
@@ -311,12 +330,8 @@ async fn watchers(url: &str, ids: &[i64]) -> (Vec<i32>, Vec<String>) {
 async fn a_store_hears_only_of_the_tournaments_it_follows() {
     let Some(pg) = Postgres::start() else { return };
     let url = pg.database("follows");
-    let (store, mut feed, writer) = store_and_writer(&url).await;
     // The writer's listener live too: its creations sign it up.
-    let mut writer_feed = writer.changes().unwrap();
-    let probes = wait_live(&store, &mut writer_feed).await;
-    drain_probes(&mut writer_feed, &probes).await;
-    drain_probes(&mut feed, &[]).await;
+    let (store, mut feed, writer, _) = both_listening(&url).await;
     let x = writer
         .create(LogKind::Matchmaker, vec![ev("created", 1)])
         .await
@@ -446,11 +461,7 @@ async fn an_append_racing_a_sign_up_is_read_or_heard() {
 async fn listeners_that_are_gone_are_removed_from_the_watchers() {
     let Some(pg) = Postgres::start() else { return };
     let url = pg.database("gone");
-    let (writer, mut writer_feed, reader) = store_and_writer(&url).await;
-    // Both listeners live (each hears the other's creations).
-    let mut reader_feed = reader.changes().unwrap();
-    let probes = wait_live(&writer, &mut reader_feed).await;
-    drain_probes(&mut reader_feed, &probes).await;
+    let (writer, mut writer_feed, reader, _) = both_listening(&url).await;
     let t = writer
         .create(LogKind::Matchmaker, vec![ev("created", 1)])
         .await
