@@ -176,24 +176,24 @@ level() {
     p0=$(ticks $(pg_pids))
     t0=$(date +%s.%N)
     local replays=()
+    # replay URLS TOURNAMENTS CONCURRENCY SEED: one replay process in the background.
+    replay() {
+        "$REPLAY" --url "$1" --protocol jsonrpc --players "$PLAYERS" --tournaments "$2" \
+            --concurrency "$3" --allow-repeat --seed "$4" --json --quiet >"$out/$4.json" &
+        replays+=($!)
+    }
     if [ "$SPLIT" = 1 ]; then
         for k in $(seq 0 $((n - 1))); do
             # CONC and TOURNAMENTS split as evenly as they go.
-            local c=$(( CONC / n + (k < CONC % n ? 1 : 0) ))
-            local t=$(( TOURNAMENTS / n + (k < TOURNAMENTS % n ? 1 : 0) ))
-            "$REPLAY" --url "http://127.0.0.1:$((PORT + k))/" \
-                --protocol jsonrpc --players "$PLAYERS" --tournaments "$t" --concurrency "$c" \
-                --allow-repeat --seed "$k" --json --quiet >"$out/$k.json" &
-            replays+=($!)
+            replay "http://127.0.0.1:$((PORT + k))/" \
+                $(( TOURNAMENTS / n + (k < TOURNAMENTS % n ? 1 : 0) )) \
+                $(( CONC / n + (k < CONC % n ? 1 : 0) )) "$k"
         done
     else
         # One process, its CONC workers spread over the daemons in turn.
         local urls
         urls=$(for k in $(seq 0 $((n - 1))); do printf 'http://127.0.0.1:%d/,' $((PORT + k)); done)
-        "$REPLAY" --url "${urls%,}" --protocol jsonrpc \
-            --players "$PLAYERS" --tournaments "$TOURNAMENTS" --concurrency "$CONC" --allow-repeat \
-            --seed 0 --json --quiet >"$out/0.json" &
-        replays+=($!)
+        replay "${urls%,}" "$TOURNAMENTS" "$CONC" 0
     fi
     local failed=0
     for p in "${replays[@]}"; do wait "$p" || failed=1; done

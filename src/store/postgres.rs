@@ -478,7 +478,7 @@ impl PostgresStore {
     /// channel younger than `younger_than` (the listener does this on connecting and every
     /// ten minutes, keeping a minute's worth); how many tournaments changed.
     pub async fn forget_gone_watchers(&self, younger_than: Duration) -> Result<u64, StoreError> {
-        self.read(async |r: &mut Reader| r.client.execute(FORGET, &[&millis(younger_than)]).await)
+        self.read(async |r: &mut Reader| forget_gone(&r.client, younger_than).await)
             .await
     }
 
@@ -1225,17 +1225,14 @@ async fn listen(
     Some((client, rx, channel))
 }
 
-/// Removes the listeners that are gone from the tournaments' watchers ([`FORGET`]): how many
-/// tournaments changed.
-async fn forget_gone(client: &Client, younger_than: Duration) -> Result<u64, StoreError> {
-    client
-        .execute(FORGET, &[&millis(younger_than)])
-        .await
-        .map_err(pg)
-}
-
-fn millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+/// Removes the listeners that are gone from the tournaments' watchers ([`FORGET`]), keeping
+/// channels younger than `younger_than`: how many tournaments changed.
+async fn forget_gone(
+    client: &Client,
+    younger_than: Duration,
+) -> Result<u64, tokio_postgres::Error> {
+    let millis = i64::try_from(younger_than.as_millis()).unwrap_or(i64::MAX);
+    client.execute(FORGET, &[&millis]).await
 }
 
 /// LISTENs on its own connection and forwards every change heard; after a reconnect it sends
