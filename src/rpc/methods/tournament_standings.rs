@@ -47,10 +47,7 @@ fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcEr
             tracing::error!(error = %e, "reading a tournament");
             RpcError::internal("internal error: inconsistent tournament state")
         }
-        RegistryError::Store(e) => {
-            tracing::error!(error = %e, "store failure");
-            RpcError::internal("storage failure: the tournament could not be read")
-        }
+        RegistryError::Store(e) => crate::rpc::error::store_error(&e),
         RegistryError::OverBudget(e) => e,
     }
 }
