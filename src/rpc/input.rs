@@ -12,7 +12,6 @@
 //! `rpc.discover` ([`components`]) and make docs/tournament.md's settings table
 //! ([`settings_table`]), so a new setting is one field with its doc comment.
 
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use serde::de::DeserializeOwned;
@@ -408,8 +407,12 @@ fn rows_of(s: &Value, prefix: &str, defaults: &Value, rows: &mut Vec<Row>) {
         } else {
             format!("{prefix}.{k}")
         };
-        let default = defaults.get(k).cloned().unwrap_or(Value::Null);
-        let target = resolve(p);
+        let default = defaults
+            .get(k)
+            .or_else(|| p.get("default"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let target = described(p);
         if target.get("properties").is_some() && target.get("oneOf").is_none() {
             rows_of(target, &key, &default, rows);
             continue;
@@ -441,6 +444,15 @@ fn rows_of(s: &Value, prefix: &str, defaults: &Value, rows: &mut Vec<Row>) {
     }
 }
 
+/// What a property's schema `p` is: its reference's target, also when draft 7 wrapped a
+/// described reference in `allOf`.
+fn described(p: &Value) -> &Value {
+    match p.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([one]) => resolve(one),
+        _ => resolve(p),
+    }
+}
+
 /// The settings table as docs/tournament.md holds it (a test keeps the two the same).
 pub fn settings_table() -> String {
     let mut out =
@@ -460,22 +472,6 @@ pub fn settings_table() -> String {
             og
         ));
     }
-    out
-}
-
-/// Keys of `v` at every depth (for tests and docs: which keys a value uses).
-pub fn key_paths(v: &Value) -> BTreeMap<String, ()> {
-    fn go(v: &Value, prefix: &str, out: &mut BTreeMap<String, ()>) {
-        if let Value::Object(m) = v {
-            for (k, x) in m {
-                let p = join(prefix, k);
-                out.insert(p.clone(), ());
-                go(x, &p, out);
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    go(v, "", &mut out);
     out
 }
 
@@ -623,6 +619,50 @@ mod tests {
             "settings",
         )
         .unwrap();
+    }
+
+    /// The settings table of docs/tournament.md, between its markers.
+    fn docs_table() -> Option<&'static str> {
+        let doc = include_str!("../../docs/tournament.md");
+        let start = doc.find("<!-- settings table -->")?;
+        let body = &doc[start..];
+        let body = &body[body.find('\n')? + 1..];
+        Some(&body[..body.find("<!-- end of settings table -->")?])
+    }
+
+    #[test]
+    fn the_docs_settings_table_is_the_types() {
+        let want = settings_table();
+        assert_eq!(
+            docs_table().map(str::trim),
+            Some(want.trim()),
+            "docs/tournament.md's settings table (between <!-- settings table --> and <!-- end of \
+             settings table -->) must be the one the types give; it is:\n{want}"
+        );
+    }
+
+    #[test]
+    fn the_table_names_every_key_of_the_settings() {
+        let keys: Vec<String> = settings_rows().into_iter().map(|r| r.key).collect();
+        let settings = serde_json::to_value(Settings::default()).unwrap();
+        for (k, v) in settings.as_object().unwrap() {
+            match v {
+                Value::Object(m) if k != "extra" => {
+                    for member in m.keys() {
+                        let key = format!("{k}.{member}");
+                        assert!(keys.contains(&key), "{key} missing from {keys:?}");
+                    }
+                }
+                _ => assert!(keys.contains(k), "{k} missing from {keys:?}"),
+            }
+        }
+        for k in ["clubs_groups", "teams", "time.overtime", "mcmahon.bar"] {
+            assert!(keys.iter().any(|x| x == k), "{k}");
+        }
+        // Every row says what the key means.
+        for r in settings_rows() {
+            assert!(!r.meaning.is_empty(), "{} has no doc comment", r.key);
+        }
     }
 
     #[test]
