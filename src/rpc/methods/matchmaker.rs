@@ -197,8 +197,13 @@ fn options_param(v: Option<&Value>) -> Result<(PairingMode, Option<u64>), RpcErr
                 seed = Some(s as u64);
             }
             other => {
+                let known = ["pairing", "seed"];
                 return Err(fault2(format!(
-                    "unknown option {other:?} (known: pairing, seed)"
+                    "options.{}: unknown option {:?} (nearest valid key: {:?}; valid keys: \
+                     pairing, seed)",
+                    crate::rpc::error::clip(other, crate::rpc::error::MAX_QUOTED_BYTES),
+                    crate::rpc::error::clip(other, crate::rpc::error::MAX_QUOTED_BYTES),
+                    crate::rpc::input::nearest(other, &known).unwrap_or_default()
                 )));
             }
         }

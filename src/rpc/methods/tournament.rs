@@ -596,14 +596,16 @@ fn pair_model(v: Option<Value>) -> Result<Option<crate::pairing::model::Model>, 
              (default), gopair, opengotha_terms or custom here",
         ));
     }
-    model_spec(&v).map(Some).map_err(|e| match e {
+    model_spec(&v, "options.model").map(Some).map_err(|e| match e {
         SpecError::Shape(m) => RpcError::new(
             codes::UNKNOWN_MODEL,
-            format!("options.model: {m} (a preset name or {{preset, weights, bye}})"),
+            format!("{m} (a preset name or {{preset, weights, bye}})"),
         ),
         SpecError::Unknown(m) => RpcError::new(
             codes::UNKNOWN_MODEL,
-            format!("options.model: {m}").replace(", rswiss or custom", " or custom"),
+            m.replace(", rswiss or \
+             custom", " or custom")
+                .replace(", rswiss or custom", " or custom"),
         ),
     })
 }
