@@ -40,70 +40,383 @@ fn cases() -> Vec<Case> {
     let tree = json!({"nodes": [{"id": 0, "props": {"SZ": ["9"]}}]});
     vec![
         // tournament.*: settings, players, games and every options struct.
-        case("tournament.create", json!([{"nmae": "Open"}]), -32602, &["settings.nmae", "\"name\""]),
-        case("tournament.create", json!([{"handicap_rules": "x"}]), -32602, &["settings.handicap_rules: unknown key"]),
-        case("tournament.create", json!([{"handicap": {"max": 3}}]), -32602, &["settings.handicap.max: unknown key", "nearest valid key"]),
-        case("tournament.create", json!([{"time": {"overtime": {"kind": "byoyomi", "periode": 5}}}]), -32602, &["settings.time.overtime.periode", "\"periods\""]),
-        case("tournament.create", json!([{}, {"sead": 1}]), -32602, &["options.sead", "\"seed\""]),
-        case("tournament.create", json!([{"system": "mcmahn"}]), -32602, &["settings.system: unknown value \"mcmahn\"", "\"mcmahon\""]),
-        case("tournament.settings.set", json!([TID, {"mcmahon": {"barr": "3d"}}]), -32602, &["settings.mcmahon.barr", "\"bar\""]),
-        case("tournament.settings.set", json!([TID, {"handicap": {"ceiling": 12}}]), -32602, &["settings.handicap.ceiling: 12 is above the maximum 9"]),
-        case("tournament.settings.set", json!([TID, {"mcmahon": {"bar": "12x"}}]), -32602, &["settings.mcmahon.bar", "a rank like 3d"]),
-        case("tournament.settings.set", json!([TID, {"rounds": "five"}]), -32602, &["settings.rounds: invalid type"]),
-        case("tournament.settings.set", json!([TID, {}, {"if_revison": 1}]), -32602, &["options.if_revison", "\"if_revision\""]),
-        case("tournament.player.add", json!([TID, {"name": "Kim", "rnk": "3d"}]), -32602, &["player.rnk", "\"rank\""]),
-        case("tournament.player.add", json!([TID, {"nmae": "Kim"}]), -32602, &["player.nmae", "\"name\""]),
-        case("tournament.player.update", json!([TID, 1, {"clubb": "Lyon"}]), -32602, &["fields.clubb", "\"club\""]),
-        case("tournament.delete", json!([TID, {"if_revison": 1}]), -32602, &["options.if_revison", "\"if_revision\""]),
-        case("tournament.archive", json!([TID, {"archve": true}]), -32602, &["options.archve", "\"archived\""]),
-        case("tournament.player.withdraw", json!([TID, 1, {"after": 1}]), -32602, &["options.after", "\"after_round\""]),
-        case("tournament.player.set_participation", json!([TID, 1, [], {"if_revisio": 1}]), -32602, &["options.if_revisio", "\"if_revision\""]),
-        case("tournament.player.remove", json!([TID, 1, {"if_rev": 1}]), -32602, &["options.if_rev", "\"if_revision\""]),
-        case("tournament.round.pair", json!([TID, 1, {"modle": "gopair"}]), -32602, &["options.modle", "\"model\""]),
-        case("tournament.round.pair", json!([TID, 1, {"model": {"preset": "gopair", "weigths": {}}}]), 1036, &["options.model.weigths", "\"weights\""]),
-        case("tournament.round.pair", json!([TID, 1, {"model": {"weights": {"ratng": 1}}}]), 1036, &["options.model.weights.ratng", "\"rating\""]),
-        case("tournament.round.unpair", json!([TID, 1, {"forc": true}]), -32602, &["options.forc", "\"force\""]),
-        case("tournament.round.set_games", json!([TID, 1, [{"white": 1, "black": 2}, {"white": 3, "blak": 4}]]), -32602, &["games[1].blak", "\"black\""]),
-        case("tournament.round.set_games", json!([TID, 1, [], {"bye": [1]}]), -32602, &["options.bye", "\"byes\""]),
-        case("tournament.round.add_game", json!([TID, 1, {"white": 1, "black": 2, "tabel": 3}]), -32602, &["game.tabel", "\"table\""]),
-        case("tournament.round.remove_game", json!([TID, 1, 1, {"if_revison": 1}]), -32602, &["options.if_revison"]),
-        case("tournament.round.swap", json!([TID, 1, 1, 2, {"if_revison": 1}]), -32602, &["options.if_revison"]),
-        case("tournament.round.publish", json!([TID, 1, {"publised": false}]), -32602, &["options.publised", "\"published\""]),
-        case("tournament.round.explain", json!([TID, 1, 1, 2, {"modl": "gopair"}]), -32602, &["options.modl", "\"model\""]),
-        case("tournament.result.set", json!([TID, 1, 1, "B+", {"sfg": "(;)"}]), -32602, &["options.sfg", "\"sgf\""]),
-        case("tournament.import", json!(["aga", {"register": REGISTER, "round": []}]), -32602, &["data.round", "\"rounds\""]),
-        case("tournament.import", json!(["aga", {"register": REGISTER}, "x", {"sed": 1}]), -32602, &["options.sed", "\"seed\""]),
-        case("tournament.export", json!([TID, "opengotha", {"save_td": "x"}]), -32602, &["options.save_td", "\"save_dt\""]),
-        case("tournament.export", json!([TID, "aga_results", {"report": {"strat": "2026-01-01"}}]), -32602, &["options.report.strat", "\"start\""]),
-        case("tournament.export", json!([TID, "h9", {"after": 1}]), -32602, &["options.after: unknown key", "takes no keys"]),
+        case(
+            "tournament.create",
+            json!([{"nmae": "Open"}]),
+            -32602,
+            &["settings.nmae", "\"name\""],
+        ),
+        case(
+            "tournament.create",
+            json!([{"handicap_rules": "x"}]),
+            -32602,
+            &["settings.handicap_rules: unknown key"],
+        ),
+        case(
+            "tournament.create",
+            json!([{"handicap": {"max": 3}}]),
+            -32602,
+            &["settings.handicap.max: unknown key", "nearest valid key"],
+        ),
+        case(
+            "tournament.create",
+            json!([{"time": {"overtime": {"kind": "byoyomi", "periode": 5}}}]),
+            -32602,
+            &["settings.time.overtime.periode", "\"periods\""],
+        ),
+        case(
+            "tournament.create",
+            json!([{}, {"sead": 1}]),
+            -32602,
+            &["options.sead", "\"seed\""],
+        ),
+        case(
+            "tournament.create",
+            json!([{"system": "mcmahn"}]),
+            -32602,
+            &["settings.system: unknown value \"mcmahn\"", "\"mcmahon\""],
+        ),
+        case(
+            "tournament.settings.set",
+            json!([TID, {"mcmahon": {"barr": "3d"}}]),
+            -32602,
+            &["settings.mcmahon.barr", "\"bar\""],
+        ),
+        case(
+            "tournament.settings.set",
+            json!([TID, {"handicap": {"ceiling": 12}}]),
+            -32602,
+            &["settings.handicap.ceiling: 12 is above the maximum 9"],
+        ),
+        case(
+            "tournament.settings.set",
+            json!([TID, {"mcmahon": {"bar": "12x"}}]),
+            -32602,
+            &["settings.mcmahon.bar", "a rank like 3d"],
+        ),
+        case(
+            "tournament.settings.set",
+            json!([TID, {"rounds": "five"}]),
+            -32602,
+            &["settings.rounds: invalid type"],
+        ),
+        case(
+            "tournament.settings.set",
+            json!([TID, {}, {"if_revison": 1}]),
+            -32602,
+            &["options.if_revison", "\"if_revision\""],
+        ),
+        case(
+            "tournament.player.add",
+            json!([TID, {"name": "Kim", "rnk": "3d"}]),
+            -32602,
+            &["player.rnk", "\"rank\""],
+        ),
+        case(
+            "tournament.player.add",
+            json!([TID, {"nmae": "Kim"}]),
+            -32602,
+            &["player.nmae", "\"name\""],
+        ),
+        case(
+            "tournament.player.update",
+            json!([TID, 1, {"clubb": "Lyon"}]),
+            -32602,
+            &["fields.clubb", "\"club\""],
+        ),
+        case(
+            "tournament.delete",
+            json!([TID, {"if_revison": 1}]),
+            -32602,
+            &["options.if_revison", "\"if_revision\""],
+        ),
+        case(
+            "tournament.archive",
+            json!([TID, {"archve": true}]),
+            -32602,
+            &["options.archve", "\"archived\""],
+        ),
+        case(
+            "tournament.player.withdraw",
+            json!([TID, 1, {"after": 1}]),
+            -32602,
+            &["options.after", "\"after_round\""],
+        ),
+        case(
+            "tournament.player.set_participation",
+            json!([TID, 1, [], {"if_revisio": 1}]),
+            -32602,
+            &["options.if_revisio", "\"if_revision\""],
+        ),
+        case(
+            "tournament.player.remove",
+            json!([TID, 1, {"if_rev": 1}]),
+            -32602,
+            &["options.if_rev", "\"if_revision\""],
+        ),
+        case(
+            "tournament.round.pair",
+            json!([TID, 1, {"modle": "gopair"}]),
+            -32602,
+            &["options.modle", "\"model\""],
+        ),
+        case(
+            "tournament.round.pair",
+            json!([TID, 1, {"model": {"preset": "gopair", "weigths": {}}}]),
+            1036,
+            &["options.model.weigths", "\"weights\""],
+        ),
+        case(
+            "tournament.round.pair",
+            json!([TID, 1, {"model": {"weights": {"ratng": 1}}}]),
+            1036,
+            &["options.model.weights.ratng", "\"rating\""],
+        ),
+        case(
+            "tournament.round.unpair",
+            json!([TID, 1, {"forc": true}]),
+            -32602,
+            &["options.forc", "\"force\""],
+        ),
+        case(
+            "tournament.round.set_games",
+            json!([TID, 1, [{"white": 1, "black": 2}, {"white": 3, "blak": 4}]]),
+            -32602,
+            &["games[1].blak", "\"black\""],
+        ),
+        case(
+            "tournament.round.set_games",
+            json!([TID, 1, [], {"bye": [1]}]),
+            -32602,
+            &["options.bye", "\"byes\""],
+        ),
+        case(
+            "tournament.round.add_game",
+            json!([TID, 1, {"white": 1, "black": 2, "tabel": 3}]),
+            -32602,
+            &["game.tabel", "\"table\""],
+        ),
+        case(
+            "tournament.round.remove_game",
+            json!([TID, 1, 1, {"if_revison": 1}]),
+            -32602,
+            &["options.if_revison"],
+        ),
+        case(
+            "tournament.round.swap",
+            json!([TID, 1, 1, 2, {"if_revison": 1}]),
+            -32602,
+            &["options.if_revison"],
+        ),
+        case(
+            "tournament.round.publish",
+            json!([TID, 1, {"publised": false}]),
+            -32602,
+            &["options.publised", "\"published\""],
+        ),
+        case(
+            "tournament.round.explain",
+            json!([TID, 1, 1, 2, {"modl": "gopair"}]),
+            -32602,
+            &["options.modl", "\"model\""],
+        ),
+        case(
+            "tournament.result.set",
+            json!([TID, 1, 1, "B+", {"sfg": "(;)"}]),
+            -32602,
+            &["options.sfg", "\"sgf\""],
+        ),
+        case(
+            "tournament.import",
+            json!(["aga", {"register": REGISTER, "round": []}]),
+            -32602,
+            &["data.round", "\"rounds\""],
+        ),
+        case(
+            "tournament.import",
+            json!(["aga", {"register": REGISTER}, "x", {"sed": 1}]),
+            -32602,
+            &["options.sed", "\"seed\""],
+        ),
+        case(
+            "tournament.export",
+            json!([TID, "opengotha", {"save_td": "x"}]),
+            -32602,
+            &["options.save_td", "\"save_dt\""],
+        ),
+        case(
+            "tournament.export",
+            json!([TID, "aga_results", {"report": {"strat": "2026-01-01"}}]),
+            -32602,
+            &["options.report.strat", "\"start\""],
+        ),
+        case(
+            "tournament.export",
+            json!([TID, "h9", {"after": 1}]),
+            -32602,
+            &["options.after: unknown key", "takes no keys"],
+        ),
         // matchmaker.*: rswiss's fault 2, our message.
-        case("matchmaker.create_tournament", json!([[1, 2, 3, 4], 0, true, {"sed": 1}]), 2, &["options.sed", "\"seed\""]),
+        case(
+            "matchmaker.create_tournament",
+            json!([[1, 2, 3, 4], 0, true, {"sed": 1}]),
+            2,
+            &["options.sed", "\"seed\""],
+        ),
         // pairing.*
-        case("pairing.pair", json!([players, "gopair"]), -32602, &["players[1].ratng", "\"rating\""]),
-        case("pairing.pair", json!([good_players, {"preset": "gopair", "weigts": {}}]), -32602, &["model.weigts", "\"weights\""]),
-        case("pairing.pair", json!([good_players, "gopair", {"neighbors": 3}]), -32602, &["options.neighbors", "\"neighbours\""]),
-        case("pairing.pair", json!([[{"id": 1, "rank": "1d", "gmes": []}, {"id": 2, "rank": "1k"}], "opengotha"]), -32602, &["players[0].gmes", "\"games\""]),
-        case("pairing.explain", json!([good_players, [1, 2], "gopair", {"windw": 3}]), -32602, &["options.windw", "\"window\""]),
+        case(
+            "pairing.pair",
+            json!([players, "gopair"]),
+            -32602,
+            &["players[1].ratng", "\"rating\""],
+        ),
+        case(
+            "pairing.pair",
+            json!([good_players, {"preset": "gopair", "weigts": {}}]),
+            -32602,
+            &["model.weigts", "\"weights\""],
+        ),
+        case(
+            "pairing.pair",
+            json!([good_players, "gopair", {"neighbors": 3}]),
+            -32602,
+            &["options.neighbors", "\"neighbours\""],
+        ),
+        case(
+            "pairing.pair",
+            json!([[{"id": 1, "rank": "1d", "gmes": []}, {"id": 2, "rank": "1k"}], "opengotha"]),
+            -32602,
+            &["players[0].gmes", "\"games\""],
+        ),
+        case(
+            "pairing.explain",
+            json!([good_players, [1, 2], "gopair", {"windw": 3}]),
+            -32602,
+            &["options.windw", "\"window\""],
+        ),
         // score.* and the record checks.
-        case("score.position", json!([{"rows": [".."], "ded": []}]), -32602, &["position.ded", "\"dead\""]),
-        case("score.position", json!([{"rows": [".."]}, {"captures": {"blak": 1}}]), -32602, &["options.captures.blak", "\"black\""]),
-        case("score.toggle_dead", json!([{"rows": ["x."]}, "aa", {"actoin": "kill"}]), -32602, &["options.actoin", "\"action\""]),
-        case("sgf.validate", json!(["(;SZ[9])", {"sise": 9}]), -32602, &["expectations.sise", "\"size\""]),
-        case("sgf.validate", json!(["(;SZ[9])", {}, {"alternaton": true}]), -32602, &["options.alternaton", "\"alternation\""]),
-        case("sgf.final_position", json!(["(;SZ[9])", {"rule": "chinese"}]), -32602, &["options.rule", "\"rules\""]),
+        case(
+            "score.position",
+            json!([{"rows": [".."], "ded": []}]),
+            -32602,
+            &["position.ded", "\"dead\""],
+        ),
+        case(
+            "score.position",
+            json!([{"rows": [".."]}, {"captures": {"blak": 1}}]),
+            -32602,
+            &["options.captures.blak", "\"black\""],
+        ),
+        case(
+            "score.toggle_dead",
+            json!([{"rows": ["x."]}, "aa", {"actoin": "kill"}]),
+            -32602,
+            &["options.actoin", "\"action\""],
+        ),
+        case(
+            "sgf.validate",
+            json!(["(;SZ[9])", {"sise": 9}]),
+            -32602,
+            &["expectations.sise", "\"size\""],
+        ),
+        case(
+            "sgf.validate",
+            json!(["(;SZ[9])", {}, {"alternaton": true}]),
+            -32602,
+            &["options.alternaton", "\"alternation\""],
+        ),
+        case(
+            "sgf.final_position",
+            json!(["(;SZ[9])", {"rule": "chinese"}]),
+            -32602,
+            &["options.rule", "\"rules\""],
+        ),
         // sgf.*
-        case("sgf.parse", json!(["(;)", {"lenent": true}]), -32602, &["options.lenent", "\"lenient\""]),
-        case("sgf.game_info", json!(["(;)", {"encodng": "UTF-8"}]), -32602, &["options.encodng", "\"encoding\""]),
-        case("sgf.main_line", json!(["(;)", {"wrapp": 3}]), -32602, &["options.wrapp", "\"wrap\""]),
-        case("sgf.normalise", json!(["(;)", {"base46": true}]), -32602, &["options.base46", "\"base64\""]),
-        case("sgf.serialise", json!([tree, {"wrapp": 3}]), -32602, &["options.wrapp", "\"wrap\""]),
+        case(
+            "sgf.parse",
+            json!(["(;)", {"lenent": true}]),
+            -32602,
+            &["options.lenent", "\"lenient\""],
+        ),
+        case(
+            "sgf.game_info",
+            json!(["(;)", {"encodng": "UTF-8"}]),
+            -32602,
+            &["options.encodng", "\"encoding\""],
+        ),
+        case(
+            "sgf.main_line",
+            json!(["(;)", {"wrapp": 3}]),
+            -32602,
+            &["options.wrapp", "\"wrap\""],
+        ),
+        case(
+            "sgf.normalise",
+            json!(["(;)", {"base46": true}]),
+            -32602,
+            &["options.base46", "\"base64\""],
+        ),
+        case(
+            "sgf.serialise",
+            json!([tree, {"wrapp": 3}]),
+            -32602,
+            &["options.wrapp", "\"wrap\""],
+        ),
+        case(
+            "sgf.serialise",
+            json!([{"nodez": []}]),
+            -32602,
+            &["tree.nodez", "\"nodes\""],
+        ),
+        case(
+            "sgf.serialise",
+            json!([{"nodes": [{"id": 0, "prop": {"SZ": ["9"]}}]}]),
+            -32602,
+            &["tree.nodes[0].prop", "\"props\""],
+        ),
+        case(
+            "sgf.serialise",
+            json!([{"games": [{"nodes": [{"props": {"C": {"raw": ["x"], "rwa": 1}}}]}]}]),
+            -32602,
+            &["tree.games[0].nodes[0].props.C.rwa", "\"raw\""],
+        ),
         // aga.*
-        case("aga.handicap", json!(["1d", "3k", {"cpa": 3}]), -32602, &["options.cpa", "\"cap\""]),
-        case("aga.parse_tdlist", json!(["", {"ofset": 1}]), -32602, &["options.ofset", "\"offset\""]),
-        case("aga.tournament", json!([REGISTER, [], {"tscore": {"barr": 6}}]), -32602, &["options.tscore.barr", "\"bar\""]),
-        case("aga.tscore", json!([REGISTER, [], {"mcmaho": true}]), -32602, &["options.mcmaho", "\"mcmahon\""]),
-        case("aga.send2aga", json!([REGISTER, [], {"start": "2026-01-01"}]), -32602, &["options.start: unknown key", "takes no keys"]),
-        case("aga.results_report", json!([REGISTER, [], {"strat": "2026-01-01"}]), -32602, &["options.strat", "\"start\""]),
+        case(
+            "aga.handicap",
+            json!(["1d", "3k", {"cpa": 3}]),
+            -32602,
+            &["options.cpa", "\"cap\""],
+        ),
+        case(
+            "aga.parse_tdlist",
+            json!(["", {"ofset": 1}]),
+            -32602,
+            &["options.ofset", "\"offset\""],
+        ),
+        case(
+            "aga.tournament",
+            json!([REGISTER, [], {"tscore": {"barr": 6}}]),
+            -32602,
+            &["options.tscore.barr", "\"bar\""],
+        ),
+        case(
+            "aga.tscore",
+            json!([REGISTER, [], {"mcmaho": true}]),
+            -32602,
+            &["options.mcmaho", "\"mcmahon\""],
+        ),
+        case(
+            "aga.send2aga",
+            json!([REGISTER, [], {"start": "2026-01-01"}]),
+            -32602,
+            &["options.start: unknown key", "takes no keys"],
+        ),
+        case(
+            "aga.results_report",
+            json!([REGISTER, [], {"strat": "2026-01-01"}]),
+            -32602,
+            &["options.strat", "\"start\""],
+        ),
     ]
 }
 
@@ -121,8 +434,12 @@ fn every_method_taking_a_struct_has_a_case() {
             .any(|p| p.ty == "struct" || (p.ty == "array" && p.name != "skip"));
         if takes_struct && !NOT_STRUCTS.contains(&m.name) {
             // Arrays of ids or pairs (players of a matchmaker, a pair) hold no structs.
-            if ["matchmaker.commit_match", "tournament.standings", "aga.parse_register"]
-                .contains(&m.name)
+            if [
+                "matchmaker.commit_match",
+                "tournament.standings",
+                "aga.parse_register",
+            ]
+            .contains(&m.name)
             {
                 continue;
             }
@@ -148,11 +465,16 @@ async fn every_struct_refuses_an_unknown_key_with_its_path_and_the_nearest_key()
     let server = Server::start().await;
     for proto in [Proto::Json, Proto::Xml] {
         let c = Client::new(&server, proto);
-        let t = c.ok("tournament.create", vec![json!({"name": "Open"})]).await;
+        let t = c
+            .ok("tournament.create", vec![json!({"name": "Open"})])
+            .await;
         let tid = t["id"].as_i64().unwrap();
         for name in ["Lee", "Kim", "Park", "Choi"] {
-            c.ok("tournament.player.add", vec![json!(tid), json!({"name": name, "rank": "1d"})])
-                .await;
+            c.ok(
+                "tournament.player.add",
+                vec![json!(tid), json!({"name": name, "rank": "1d"})],
+            )
+            .await;
         }
         for k in cases() {
             let Value::Array(params) = with_tid(&k.params, tid) else {
@@ -161,7 +483,11 @@ async fn every_struct_refuses_an_unknown_key_with_its_path_and_the_nearest_key()
             match c.call(k.method, params).await {
                 Ok(v) => panic!("{} {} ({proto:?}) succeeded: {v}", k.method, k.params),
                 Err((code, message)) => {
-                    assert_eq!(code, k.code, "{} {} ({proto:?}): {message}", k.method, k.params);
+                    assert_eq!(
+                        code, k.code,
+                        "{} {} ({proto:?}): {message}",
+                        k.method, k.params
+                    );
                     for s in k.says {
                         assert!(
                             message.contains(s),
@@ -200,7 +526,11 @@ async fn rank_valued_settings_take_rank_text() {
             .await;
         let tid = t["id"].as_i64().unwrap();
         let s = &c.ok("tournament.get", vec![json!(tid)]).await["settings"];
-        assert_eq!(s["mcmahon"], json!({"bar": 3, "floor": -20, "zero": -30}), "{proto:?}");
+        assert_eq!(
+            s["mcmahon"],
+            json!({"bar": 3, "floor": -20, "zero": -30}),
+            "{proto:?}"
+        );
         assert_eq!(s["handicap"]["no_handicap_threshold"], 0);
         assert_eq!(s["pairing"]["se_rank_threshold"], 8);
         assert_eq!(s["categories"], json!([0, -10]));
@@ -211,12 +541,18 @@ async fn rank_valued_settings_take_rank_text() {
                 vec![json!(tid), json!({"mcmahon": {"bar": 2, "floor": "15K"}})],
             )
             .await;
-        assert_eq!(changed["settings"]["mcmahon"], json!({"bar": 2, "floor": -15, "zero": -30}));
+        assert_eq!(
+            changed["settings"]["mcmahon"],
+            json!({"bar": 2, "floor": -15, "zero": -30})
+        );
         // A bar below the floor is a check across values: 1010, with the path.
         let (code, message) = c
             .call(
                 "tournament.settings.set",
-                vec![json!(tid), json!({"mcmahon": {"bar": "20k", "floor": "1d"}})],
+                vec![
+                    json!(tid),
+                    json!({"mcmahon": {"bar": "20k", "floor": "1d"}}),
+                ],
             )
             .await
             .unwrap_err();
@@ -232,18 +568,35 @@ async fn free_text_and_extra_are_capped_with_the_field_and_the_limit() {
     let c = Client::new(&server, Proto::Json);
     let long = "x".repeat(201);
     for (method, params, says) in [
-        ("tournament.create", vec![json!({"name": long})], "settings.name: 201 characters, more than the limit of 200"),
-        ("tournament.create", vec![json!({"time": {"text": long}})], "settings.time.text: 201 characters"),
-        ("tournament.create", vec![json!({"clubs_groups": [{"name": "a", "clubs": [long]}]})], "settings.clubs_groups[0].clubs[0]: 201 characters"),
-        ("tournament.create", vec![json!({"extra": {"E": {"a": "v".repeat(1001)}}})], "settings.extra.E.a: 1001 characters, more than the limit of 1000"),
+        (
+            "tournament.create",
+            vec![json!({"name": long})],
+            "settings.name: 201 characters, more than the limit of 200",
+        ),
+        (
+            "tournament.create",
+            vec![json!({"time": {"text": long}})],
+            "settings.time.text: 201 characters",
+        ),
+        (
+            "tournament.create",
+            vec![json!({"clubs_groups": [{"name": "a", "clubs": [long]}]})],
+            "settings.clubs_groups[0].clubs[0]: 201 characters",
+        ),
+        (
+            "tournament.create",
+            vec![json!({"extra": {"E": {"a": "v".repeat(1001)}}})],
+            "settings.extra.E.a: 1001 characters, more than the limit of 1000",
+        ),
     ] {
         let (code, message) = c.call(method, params).await.unwrap_err();
         assert!(code == -32602 || code == 1010, "{code} {message}");
         assert!(message.contains(says), "{message:?} does not say {says:?}");
     }
     // extra in all: 80 attributes of 1,000 characters each is 80 kB.
-    let attrs: serde_json::Map<String, Value> =
-        (0..80).map(|i| (format!("a{i}"), json!("v".repeat(1000)))).collect();
+    let attrs: serde_json::Map<String, Value> = (0..80)
+        .map(|i| (format!("a{i}"), json!("v".repeat(1000))))
+        .collect();
     let (code, message) = c
         .call("tournament.create", vec![json!({"extra": {"E": attrs}})])
         .await
@@ -256,11 +609,17 @@ async fn free_text_and_extra_are_capped_with_the_field_and_the_limit() {
     let t = c.ok("tournament.create", vec![json!({})]).await;
     let tid = t["id"].as_i64().unwrap();
     let (code, message) = c
-        .call("tournament.player.add", vec![json!(tid), json!({"name": "Kim", "club": long})])
+        .call(
+            "tournament.player.add",
+            vec![json!(tid), json!({"name": "Kim", "club": long})],
+        )
         .await
         .unwrap_err();
     assert_eq!(code, -32602, "{message}");
-    assert!(message.contains("player.club: 201 characters, more than the limit of 200"), "{message}");
+    assert!(
+        message.contains("player.club: 201 characters, more than the limit of 200"),
+        "{message}"
+    );
     // At the limit it is taken.
     c.ok(
         "tournament.player.add",

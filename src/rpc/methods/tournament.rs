@@ -596,18 +596,23 @@ fn pair_model(v: Option<Value>) -> Result<Option<crate::pairing::model::Model>, 
              (default), gopair, opengotha_terms or custom here",
         ));
     }
-    model_spec(&v, "options.model").map(Some).map_err(|e| match e {
-        SpecError::Shape(m) => RpcError::new(
-            codes::UNKNOWN_MODEL,
-            format!("{m} (a preset name or {{preset, weights, bye}})"),
-        ),
-        SpecError::Unknown(m) => RpcError::new(
-            codes::UNKNOWN_MODEL,
-            m.replace(", rswiss or \
-             custom", " or custom")
+    model_spec(&v, "options.model")
+        .map(Some)
+        .map_err(|e| match e {
+            SpecError::Shape(m) => RpcError::new(
+                codes::UNKNOWN_MODEL,
+                format!("{m} (a preset name or {{preset, weights, bye}})"),
+            ),
+            SpecError::Unknown(m) => RpcError::new(
+                codes::UNKNOWN_MODEL,
+                m.replace(
+                    ", rswiss or \
+             custom",
+                    " or custom",
+                )
                 .replace(", rswiss or custom", " or custom"),
-        ),
-    })
+            ),
+        })
 }
 
 async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
