@@ -646,7 +646,7 @@ fn stored_settings_with_unknown_keys_still_replay() {
         "settings": {"name": "Older", "komi": 6.5, "rounds": 4},
     }))
     .expect("a settings_changed event with unknown keys reads");
-    let t = Tournament::replay(&[created.clone()]).unwrap();
+    let t = Tournament::replay(std::slice::from_ref(&created)).unwrap();
     assert_eq!(t.data.settings.name, "Old");
     assert_eq!(t.data.settings.handicap.ceiling, 5);
     assert_eq!(t.data.settings.mcmahon.bar, 2);
@@ -654,4 +654,98 @@ fn stored_settings_with_unknown_keys_still_replay() {
     assert_eq!(t.data.settings.rounds, 4);
     let back = serde_json::to_value(&t.data.settings).unwrap();
     assert!(back.get("komi").is_none() && back.get("handicap_rules").is_none());
+}
+
+#[tokio::test]
+async fn rpc_discover_has_the_settings_and_player_schemas() {
+    let server = Server::start().await;
+    let doc = server.ok("rpc.discover", json!([])).await;
+    let schemas = &doc["components"]["schemas"];
+    let settings = &schemas["Settings"];
+    assert_eq!(settings["type"], "object", "{settings}");
+    assert_eq!(settings["additionalProperties"], false);
+    for key in [
+        "name", "rounds", "mcmahon", "handicap", "pairing", "extra", "teams",
+    ] {
+        assert!(settings["properties"].get(key).is_some(), "Settings.{key}");
+    }
+    assert_eq!(settings["properties"]["rounds"]["maximum"], 64);
+    assert_eq!(settings["properties"]["name"]["maxLength"], 200);
+    let bar = &schemas["McMahon"]["properties"]["bar"];
+    assert_eq!(bar["x-opengotha"], "GeneralParameterSet genMMBar", "{bar}");
+    assert!(
+        bar["oneOf"].is_array(),
+        "a rank is an integer or text: {bar}"
+    );
+    assert_eq!(
+        schemas["HandicapPolicy"]["properties"]["ceiling"]["maximum"],
+        9
+    );
+    assert_eq!(schemas["Player"]["additionalProperties"], false);
+    // The methods' settings and player parameters point at them.
+    let methods = doc["methods"].as_array().unwrap();
+    let param = |method: &str, name: &str| -> Value {
+        let m = methods.iter().find(|m| m["name"] == method).unwrap();
+        let p = m["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name);
+        p.unwrap()["schema"].clone()
+    };
+    for (method, name, want) in [
+        (
+            "tournament.create",
+            "settings",
+            "#/components/schemas/Settings",
+        ),
+        (
+            "tournament.settings.set",
+            "settings",
+            "#/components/schemas/Settings",
+        ),
+        (
+            "tournament.player.add",
+            "player",
+            "#/components/schemas/Player",
+        ),
+        (
+            "tournament.player.update",
+            "fields",
+            "#/components/schemas/Player",
+        ),
+    ] {
+        assert_eq!(param(method, name)["$ref"], want, "{method} {name}");
+    }
+    server.stop().await;
+}
+
+/// The caps leave real files alone: every OpenGotha file of tests/data imports (its events
+/// pass the same checks as a caller's settings and players).
+#[test]
+fn the_caps_take_every_opengotha_file_of_the_tests() {
+    fn xml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                xml_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "xml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    xml_files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/opengotha"),
+        &mut files,
+    );
+    assert!(files.len() >= 10, "{files:?}");
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let Ok(data) = goswiss::tournament::formats::opengotha_xml::read(&text) else {
+            continue;
+        };
+        goswiss::rpc::methods::tournament_io::import_events(data, 1)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+    }
 }
