@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod auth;
 pub mod error;
+pub mod input;
 pub mod jsonrpc;
 pub mod methods;
 pub mod registry;
@@ -198,13 +199,13 @@ impl Params {
     }
 
     /// A required parameter, deserialized; a missing or ill-typed one is an invalid-params error
-    /// that names it.
+    /// that names it (and the path of a bad value inside it, and the nearest valid key for an
+    /// unknown one: [`input::from_value`]).
     pub fn get<T: DeserializeOwned>(&self, index: usize, name: &str) -> Result<T, RpcError> {
         let value = self
             .raw(index)
             .ok_or_else(|| RpcError::invalid_params(format!("missing parameter {name}")))?;
-        T::deserialize(value)
-            .map_err(|e| RpcError::invalid_params(format!("parameter {name}: {e}")))
+        input::from_value(value, name)
     }
 
     /// An optional parameter: absent or null gives `None`.
@@ -215,9 +216,7 @@ impl Params {
     ) -> Result<Option<T>, RpcError> {
         match self.raw(index) {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => T::deserialize(value)
-                .map(Some)
-                .map_err(|e| RpcError::invalid_params(format!("parameter {name}: {e}"))),
+            Some(value) => input::from_value(value, name).map(Some),
         }
     }
 }

@@ -683,10 +683,24 @@ fn tree_error(msg: impl Into<String>) -> RpcError {
 /// Builds a game from the JSON tree of `sgf.parse` (or a minimal one: nodes with `id`,
 /// `parent`, `props` of raw strings).
 fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
-    let tree = match tree.get("games").and_then(|g| g.get(0)) {
-        Some(g) => g,
-        None => tree,
+    let (tree, at) = match tree.get("games").and_then(|g| g.get(0)) {
+        Some(g) => (g, "tree.games[0]"),
+        None => (tree, "tree"),
     };
+    // The members `sgf.parse` writes are read or ignored as its answer's views; any other is
+    // a misspelling that would drop data without a word.
+    only_keys(tree, at, GAME_KEYS)?;
+    if let Some(J::Array(nodes)) = tree.get("nodes") {
+        for (i, n) in nodes.iter().enumerate() {
+            let at = format!("{at}.nodes[{i}]");
+            only_keys(n, &at, NODE_KEYS)?;
+            if let Some(J::Object(props)) = n.get("props") {
+                for (ident, v) in props {
+                    only_keys(v, &format!("{at}.props.{ident}"), VALUE_KEYS)?;
+                }
+            }
+        }
+    }
     let nodes = tree.get("nodes").and_then(J::as_array).ok_or_else(|| {
         RpcError::invalid_params("parameter tree: expected an object with a nodes array")
     })?;
@@ -782,6 +796,28 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
         }
     }
     Ok(game)
+}
+
+/// The members of a game, a node and a property value in `sgf.parse`'s answer.
+const GAME_KEYS: &[&str] = &[
+    "charset",
+    "charset_error",
+    "height",
+    "nodes",
+    "raw_charset",
+    "size",
+];
+const NODE_KEYS: &[&str] = &["id", "parent", "children", "props"];
+const VALUE_KEYS: &[&str] = &["raw", "raw_base64", "type", "value"];
+
+/// Refuses a member of the struct `v` (at `path`) that is not one of `keys`.
+fn only_keys(v: &J, path: &str, keys: &[&str]) -> Result<(), RpcError> {
+    if let J::Object(m) = v
+        && let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str()))
+    {
+        return Err(crate::rpc::input::unknown_key(path, k, keys));
+    }
+    Ok(())
 }
 
 /// `sgf.serialise(tree, options)` → `{sgf, charset[, sgf_base64]}`.

@@ -13,11 +13,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::rpc::registry::{Engine, RegistryError};
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, input};
 use crate::store::{LogKind, TournamentId};
 use crate::tournament::engine::{parse_result_code, result_code};
 use crate::tournament::model::{
-    Game, Player, PlayerId, RoundNumber, Settings, System, TournamentData, parse_rank,
+    Game, Player, PlayerId, RoundNumber, Settings, System, TournamentData,
 };
 use crate::tournament::pair::PairOptions;
 use crate::tournament::results::{RecordChange, ResultInput};
@@ -83,10 +83,7 @@ pub(super) fn registry_error(e: TError) -> RpcError {
             RpcError::new(codes::NO_TOURNAMENT, format!("no tournament {id}"))
         }
         RegistryError::Engine(e) => engine_error(e),
-        RegistryError::Store(e) => {
-            tracing::error!(error = %e, "store failure");
-            RpcError::internal("storage failure: the call was not recorded")
-        }
+        RegistryError::Store(e) => crate::rpc::error::store_error(&e),
         RegistryError::OverBudget(e) => e,
     }
 }
@@ -200,32 +197,42 @@ fn merge(base: &mut Value, patch: Value) {
     }
 }
 
-/// Settings from a partial struct laid over `base`.
-fn settings_over(base: &Settings, patch: Value) -> Result<Settings, RpcError> {
+/// A caller's (partial) settings, checked strictly before anything is laid over them: a
+/// struct, every key known (or refused with the nearest valid one), every value of its type
+/// and within its bounds, each refusal with its path (`settings.handicap.ceiling`).
+fn settings_patch(patch: &Value) -> Result<(), RpcError> {
     if !patch.is_object() {
-        return Err(RpcError::invalid_params("settings must be a struct"));
-    }
-    let mut v = serde_json::to_value(base).map_err(|e| RpcError::internal(e.to_string()))?;
-    merge(&mut v, patch);
-    serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("settings: {e}")))
-}
-
-/// A player struct with ranks given as text ("3d") or OpenGotha's integers.
-fn player_value(mut v: Value) -> Result<Value, RpcError> {
-    let Value::Object(m) = &mut v else {
-        return Err(RpcError::invalid_params("player must be a struct"));
-    };
-    if let Some(Value::String(s)) = m.get("rank") {
-        let r = parse_rank(s).ok_or_else(|| {
-            RpcError::invalid_params(format!("player.rank: {s:?} is not a rank like 3d or 12k"))
-        })?;
-        m.insert("rank".into(), json!(r));
-    }
-    if m.contains_key("id") {
         return Err(RpcError::invalid_params(
-            "player.id is assigned by the tournament and cannot be given",
+            "parameter settings: expected a struct",
         ));
     }
+    input::check(patch, &input::SCHEMAS.settings, "settings")?;
+    // The types: laid over the defaults, whose types are the same as any tournament's.
+    settings_over(&Settings::default(), patch.clone()).map(drop)
+}
+
+/// Settings from a partial struct laid over `base` (checked by [`settings_patch`] first).
+fn settings_over(base: &Settings, patch: Value) -> Result<Settings, RpcError> {
+    let mut v = serde_json::to_value(base).map_err(|e| RpcError::internal(e.to_string()))?;
+    merge(&mut v, patch);
+    input::from_value(&v, "settings")
+}
+
+/// A caller's player struct (`path`: the parameter), checked strictly as settings are; ranks
+/// are text ("3d") or OpenGotha's integers.
+fn player_value(v: Value, path: &str) -> Result<Value, RpcError> {
+    let Value::Object(m) = &v else {
+        return Err(RpcError::invalid_params(format!(
+            "parameter {path}: expected a struct"
+        )));
+    };
+    if m.contains_key("id") {
+        return Err(RpcError::invalid_params(format!(
+            "{path}.id is assigned by the tournament and cannot be given"
+        )));
+    }
+    input::check(&v, &input::SCHEMAS.player, path)?;
+    input::from_value::<Player>(&v, path)?;
     Ok(v)
 }
 
@@ -304,13 +311,10 @@ struct CreateOptions {
 
 async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let patch = p.opt::<Value>(0, "settings")?.unwrap_or_else(|| json!({}));
+    settings_patch(&patch)?;
     let system = match patch.get("system") {
         None | Some(Value::Null) => System::default(),
-        Some(v) => System::deserialize(v).map_err(|e| {
-            RpcError::invalid_params(format!(
-                "settings.system: {e} (mcmahon, swiss, swisscat or cup)"
-            ))
-        })?,
+        Some(v) => input::from_value::<System>(v, "settings.system")?,
     };
     let settings = settings_over(&Settings::defaults(system), patch)?;
     let o: CreateOptions = options(&p, 1)?;
@@ -409,6 +413,7 @@ async fn archive(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let patch: Value = p.get(1, "settings")?;
+    settings_patch(&patch)?;
     let g: Guard = options(&p, 2)?;
     let (settings, rev) = mutate(&ctx, id, g.if_revision, move |t| {
         let s = settings_over(&t.data.settings, patch.clone())
@@ -450,9 +455,8 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
-    let v = player_value(p.get(1, "player")?)?;
-    let player: Player =
-        serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("player: {e}")))?;
+    let v = player_value(p.get(1, "player")?, "player")?;
+    let player: Player = input::from_value(&v, "player")?;
     let g: Guard = options(&p, 2)?;
     let (pid, rev) = mutate(&ctx, id, g.if_revision, move |t| {
         t.register_player(player.clone())
@@ -468,7 +472,7 @@ fn player_id(p: &Params, i: usize) -> Result<PlayerId, RpcError> {
 async fn player_update(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let pid = player_id(&p, 1)?;
-    let patch = player_value(p.get(2, "fields")?)?;
+    let patch = player_value(p.get(2, "fields")?, "fields")?;
     let g: Guard = options(&p, 3)?;
     let (player, rev) = mutate(&ctx, id, g.if_revision, move |t| {
         let mut v = serde_json::to_value(t.player(pid)?)
@@ -592,16 +596,23 @@ fn pair_model(v: Option<Value>) -> Result<Option<crate::pairing::model::Model>, 
              (default), gopair, opengotha_terms or custom here",
         ));
     }
-    model_spec(&v).map(Some).map_err(|e| match e {
-        SpecError::Shape(m) => RpcError::new(
-            codes::UNKNOWN_MODEL,
-            format!("options.model: {m} (a preset name or {{preset, weights, bye}})"),
-        ),
-        SpecError::Unknown(m) => RpcError::new(
-            codes::UNKNOWN_MODEL,
-            format!("options.model: {m}").replace(", rswiss or custom", " or custom"),
-        ),
-    })
+    model_spec(&v, "options.model")
+        .map(Some)
+        .map_err(|e| match e {
+            SpecError::Shape(m) => RpcError::new(
+                codes::UNKNOWN_MODEL,
+                format!("{m} (a preset name or {{preset, weights, bye}})"),
+            ),
+            SpecError::Unknown(m) => RpcError::new(
+                codes::UNKNOWN_MODEL,
+                m.replace(
+                    ", rswiss or \
+             custom",
+                    " or custom",
+                )
+                .replace(", rswiss or custom", " or custom"),
+            ),
+        })
 }
 
 async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
