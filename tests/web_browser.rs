@@ -346,9 +346,11 @@ async fn a_director_with_auth_on_acts_through_the_page_and_the_public_page_follo
     })
     .await;
     let c = client();
-    let created = rpc(
+    // With auth on, creating is the operator's (the admin token).
+    let created = rpc_as(
         &c,
         &server,
+        ADMIN,
         "tournament.create",
         json!([{"name": "Auth Open", "rounds": 3, "board_size": 9}]),
     )

@@ -809,12 +809,14 @@ async fn with_auth_on_unpublished_rounds_are_for_the_director_only() {
         c: client(),
         id: 0,
     };
-    let created = s
-        .ok(
-            "tournament.create",
-            json!([{"name": "Closed Open", "rounds": 3, "board_size": 9}]),
-        )
-        .await;
+    // With auth on, creating is the operator's (the admin token).
+    let created = call_as(
+        &s,
+        "tournament.create",
+        json!([{"name": "Closed Open", "rounds": 3, "board_size": 9}]),
+        ADMIN,
+    )
+    .await;
     s.id = created["id"].as_i64().unwrap();
     let id = s.id;
     let dt = created["director_token"].as_str().unwrap().to_string();

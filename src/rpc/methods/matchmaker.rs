@@ -260,11 +260,13 @@ async fn create_tournament(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let seed = seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let created = Tournament::create(players, additional, allow_repeat, pairing, seed)
         .map_err(|e| registry_error(RegistryError::Engine(e)))?;
+    let creator = crate::rpc::auth::Creator::of(&ctx, p.caller());
     let id = ctx
         .registry
-        .create(vec![created])
+        .create_owned(vec![created], creator.owner())
         .await
-        .map_err(registry_error)?;
+        .map_err(registry_error)?
+        .ok_or_else(|| creator.over_quota())?;
     Ok(json!(id))
 }
 

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use crate::rpc::auth::{Caller, Creator, Writer};
 use crate::rpc::registry::{Engine, RegistryError};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, input};
 use crate::store::{LogKind, TournamentId};
@@ -133,14 +134,20 @@ struct Guard {
     if_revision: Option<u64>,
 }
 
-/// Runs a command under the tournament's lock (durable before it returns) and gives its answer
-/// with the revision after it.
+/// Runs a command of `caller` under the tournament's lock (durable before it returns) and
+/// gives its answer with the revision after it.
+///
+/// With auth on, the caller's token is checked against the tournament's director token hash
+/// as the state holds it under the lock, in the same step that computes the events: a token
+/// rotated, or a tournament created, after the call was let in is judged as it is now (see
+/// `auth::Writer`), and a refused call records nothing.
 ///
 /// The command's computation (a round's pairing, an SGF record's replay) runs within the
 /// call's time budget: stopped at the budget or when the client goes away, it yields no
 /// events, so nothing is recorded, and the call is answered -32012.
 async fn mutate<R, F>(
     ctx: &Ctx,
+    caller: &Caller,
     id: TournamentId,
     if_revision: Option<u64>,
     f: F,
@@ -150,8 +157,12 @@ where
     R: Send + 'static,
 {
     let budget = crate::rpc::current_budget();
+    let writer = Writer::of(ctx, caller);
     ctx.tournaments
         .mutate(id, move |t, seq| {
+            if !writer.opens(t.director_token.as_deref()) {
+                return Ok((Vec::new(), Err(writer.refusal(id))));
+            }
             if let Some(expected) = if_revision
                 && expected != seq
             {
@@ -329,11 +340,13 @@ async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     {
         *director_token_sha256 = Some(hashed);
     }
+    let creator = Creator::of(&ctx, p.caller());
     let id = ctx
         .tournaments
-        .create(vec![created])
+        .create_owned(vec![created], creator.owner())
         .await
-        .map_err(registry_error)?;
+        .map_err(registry_error)?
+        .ok_or_else(|| creator.over_quota())?;
     Ok(json!({"id": id, "revision": 1, "director_token": token}))
 }
 
@@ -341,7 +354,7 @@ async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn token_rotate(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let (token, hashed) = crate::rpc::auth::new_token();
-    let ((), rev) = mutate(&ctx, id, None, move |_| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, None, move |_| {
         Ok((
             vec![Event::DirectorTokenSet {
                 director_token_sha256: hashed.clone(),
@@ -382,13 +395,23 @@ async fn list(ctx: Arc<Ctx>, _p: Params) -> RpcResult {
 async fn delete(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let g: Guard = options(&p, 1)?;
-    if let Some(expected) = g.if_revision {
-        let actual = read(&ctx, id, |_, rev| rev).await?;
-        if actual != expected {
-            return Err(engine_error(TournamentError::Stale { expected, actual }));
-        }
-    }
-    ctx.tournaments.delete(id).await.map_err(registry_error)?;
+    // Checked under the tournament's lock, in the step that deletes it, as every write is.
+    let writer = Writer::of(&ctx, p.caller());
+    ctx.tournaments
+        .delete_if(id, |t, rev| {
+            if !writer.opens(t.director_token.as_deref()) {
+                return Err(writer.refusal(id));
+            }
+            match g.if_revision {
+                Some(expected) if expected != rev => Err(engine_error(TournamentError::Stale {
+                    expected,
+                    actual: rev,
+                })),
+                _ => Ok(()),
+            }
+        })
+        .await
+        .map_err(registry_error)??;
     Ok(json!({"id": id, "deleted": true}))
 }
 
@@ -403,7 +426,7 @@ async fn archive(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let o: ArchiveOptions = options(&p, 1)?;
     let archived = o.archived.unwrap_or(true);
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.archive(archived)?, ()))
     })
     .await?;
@@ -415,7 +438,7 @@ async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let patch: Value = p.get(1, "settings")?;
     settings_patch(&patch)?;
     let g: Guard = options(&p, 2)?;
-    let (settings, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let (settings, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         let s = settings_over(&t.data.settings, patch.clone())
             .map_err(|e| TournamentError::Invalid(e.message))?;
         Ok((t.change_settings(s.clone())?, s))
@@ -458,7 +481,7 @@ async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let v = player_value(p.get(1, "player")?, "player")?;
     let player: Player = input::from_value(&v, "player")?;
     let g: Guard = options(&p, 2)?;
-    let (pid, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let (pid, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         t.register_player(player.clone())
     })
     .await?;
@@ -474,7 +497,7 @@ async fn player_update(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let pid = player_id(&p, 1)?;
     let patch = player_value(p.get(2, "fields")?, "fields")?;
     let g: Guard = options(&p, 3)?;
-    let (player, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let (player, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         let mut v = serde_json::to_value(t.player(pid)?)
             .map_err(|e| TournamentError::Corrupt(e.to_string()))?;
         merge(&mut v, patch.clone());
@@ -499,7 +522,7 @@ async fn player_withdraw(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let pid = player_id(&p, 1)?;
     let o: WithdrawOptions = options(&p, 2)?;
     let reinstate = o.reinstate.unwrap_or(false);
-    let (after, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let (after, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let ev = t.withdraw_player(pid, o.after_round, reinstate)?;
         let after = match ev.first() {
             Some(Event::PlayerWithdrawn { after, .. }) => *after,
@@ -523,7 +546,7 @@ async fn player_participation(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         return Err(RpcError::invalid_params("skip: too many rounds"));
     }
     let g: Guard = options(&p, 3)?;
-    let ((), rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         Ok((t.set_participation(pid, skip.clone())?, ()))
     })
     .await?;
@@ -534,7 +557,7 @@ async fn player_remove(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let pid = player_id(&p, 1)?;
     let g: Guard = options(&p, 2)?;
-    let ((), rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         Ok((t.remove_player(pid)?, ()))
     })
     .await?;
@@ -628,8 +651,10 @@ async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         players: o.players,
         model: pair_model(o.model)?,
     };
-    let (report, rev) =
-        mutate(&ctx, id, o.if_revision, move |t| t.pair_round(round, &opts)).await?;
+    let (report, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
+        t.pair_round(round, &opts)
+    })
+    .await?;
     let amount = super::pairing::amount;
     let games: Vec<Value> = report
         .boards
@@ -675,7 +700,7 @@ async fn round_unpair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let o: UnpairOptions = options(&p, 2)?;
     let force = o.force.unwrap_or(false);
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.unpair_round(round, force)?, ()))
     })
     .await?;
@@ -739,7 +764,7 @@ async fn round_set_games(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     if byes.len() > 10_000 {
         return Err(RpcError::invalid_params("options.byes: too many players"));
     }
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let mut list = Vec::with_capacity(games.len());
         for (k, g) in games.iter().enumerate() {
             let mut game = manual_game(t, round, g)?;
@@ -760,7 +785,7 @@ async fn round_add_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let g: GameIn = p.get(2, "game")?;
     let o: Guard = options(&p, 3)?;
-    let (game, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let (game, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let game = manual_game(t, round, &g)?;
         let ev = t.add_game(round, game)?;
         let added = match ev.first() {
@@ -778,7 +803,7 @@ async fn round_remove_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let table: u32 = p.get(2, "table")?;
     let o: Guard = options(&p, 3)?;
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.remove_game(round, table)?, ()))
     })
     .await?;
@@ -791,7 +816,7 @@ async fn round_swap(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let a: PlayerId = p.get(2, "player_a")?;
     let b: PlayerId = p.get(3, "player_b")?;
     let o: Guard = options(&p, 4)?;
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.swap_players(round, a, b)?, ()))
     })
     .await?;
@@ -811,7 +836,7 @@ async fn round_publish(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let o: PublishOptions = options(&p, 2)?;
     let published = o.published.unwrap_or(true);
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.publish_round(round, published)?, ()))
     })
     .await?;
@@ -935,7 +960,7 @@ async fn result_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         record,
         strict: o.strict.unwrap_or(false),
     };
-    let (warnings, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let (warnings, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         t.set_result(round, table, input.clone())
     })
     .await?;

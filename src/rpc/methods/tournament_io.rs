@@ -213,11 +213,13 @@ async fn import(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         *director_token_sha256 = Some(hashed);
     }
     let revision = events.len();
+    let creator = crate::rpc::auth::Creator::of(&ctx, p.caller());
     let id = ctx
         .tournaments
-        .create(events)
+        .create_owned(events, creator.owner())
         .await
-        .map_err(registry_error)?;
+        .map_err(registry_error)?
+        .ok_or_else(|| creator.over_quota())?;
     Ok(json!({
         "id": id,
         "revision": revision,
