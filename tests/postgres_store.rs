@@ -516,6 +516,35 @@ async fn a_store_hears_only_of_the_tournaments_it_follows() {
     );
 }
 
+/// Waits until `n` sessions of `url`'s database wait for a lock, looking every 10 ms for at
+/// most 60 s. (From a connection of its own: in a transaction `pg_stat_activity` is read once.)
+async fn lock_waiters(url: &str, n: i64) {
+    let (c, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let limit = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let waiting: i64 = c
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        if waiting >= n {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < limit,
+            "{waiting} sessions wait for a lock after 60 s, not {n}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// An append racing a read that signs the store up: either the read sees the append's
 /// events, or the append notifies the store. A third connection holds the tournament's row
 /// lock while both queue behind it, in each order in turn.
@@ -549,17 +578,18 @@ async fn an_append_racing_a_sign_up_is_read_or_heard() {
             let writer = Arc::clone(&writer);
             async move { writer.append(t, 1, vec![ev("x", 1)]).await.unwrap() }
         };
-        // The second waits behind the first for the row's lock.
+        // The second waits behind the first for the row's lock: each is started once the one
+        // before it waits there.
         let (read, append) = if read_first {
             let read = tokio::spawn(read);
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            lock_waiters(&url, 1).await;
             (read, tokio::spawn(append))
         } else {
             let append = tokio::spawn(append);
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            lock_waiters(&url, 1).await;
             (tokio::spawn(read), append)
         };
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        lock_waiters(&url, 2).await;
         holder.batch_execute("COMMIT").await.unwrap();
         append.await.unwrap();
         let seen = read.await.unwrap();
@@ -596,7 +626,8 @@ async fn listeners_that_are_gone_are_removed_from_the_watchers() {
     reader.close().await.unwrap();
     drop(reader);
     let mut gone = false;
-    for _ in 0..200 {
+    // Up to 60 s: a bound only a hang reaches.
+    for _ in 0..2400 {
         if watchers(&url, &[t]).await.1.len() == 1 {
             gone = true;
             break;
@@ -652,13 +683,17 @@ async fn after_a_postgres_restart_a_store_follows_again_what_it_reads() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let mut resynced = false;
-    while let Ok(change) = tokio::time::timeout(Duration::from_millis(500), feed.recv()).await {
-        // Creations of the probes may still arrive; then the resync.
-        let change = change.unwrap();
-        resynced |= change.is_resync();
+    // Creations of the probes may still arrive; then the resync.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("the feed told its followers to check everything within 60 s")
+            .unwrap();
+        if change.is_resync() {
+            break;
+        }
     }
-    assert!(resynced, "the feed told its followers to check everything");
     // Reading t again signs the new channel up (the old one went with its connection).
     store.load_since(t, 1).await.unwrap().unwrap();
     let mut written = false;

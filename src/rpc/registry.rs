@@ -1105,8 +1105,19 @@ mod tests {
     async fn with_no_subscriber_another_daemons_change_is_read_on_the_next_use_only() {
         let (_dir, store, registry, id) = written_elsewhere().await;
         other_daemon_checks_out(&store, id).await;
-        // The follower takes the change without reading anything.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The follower notes the change (head 3) without reading anything.
+        let noted = || {
+            let map = registry.tournaments.read().unwrap();
+            map.get(&id)
+                .is_some_and(|e| e.heard.load(Ordering::Acquire) >= 3)
+        };
+        for _ in 0..6000 {
+            if noted() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(noted(), "the follower did not note the change in 60 s");
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 0);
         // The next read reads the tail once and sees the other daemon's checkout.
         let (out, seq) = registry
