@@ -1,0 +1,6 @@
+//! Integration tests: server.
+
+mod auth;
+mod connections;
+mod cross_site;
+mod slow_clients;
