@@ -10,6 +10,7 @@ mod postgres_common;
 
 mod aga;
 mod clients;
+mod docs;
 mod limits;
 mod pairing;
 mod postgres;

@@ -373,7 +373,9 @@ async fn a_director_with_auth_on_acts_through_the_page_and_the_public_page_follo
     let paired = rpc_as(&c, &server, &dt, "tournament.round.pair", json!([id, 1])).await;
     rpc_as(&c, &server, &dt, "tournament.round.publish", json!([id, 1])).await;
     let table = paired["games"][0]["table"].as_u64().unwrap();
-    let ready = "return document.body.getAttribute('data-js') === 'ready' && document.body.getAttribute('data-live-state') === 'open';";
+    // Ready: the script ran, the live stream is open, and no re-read of the page (a director's
+    // view fetched at load) is under way to replace what the next click aims at.
+    let ready = "return document.body.getAttribute('data-js') === 'ready' && document.body.getAttribute('data-live-state') === 'open' && document.getElementById('fragment').getAttribute('aria-busy') !== 'true';";
     let (cr, sr) = (&c, &server);
     let revision =
         move || async move { rpc(cr, sr, "tournament.get", json!([id])).await["revision"].clone() };
@@ -450,7 +452,9 @@ async fn a_director_with_auth_on_acts_through_the_page_and_the_public_page_follo
     b.click("#director-form button[type=submit]").await;
     assert!(
         b.wait_for(
-            "return document.body.classList.contains('director') && document.getElementById('status').textContent === 'Director mode is on';",
+            // Entering the mode re-reads the page for the director: wait until it is read,
+            // or the next click may land on an element about to be replaced.
+            "return document.body.classList.contains('director') && document.getElementById('status').textContent === 'Director mode is on' && document.getElementById('fragment').getAttribute('aria-busy') !== 'true';",
             LIMIT
         )
         .await,
@@ -470,7 +474,7 @@ async fn a_director_with_auth_on_acts_through_the_page_and_the_public_page_follo
             "{code} reached the server"
         );
         let cell = format!(
-            "var r = document.querySelector('tr[data-table=\"{table}\"] td.result'); return !!r && r.textContent === '{shown}';"
+            "var r = document.querySelector('tr[data-table=\"{table}\"] td.result'); return !!r && r.textContent === '{shown}' && document.getElementById('fragment').getAttribute('aria-busy') !== 'true';"
         );
         assert!(
             b.wait_for(&cell, LIMIT).await,
