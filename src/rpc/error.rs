@@ -14,6 +14,8 @@ pub mod codes {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// The call ran past `request_budget_ms` (see [`crate::budget`]).
     pub const OVER_BUDGET: i32 = -32012;
+    /// The reply would pass `max_reply_bytes`.
+    pub const REPLY_TOO_BIG: i32 = -32013;
 }
 
 /// Longest error message sent: messages quote client input (names, values, parser context),
@@ -84,6 +86,16 @@ impl RpcError {
         Self::new(
             codes::OVER_BUDGET,
             format!("request exceeded its time budget of {ms} ms"),
+        )
+    }
+}
+
+impl RpcError {
+    /// An answer bigger than `max_reply_bytes` (`limit`): said instead of a cut reply.
+    pub fn reply_too_big(limit: usize) -> Self {
+        Self::new(
+            codes::REPLY_TOO_BIG,
+            format!("the reply exceeds max_reply_bytes ({limit} bytes)"),
         )
     }
 }
