@@ -375,3 +375,80 @@ async fn a_reply_over_max_reply_bytes_is_an_error_naming_it_on_every_wire() {
     );
     server.stop().await;
 }
+
+/// A batch keeps its turn between its heavy calls, but not while it waits on a tournament's
+/// lock: that lock's holder may be waiting for the turn. Here, with one turn and no budget
+/// (nothing would ever time out), batch A takes the turn for a parse, then reads tournament
+/// X, whose big checkout (call B) holds X's lock while it waits for a turn. Had A kept its
+/// turn, neither could go on.
+#[tokio::test]
+async fn a_batch_gives_its_turn_back_before_waiting_on_a_tournament() {
+    let server = Server::start_with(Config {
+        request_budget_ms: 0,
+        ..one_turn()
+    })
+    .await;
+    // Over 512 players: X's first checkout pairs them on the blocking pool, with a turn.
+    let players: Vec<u32> = (1..=600).collect();
+    let x = server
+        .ok("matchmaker.create_tournament", json!([players]))
+        .await;
+    // The turn is held by a big reply nobody reads yet.
+    let mut holder = small_reader(&server).await;
+    let body = json_call("sgf.parse", json!([big_record(BIG)]));
+    holder
+        .write_all(&http_post("/jsonrpc", "application/json", &body))
+        .await
+        .unwrap();
+    let len = reply_head(&mut holder).await;
+    // A: a marker tournament (2), a parse that waits for the turn, then a read of X.
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "matchmaker.create_tournament", "params": [[1, 2]]},
+        {"jsonrpc": "2.0", "id": 2, "method": "sgf.parse", "params": ["(;B[aa])"]},
+        {"jsonrpc": "2.0", "id": 3, "method": "matchmaker.round", "params": [x]},
+    ]);
+    let url = server.url("/jsonrpc");
+    let a = tokio::spawn(async move {
+        let reply = common::client().post(url).json(&batch).send().await?;
+        reply.json::<Value>().await
+    });
+    let mut started = false;
+    for _ in 0..600 {
+        if server.call("matchmaker.round", json!([2])).await.is_ok() {
+            started = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(started, "the batch did not start");
+    // Give A's parse the time to queue for the turn first (only how often this test would
+    // catch a batch that kept its turn depends on it).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let url = server.url("/jsonrpc");
+    let b = tokio::spawn(async move {
+        common::rpc::jsonrpc(
+            &common::client(),
+            &url,
+            "matchmaker.checkout_match",
+            json!([x]),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The turn comes back; both calls end.
+    let mut rest = vec![0u8; len];
+    holder.read_exact(&mut rest).await.unwrap();
+    let a = tokio::time::timeout(Duration::from_secs(60), a)
+        .await
+        .expect("the batch and the checkout waited on each other")
+        .unwrap()
+        .unwrap();
+    assert!(a[1]["result"].is_object(), "{a}");
+    assert!(a[2]["result"].is_u64(), "{a}");
+    let b = tokio::time::timeout(Duration::from_secs(60), b)
+        .await
+        .expect("the checkout did not end")
+        .unwrap();
+    assert!(b["result"].is_array(), "{b}");
+    server.stop().await;
+}

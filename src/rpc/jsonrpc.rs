@@ -257,7 +257,17 @@ where
                         inline.push(inline_call(method, req));
                         continue;
                     }
-                    None => our_reply_cap(self.inner.call(req).await, self.limit),
+                    None => {
+                        // Only the table's heavy methods (which take no lock) keep the
+                        // batch's turn; any other call may wait on a tournament's lock.
+                        let heavy = super::lookup(req.method_name()).is_some_and(|m| {
+                            matches!(m.handler, Handler::Blocking(_) | Handler::Encoded(_))
+                        });
+                        if !heavy {
+                            super::turn::give_back();
+                        }
+                        our_reply_cap(self.inner.call(req).await, self.limit)
+                    }
                 },
                 Ok(BatchEntry::Notification(n)) => {
                     // jsonrpsee runs no method for a notification, and answers nothing.

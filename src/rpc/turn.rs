@@ -7,6 +7,10 @@
 //! ([`holding_turn`]: a `system.multicall`'s or a JSON-RPC batch's later heavy calls reuse it
 //! rather than take a second one), handed with the reply to the connection's [`Outbox`], and
 //! given back when the connection has written that many more bytes, or is gone.
+//!
+//! A turn sitting in a request must never wait on a tournament's lock, whose holder may be
+//! waiting for a turn: multicalls and batches [`give_back`] theirs before a call that may take
+//! one, and a handler calls `off_workers` after its last lock wait (the views, the import).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -46,6 +50,14 @@ pub(super) fn reuse() -> Option<OwnedSemaphorePermit> {
         .try_with(|t| t.borrow_mut().take())
         .ok()
         .flatten()
+}
+
+/// Gives back the turn the current request holds between its calls, before a call that may
+/// wait on a tournament's lock (an `Async` handler): the lock's holder may be waiting for a
+/// turn, and with the last one sitting idle here neither would move (for ever, with no
+/// budget). A multicall's or a batch's answers so far then go out without a turn.
+pub fn give_back() {
+    drop(reuse());
 }
 
 /// Keeps `turn` for the current request until its reply is sent; outside a request (tests,
