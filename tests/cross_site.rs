@@ -446,3 +446,32 @@ async fn every_kind_of_answer_says_nosniff() {
     );
     server.stop().await;
 }
+
+/// A daemon that does not check `Host` says so under `/health`'s status (and logs it at
+/// start); one that does says only its status.
+#[tokio::test]
+async fn health_says_when_hosts_are_not_checked() {
+    let health = |server: &Server| {
+        let url = server.url("/health");
+        async move {
+            let resp = client().get(url).send().await.unwrap();
+            assert_eq!(resp.status().as_u16(), 200);
+            resp.text().await.unwrap()
+        }
+    };
+    let open = Server::start_with(Config {
+        allowed_hosts: vec!["*".into()],
+        ..Config::default()
+    })
+    .await;
+    let text = health(&open).await;
+    assert!(
+        text.starts_with("ok\nwarning: listening on 127.0.0.1 without host checking"),
+        "{text}"
+    );
+    assert!(text.contains("(set allowed_hosts)"), "{text}");
+    open.stop().await;
+    let checked = Server::start().await;
+    assert_eq!(health(&checked).await, "ok\n");
+    checked.stop().await;
+}

@@ -228,6 +228,23 @@ async fn a_heavy_calls_turn_is_held_until_its_reply_is_read() {
     server.stop().await;
 }
 
+/// Reads `s` 1 KiB every 100 ms (10 KiB/s however fast the machine, and never a pause as long
+/// as the write timeout, 600 s here, which is not what cuts it off) until the daemon closes
+/// it: the bytes read, or a failure if it is still open after 1,200 reads.
+async fn trickle(s: &mut TcpStream) -> usize {
+    let mut got = 0usize;
+    let mut buf = [0u8; 1024];
+    for _ in 0..1200 {
+        match tokio::time::timeout(Duration::from_secs(60), s.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return got,
+            Ok(Ok(n)) => got += n,
+            Err(_) => panic!("the daemon neither sent nor closed for 60 s"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("a client reading 10 KiB/s was not cut off (read {got} bytes)");
+}
+
 #[tokio::test]
 async fn a_client_that_reads_too_slowly_is_cut_off_and_its_turn_given_back() {
     let server = Server::start_with(Config {
@@ -238,32 +255,21 @@ async fn a_client_that_reads_too_slowly_is_cut_off_and_its_turn_given_back() {
     .await;
     let record = big_record(BIG);
     let body = json_call("sgf.parse", json!([record]));
-    // 1 KiB every 100 ms: 10 KiB/s however fast the machine, and never a pause as long as
-    // the write timeout (600 s here), which is not what cuts it off.
+    // Over HTTP.
     let mut slow = small_reader(&server).await;
     slow.write_all(&http_post("/jsonrpc", "application/json", &body))
         .await
         .unwrap();
-    let mut got = 0usize;
-    let mut closed = false;
-    let mut buf = [0u8; 1024];
-    for _ in 0..1200 {
-        match tokio::time::timeout(Duration::from_secs(60), slow.read(&mut buf)).await {
-            Ok(Ok(0)) | Ok(Err(_)) => {
-                closed = true;
-                break;
-            }
-            Ok(Ok(n)) => got += n,
-            Err(_) => panic!("the daemon neither sent nor closed for 60 s"),
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(
-        closed,
-        "a client reading 10 KiB/s was not cut off (read {got} bytes)"
-    );
+    let got = trickle(&mut slow).await;
     assert!(got < BIG, "the whole reply was sent");
     // Its reply is gone, and with it the turn.
+    let free = small_parse(&server).await;
+    assert!(free["result"].is_object(), "{free}");
+    // Over WebSocket: the session ends, and its turn comes back.
+    let mut ws = ws_session(&server).await;
+    ws_send(&mut ws, &body).await;
+    let got = trickle(&mut ws).await;
+    assert!(got < BIG, "the whole message was sent");
     let free = small_parse(&server).await;
     assert!(free["result"].is_object(), "{free}");
     // A client that reads at once gets the whole reply under the same minimum.
