@@ -7,7 +7,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -34,6 +34,10 @@ pub struct WriteDeadline<T> {
     _held: Option<Box<dyn Send + Sync>>,
     /// Set once the peer was cut off: reads fail too, so a WebSocket session ends.
     cut: Option<io::ErrorKind>,
+    /// The task waiting to read, woken when the peer is cut off: after a WebSocket upgrade
+    /// reads and writes are separate tasks, and a session whose writes failed ends only when
+    /// its reader sees the cut (a peer that sends nothing would never wake it).
+    reader: Option<Waker>,
 }
 
 /// A socket that can be made to reset rather than drain when it is closed.
@@ -59,6 +63,7 @@ impl<T> WriteDeadline<T> {
             outbox: None,
             _held: None,
             cut: None,
+            reader: None,
         }
     }
 
@@ -136,6 +141,9 @@ impl<T: Abort> WriteDeadline<T> {
             metrics::counter!("goswiss_connections_cut_total", "reason" => reason).increment(1);
         }
         self.cut = Some(e.kind());
+        if let Some(reader) = self.reader.take() {
+            reader.wake();
+        }
         e
     }
 
@@ -285,7 +293,11 @@ impl<T: AsyncRead + Unpin> AsyncRead for WriteDeadline<T> {
         if let Some(e) = self.was_cut() {
             return Poll::Ready(Err(e));
         }
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+        let read = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if read.is_pending() && !self.reader.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            self.reader = Some(cx.waker().clone());
+        }
+        read
     }
 }
 
@@ -530,5 +542,30 @@ mod rate_tests {
         assert_eq!(turns.available_permits(), 1);
         drop(io);
         assert_eq!(reader.await.unwrap().unwrap(), 1 << 20);
+    }
+
+    /// After a WebSocket upgrade a session reads and writes on separate tasks: a cut-off found
+    /// by the writer must wake the reader, waiting on a peer that sends nothing, or the session
+    /// (its socket, its place and its turns) would live on.
+    #[tokio::test]
+    async fn a_cut_off_wakes_the_reader() {
+        let (near, far) = tokio::io::duplex(4096);
+        let io = WriteDeadline::new(near, Duration::from_secs(600))
+            .min_rate(64 << 10, Duration::from_millis(300));
+        let (mut r, mut w) = tokio::io::split(io);
+        // On this one-thread runtime the reader waits before the writer is cut off: the
+        // writer yields as soon as the pipe is full, long before its window ends.
+        let reading = tokio::spawn(async move {
+            let mut buf = [0u8; 16];
+            r.read(&mut buf).await
+        });
+        let e = w.write_all(&vec![7u8; 1 << 20]).await.unwrap_err();
+        assert!(e.to_string().contains("min_read_bytes_per_sec"), "{e}");
+        let read = tokio::time::timeout(Duration::from_secs(60), reading)
+            .await
+            .expect("the reader was not woken")
+            .unwrap();
+        assert!(read.is_err(), "{read:?}");
+        drop(far);
     }
 }
