@@ -294,7 +294,12 @@ impl<T: AsyncRead + Unpin> AsyncRead for WriteDeadline<T> {
             return Poll::Ready(Err(e));
         }
         let read = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if read.is_pending() && !self.reader.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+        if read.is_pending()
+            && !self
+                .reader
+                .as_ref()
+                .is_some_and(|w| w.will_wake(cx.waker()))
+        {
             self.reader = Some(cx.waker().clone());
         }
         read
