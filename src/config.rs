@@ -27,8 +27,8 @@ pub struct Config {
     pub json_logs: bool,
     /// Largest request body accepted, in bytes, on both protocols.
     pub max_body_bytes: u32,
-    /// Most connections at once: open HTTP connections (the daemon stops accepting until one
-    /// closes) and, separately, JSON-RPC WebSocket sessions.
+    /// Most connections at once, WebSocket sessions included (the daemon stops accepting until
+    /// one closes); jsonrpsee also caps its sessions and in-flight calls at it.
     pub max_connections: u32,
     /// Seconds a connection may take to send a complete request head — a new connection, or a
     /// keep-alive one between requests — before it is closed (slow or idle clients cannot
@@ -40,8 +40,23 @@ pub struct Config {
     /// Seconds a client may go without reading any of a reply (or a WebSocket message) before
     /// its connection is closed.
     pub write_timeout_secs: u64,
-    /// Most open HTTP connections from one client address; 0: no limit beyond
+    /// Bytes per second a client must read a reply at, averaged over `min_read_window_secs`
+    /// of the daemon waiting on it (a reply that fits the socket buffers is never measured);
+    /// a slower reader's connection is closed and its reply freed. 0: no minimum.
+    pub min_read_bytes_per_sec: u64,
+    /// Seconds of waiting on a client's reads over which `min_read_bytes_per_sec` is averaged.
+    pub min_read_window_secs: u64,
+    /// Largest reply to one request, in bytes (a JSON-RPC batch's reply as a whole): a bigger
+    /// answer is error -32013 naming the limit instead, and its writing stops there. 0: no
+    /// limit.
+    pub max_reply_bytes: u64,
+    /// Most connections still sending a request (its head, including idle keep-alive
+    /// connections waiting for their next one, or its body); when a new connection would pass
+    /// it, the one that has been at it longest is closed. 0: three quarters of
     /// `max_connections`.
+    pub max_reading_connections: u32,
+    /// Most open connections (WebSocket sessions included) from one client address; 0: no
+    /// limit beyond `max_connections`.
     pub max_connections_per_ip: u32,
     /// Seconds between WebSocket pings; a session that answers none for two intervals is
     /// closed. 0: no pings.
@@ -143,6 +158,22 @@ impl Config {
         }
     }
 
+    /// `max_reply_bytes` as a limit; `None` when there is none.
+    pub fn reply_limit(&self) -> Option<usize> {
+        (self.max_reply_bytes > 0)
+            .then(|| usize::try_from(self.max_reply_bytes).unwrap_or(usize::MAX))
+    }
+
+    /// `max_reading_connections` for a daemon of `max_connections` connections: three
+    /// quarters of them when 0, never more than all of them.
+    pub fn reading_connections(&self, max_connections: u32) -> u32 {
+        match self.max_reading_connections {
+            0 => max_connections - max_connections / 4,
+            n => n.min(max_connections),
+        }
+        .max(1)
+    }
+
     /// `worker_threads` as a count: the CPUs when 0.
     pub fn worker_threads(&self) -> usize {
         match self.worker_threads {
@@ -168,6 +199,10 @@ impl Default for Config {
             header_timeout_secs: 30,
             body_timeout_secs: 30,
             write_timeout_secs: 30,
+            min_read_bytes_per_sec: 32 * 1024,
+            min_read_window_secs: 10,
+            max_reply_bytes: 64 * 1024 * 1024,
+            max_reading_connections: 0,
             max_connections_per_ip: 1024,
             ws_ping_secs: 30,
             allowed_hosts: Vec::new(),
@@ -232,6 +267,22 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "write_timeout_secs",
         "seconds a client may read nothing of a reply (30)",
+    ),
+    (
+        "min_read_bytes_per_sec",
+        "bytes/s a client must read a big reply at, or be cut off (32768; 0 off)",
+    ),
+    (
+        "min_read_window_secs",
+        "seconds of waiting on a reader that min_read_bytes_per_sec is averaged over (10)",
+    ),
+    (
+        "max_reply_bytes",
+        "largest reply to one request in bytes (67108864; 0 no limit); more is -32013",
+    ),
+    (
+        "max_reading_connections",
+        "connections still sending a request; past it the oldest is closed (0: 3/4 of max_connections)",
     ),
     (
         "max_connections_per_ip",

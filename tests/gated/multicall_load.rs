@@ -17,6 +17,7 @@ use common::{Server, big_position, serial, until};
 use goswiss::budget::Gate;
 use goswiss::config::Config;
 use serde_json::{Value, json};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
@@ -202,4 +203,146 @@ async fn a_big_tournaments_pairing_takes_a_turn_too() {
             );
         }
     }
+}
+
+/// Sends `body` as a JSON-RPC POST on a plain socket, whose replies the test can look for
+/// without reading them.
+fn post_json_std(addr: std::net::SocketAddr, body: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.write_all(
+        format!(
+            "POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    s
+}
+
+/// Whether any byte of a reply has come on `s` (without reading it).
+fn replied(s: &std::net::TcpStream) -> bool {
+    s.set_nonblocking(true).unwrap();
+    let got =
+        !matches!(s.peek(&mut [0u8; 1]), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+    s.set_nonblocking(false).unwrap();
+    got
+}
+
+/// JSON-RPC batches run as a multicall does: their inline calls off the async worker, with a
+/// turn at heavy work. One worker thread serves the daemon, and the only turn is held by a
+/// big reply the test does not read yet (the turn is held until the reply is read), so both
+/// batches are provably under way (each has created its tournament) and waiting, not done,
+/// while `/health` answers. Were a batch's inline calls run on the worker, as jsonrpsee runs a
+/// batch, neither its tournament nor `/health` could be seen before its whole reply was sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn health_answers_while_batches_from_two_clients_run() {
+    let _serial = serial().await;
+    let server = Server::start_with(Config {
+        max_heavy_calls: 1,
+        request_budget_ms: 0,
+        max_body_bytes: 32 << 20,
+        write_timeout_secs: 600,
+        min_read_bytes_per_sec: 0,
+        ..Config::default()
+    })
+    .await;
+    // The turn's holder: a 12 MB reply, read only at the end.
+    let record = format!("(;C[{}])", "x".repeat(12 << 20));
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "sgf.parse", "params": [record]}).to_string();
+    drop(record);
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut holder = socket.connect(server.addr).await.unwrap();
+    holder
+        .write_all(
+            format!(
+                "POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    drop(body);
+    let mut first = [0u8; 64];
+    holder
+        .read_exact(&mut first)
+        .await
+        .expect("the big reply starts");
+
+    let batch = |n: usize| {
+        let mut calls = vec![
+            json!({"jsonrpc": "2.0", "id": 0, "method": "matchmaker.create_tournament", "params": [[1, 2]]}),
+        ];
+        calls.extend((1..=n).map(|i| {
+            json!({"jsonrpc": "2.0", "id": i, "method": "score.toggle_dead", "params": [big_position(), "aa"]})
+        }));
+        Value::Array(calls).to_string()
+    };
+    let a = post_json_std(server.addr, &batch(40));
+    let b = post_json_std(server.addr, &batch(40));
+    let c = common::client();
+    // Both batches have made their first call...
+    let mut started = false;
+    for _ in 0..600 {
+        let rounds = [
+            server.call("matchmaker.round", json!([1])).await,
+            server.call("matchmaker.round", json!([2])).await,
+        ];
+        if rounds.iter().all(Result::is_ok) {
+            started = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(started, "the batches did not start");
+    assert!(
+        !replied(&a) && !replied(&b),
+        "a batch finished on the worker"
+    );
+    // ...and wait for the turn: /health answers meanwhile.
+    let health = c.get(server.url("/health")).send().await.expect("health");
+    assert_eq!(health.status().as_u16(), 200);
+    assert!(
+        !replied(&a) && !replied(&b),
+        "a batch finished before /health answered"
+    );
+
+    // The big reply read, the batches take the turn in turn and answer whole, in order.
+    let mut rest = Vec::new();
+    holder.read_to_end(&mut rest).await.unwrap();
+    for (name, s) in [("a", a), ("b", b)] {
+        let reply = tokio::task::spawn_blocking(move || {
+            use std::io::Read;
+            let mut s = s;
+            s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).map(|_| out)
+        })
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("batch {name}: {e}"));
+        assert!(
+            reply.starts_with("HTTP/1.1 200"),
+            "{}",
+            &reply[..reply.len().min(300)]
+        );
+        let body = reply.split("\r\n\r\n").nth(1).unwrap_or("");
+        let answers: Vec<Value> = serde_json::from_str(body).expect("a JSON array");
+        assert_eq!(answers.len(), 41);
+        for (i, answer) in answers.iter().enumerate() {
+            assert_eq!(answer["id"], json!(i), "batch {name}");
+            assert!(
+                answer.get("result").is_some(),
+                "batch {name}, entry {i}: {answer}"
+            );
+        }
+        assert!(answers[1]["result"]["dead"].is_array(), "{}", answers[1]);
+    }
+    server.stop().await;
 }

@@ -283,3 +283,130 @@ where
         }
     }
 }
+
+/// Sends `batch` over HTTP and over a WebSocket session: the two replies (`None` when there
+/// was no answer to wait for).
+async fn batch_both_ways(server: &Server, batch: &Value, answered: bool) -> (Value, Option<Value>) {
+    let http: Value = client()
+        .post(server.url("/jsonrpc"))
+        .json(batch)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    if !answered {
+        return (http, None);
+    }
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", server.addr))
+        .await
+        .unwrap();
+    ws.send(Message::text(batch.to_string())).await.unwrap();
+    let reply = tokio::time::timeout(Duration::from_secs(30), next_text(&mut ws))
+        .await
+        .expect("the batch's reply over WebSocket");
+    (http, Some(serde_json::from_str(&reply).unwrap()))
+}
+
+#[tokio::test]
+async fn batches_answer_each_entry_as_its_single_call_in_order() {
+    let server = Server::start().await;
+    let t = server
+        .ok("matchmaker.create_tournament", json!([[1, 2, 3]]))
+        .await;
+    let position = json!({"rows": ["bw.", ".bw", "..."]});
+    // Inline calls (echo, help, score.position) around heavy and stateful ones, named and
+    // positional parameters, every kind of id, errors of every kind.
+    let calls = [
+        json!({"jsonrpc": "2.0", "id": "a", "method": "system.echo", "params": [1]}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "matchmaker.round", "params": [t]}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "system.methodHelp", "params": {"method_name": "matchmaker.round"}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "nope.nothing"}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "system.echo", "params": {"nope": 1}}),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "sgf.parse", "params": ["(;SZ[9];B[ee])"]}),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "score.position", "params": [position]}),
+        json!({"jsonrpc": "2.0", "id": null, "method": "system.echo", "params": [[3, {"x": 4.5}]]}),
+        json!({"jsonrpc": "2.0", "id": 9, "method": "system.multicall", "params": [[{"methodName": "system.echo", "params": [9]}]]}),
+        json!({"jsonrpc": "2.0", "id": 10, "method": "matchmaker.round"}),
+        json!({"jsonrpc": "2.0", "id": 11, "method": "system.echo"}),
+    ];
+    let mut singles = Vec::new();
+    for call in &calls {
+        singles.push(
+            client()
+                .post(server.url("/jsonrpc"))
+                .json(call)
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap(),
+        );
+    }
+    let invalid = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid request"}});
+    // Notifications (no id) get no answer; entries that are not requests get -32600.
+    let mut batch = Vec::new();
+    let mut want = Vec::new();
+    for (i, (call, single)) in calls.iter().zip(&singles).enumerate() {
+        batch.push(call.clone());
+        want.push(single.clone());
+        if i % 3 == 0 {
+            batch.push(json!({"jsonrpc": "2.0", "method": "system.echo", "params": [i]}));
+        }
+        if i == 4 {
+            batch.push(json!({"foo": "bar"}));
+            want.push(invalid.clone());
+            batch.push(json!(17));
+            want.push(invalid.clone());
+        }
+    }
+    let (http, ws) = batch_both_ways(&server, &Value::Array(batch), true).await;
+    assert_eq!(http, Value::Array(want));
+    assert_eq!(ws, Some(http));
+    // The empty batch is one invalid-request error; a batch of notifications is not answered.
+    let (http, ws) = batch_both_ways(&server, &json!([]), true).await;
+    assert_eq!(http, invalid);
+    assert_eq!(ws, Some(invalid));
+    let (http, _) = batch_both_ways(
+        &server,
+        &json!([{"jsonrpc": "2.0", "method": "system.echo", "params": [1]}]),
+        false,
+    )
+    .await;
+    assert_eq!(http, Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_batch_has_one_budget_for_all_its_calls() {
+    let server = Server::start_with(common::with_budget(1000)).await;
+    let players: Vec<Value> = (1..=10_000)
+        .map(|i| json!({"id": i, "rating": (i * 7919 % 3000) as f64}))
+        .collect();
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "system.echo", "params": ["before"]},
+        // Minutes of work: stopped at the batch's budget.
+        {"jsonrpc": "2.0", "id": 2, "method": "pairing.pair", "params": [players, null, {"window": 8}]},
+        // Each alone would be answered at once; after the batch's budget they are not started.
+        {"jsonrpc": "2.0", "id": 3, "method": "sgf.parse", "params": ["(;B[aa])"]},
+        {"jsonrpc": "2.0", "id": 4, "method": "system.echo", "params": ["after"]},
+    ]);
+    let reply: Value = client()
+        .post(server.url("/jsonrpc"))
+        .json(&batch)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let over = json!({"code": -32012, "message": "request exceeded its time budget of 1000 ms"});
+    assert_eq!(reply[0]["result"], "before", "{reply}");
+    for i in 1..4 {
+        assert_eq!(reply[i]["error"], over, "entry {i}: {}", reply[i]);
+        assert_eq!(reply[i]["id"], json!(i + 1));
+    }
+    server.stop().await;
+}

@@ -269,3 +269,209 @@ async fn echoed_client_text_is_capped() {
     assert!(body.len() < 1_000, "{} bytes", body.len());
     server.stop().await;
 }
+
+/// Every answer says `X-Content-Type-Options: nosniff`: a browser must never read a reply as
+/// anything but its declared type (an XML-RPC fault or a download sniffed as HTML would run
+/// what a client put in it). RPC on both protocols, their errors, /health, /metrics, pages,
+/// downloads, the director page, refusals of every kind, 404s, a WebSocket upgrade.
+#[tokio::test]
+async fn every_kind_of_answer_says_nosniff() {
+    let server = Server::start_with(Config {
+        max_body_bytes: 100_000,
+        body_timeout_secs: 1,
+        ..Config::default()
+    })
+    .await;
+    let c = client();
+    let rpc = |method: &str, params: serde_json::Value| {
+        let c = c.clone();
+        let url = server.url("/jsonrpc");
+        let body =
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        async move {
+            let v: serde_json::Value = c
+                .post(url)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            v["result"].clone()
+        }
+    };
+    let created = rpc(
+        "tournament.create",
+        serde_json::json!([{"name": "Open", "rounds": 2}]),
+    )
+    .await;
+    let id = created["id"].as_i64().expect("a tournament");
+    for name in ["Ann", "Bob"] {
+        rpc(
+            "tournament.player.add",
+            serde_json::json!([id, {"name": name, "first_name": "A", "rank": "1k"}]),
+        )
+        .await;
+    }
+    rpc("tournament.round.pair", serde_json::json!([id, 1])).await;
+
+    let own = format!("http://{}", server.addr);
+    let big = "x".repeat(200_000);
+    let requests: Vec<(&str, reqwest::RequestBuilder, u16)> = vec![
+        (
+            "XML-RPC",
+            c.post(server.url("/"))
+                .header("Content-Type", "text/xml")
+                .body(xml_echo()),
+            200,
+        ),
+        (
+            "XML-RPC fault",
+            c.post(server.url("/RPC2"))
+                .header("Content-Type", "text/xml")
+                .body("<nope"),
+            200,
+        ),
+        (
+            "JSON-RPC",
+            c.post(server.url("/jsonrpc"))
+                .header("Content-Type", "application/json")
+                .body(ECHO_JSON),
+            200,
+        ),
+        (
+            "JSON-RPC too big",
+            c.post(server.url("/jsonrpc"))
+                .header("Content-Type", "application/json")
+                .body(big),
+            413,
+        ),
+        (
+            "JSON-RPC not JSON",
+            c.post(server.url("/jsonrpc"))
+                .header("Content-Type", "text/plain")
+                .body("x"),
+            415,
+        ),
+        ("health", c.get(server.url("/health")), 200),
+        ("metrics", c.get(server.url("/metrics")), 200),
+        ("tournament list", c.get(server.url("/")), 200),
+        (
+            "tournament page",
+            c.get(server.url(&format!("/t/{id}"))),
+            200,
+        ),
+        (
+            "director page",
+            c.get(server.url(&format!("/t/{id}/director"))),
+            200,
+        ),
+        (
+            "download",
+            c.get(server.url(&format!("/t/{id}/export/h9"))),
+            200,
+        ),
+        (
+            "zip download",
+            c.get(server.url(&format!("/t/{id}/export/aga"))),
+            200,
+        ),
+        ("asset", c.get(server.url("/assets/site.css")), 200),
+        ("page not found", c.get(server.url("/t/999999")), 404),
+        ("not found", c.get(server.url("/nothing/here")), 404),
+        ("wrong method", c.get(server.url("/RPC2")), 405),
+        (
+            "foreign host",
+            c.post(server.url("/RPC2"))
+                .header("Host", "evil.example")
+                .body(xml_echo()),
+            421,
+        ),
+        (
+            "foreign origin",
+            c.post(server.url("/RPC2"))
+                .header("Origin", "http://evil.example")
+                .header("Content-Type", "text/xml")
+                .body(xml_echo()),
+            403,
+        ),
+        (
+            "undeclared browser body",
+            c.post(server.url("/RPC2"))
+                .header("Origin", own.as_str())
+                .body(xml_echo()),
+            415,
+        ),
+    ];
+    for (what, req, status) in requests {
+        let resp = req.send().await.unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(resp.status().as_u16(), status, "{what}");
+        assert_eq!(
+            resp.headers()
+                .get("x-content-type-options")
+                .map(|v| v.as_bytes()),
+            Some(&b"nosniff"[..]),
+            "{what}"
+        );
+    }
+    // A body that never comes: 408.
+    let mut s = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    s.write_all(b"POST /RPC2 HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/xml\r\nContent-Length: 100\r\n\r\n<")
+        .await
+        .unwrap();
+    let mut reply = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        s.read_to_end(&mut reply),
+    )
+    .await;
+    let reply = String::from_utf8_lossy(&reply).to_ascii_lowercase();
+    assert!(reply.starts_with("http/1.1 408"), "{reply}");
+    assert!(
+        reply.contains("\r\nx-content-type-options: nosniff\r\n"),
+        "{reply}"
+    );
+    // A WebSocket upgrade.
+    let (_ws, resp) = tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", server.addr))
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 101);
+    assert_eq!(
+        resp.headers()
+            .get("x-content-type-options")
+            .map(|v| v.as_bytes()),
+        Some(&b"nosniff"[..])
+    );
+    server.stop().await;
+}
+
+/// A daemon that does not check `Host` says so under `/health`'s status (and logs it at
+/// start); one that does says only its status.
+#[tokio::test]
+async fn health_says_when_hosts_are_not_checked() {
+    let health = |server: &Server| {
+        let url = server.url("/health");
+        async move {
+            let resp = client().get(url).send().await.unwrap();
+            assert_eq!(resp.status().as_u16(), 200);
+            resp.text().await.unwrap()
+        }
+    };
+    let open = Server::start_with(Config {
+        allowed_hosts: vec!["*".into()],
+        ..Config::default()
+    })
+    .await;
+    let text = health(&open).await;
+    assert!(
+        text.starts_with("ok\nwarning: listening on 127.0.0.1 without host checking"),
+        "{text}"
+    );
+    assert!(text.contains("(set allowed_hosts)"), "{text}");
+    open.stop().await;
+    let checked = Server::start().await;
+    assert_eq!(health(&checked).await, "ok\n");
+    checked.stop().await;
+}

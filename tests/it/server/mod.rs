@@ -3,4 +3,5 @@
 mod auth;
 mod connections;
 mod cross_site;
+mod replies;
 mod slow_clients;

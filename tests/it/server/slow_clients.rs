@@ -268,3 +268,138 @@ async fn max_connections_fits_a_low_file_limit() {
         "accept failed"
     );
 }
+
+/// A connection from the loopback address `ip` (127.0.0.0/8 is all this machine's), so that
+/// one test can be several clients.
+async fn connect_from(ip: &str, server: &Server) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket
+        .bind(format!("{ip}:0").parse().unwrap())
+        .unwrap_or_else(|e| panic!("bind {ip}: {e}"));
+    socket.connect(server.addr).await.unwrap()
+}
+
+/// Whether `s` answers an echo call (within 30 s, or before it is closed).
+async fn echoes(s: &mut TcpStream) -> bool {
+    let _ = s.write_all(&echo_request()).await;
+    let mut buf = [0u8; 4096];
+    matches!(
+        tokio::time::timeout(Duration::from_secs(30), s.read(&mut buf)).await,
+        Ok(Ok(n)) if String::from_utf8_lossy(&buf[..n]).contains("[17,42]")
+    )
+}
+
+/// Whether an echo call on a new connection from `ip` is answered.
+async fn echo_from(ip: &str, server: &Server) -> bool {
+    echoes(&mut connect_from(ip, server).await).await
+}
+
+#[tokio::test]
+async fn websocket_sessions_count_against_the_per_address_limit() {
+    let server = Server::start_with(Config {
+        max_connections_per_ip: 3,
+        ..Config::default()
+    })
+    .await;
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", server.addr))
+            .await
+            .expect("a session under the limit");
+        use futures::SinkExt;
+        ws.send(tokio_tungstenite::tungstenite::Message::text(ECHO))
+            .await
+            .unwrap();
+        let reply = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("a reply")
+            .expect("open")
+            .unwrap();
+        assert!(reply.to_string().contains("[17,42]"), "{reply}");
+        sessions.push(ws);
+    }
+    // The address's three sessions are its three connections: a fourth (HTTP or WebSocket)
+    // is closed at once.
+    let mut fourth = connect_from("127.0.0.1", &server).await;
+    let _ = fourth.write_all(&echo_request()).await;
+    let (reply, closed) = read_until_closed(&mut fourth, Duration::from_secs(10)).await;
+    assert!(
+        closed && reply.is_empty(),
+        "a fourth connection was served: {:?}",
+        String::from_utf8_lossy(&reply)
+    );
+    assert!(
+        tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", server.addr))
+            .await
+            .is_err(),
+        "a fourth session was opened"
+    );
+    // Other addresses are served.
+    assert!(echo_from("127.0.0.2", &server).await);
+    // A session that ends gives its place back.
+    drop(sessions.pop());
+    let mut served = false;
+    for _ in 0..50 {
+        if echo_from("127.0.0.1", &server).await {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(served, "no place came back after a session ended");
+    server.stop().await;
+}
+
+/// A request head and the first byte of a 1000-byte body, the rest held back.
+const SLOW_BODY: &[u8] =
+    b"POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+                           Content-Length: 1000\r\n\r\n{";
+
+#[tokio::test]
+async fn slow_senders_from_a_few_addresses_cannot_take_every_connection() {
+    // Five addresses with four slow bodies each could hold all 20 connections; at most 10
+    // may be sending a request, the oldest of them shed past that.
+    let server = Server::start_with(Config {
+        max_connections: 20,
+        max_connections_per_ip: 4,
+        max_reading_connections: 10,
+        header_timeout_secs: 600,
+        body_timeout_secs: 600,
+        ..Config::default()
+    })
+    .await;
+    let mut slow = Vec::new();
+    for a in 2..=6 {
+        for _ in 0..4 {
+            let mut s = connect_from(&format!("127.0.0.{a}"), &server).await;
+            s.write_all(SLOW_BODY).await.unwrap();
+            slow.push(s);
+        }
+    }
+    // A seventh address is served...
+    assert!(
+        echo_from("127.0.0.7", &server).await,
+        "slow senders took every connection"
+    );
+    // ...the slow senders that had been at it longest were closed...
+    let (_, closed) = read_until_closed(&mut slow[0], Duration::from_secs(20)).await;
+    assert!(closed, "the oldest slow sender is still connected");
+    // ...and the latest is still there: given the rest of its body, it is answered.
+    let mut last = slow.pop().unwrap();
+    let rest = format!(
+        "{:<999}",
+        r#""jsonrpc":"2.0","id":1,"method":"system.echo","params":[[17,42]]}"#
+    );
+    last.write_all(rest.as_bytes()).await.unwrap();
+    let mut buf = [0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(30), last.read(&mut buf))
+        .await
+        .expect("an answer")
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&buf[..n]).contains("[17,42]"),
+        "{:?}",
+        String::from_utf8_lossy(&buf[..n])
+    );
+    server.stop().await;
+}
