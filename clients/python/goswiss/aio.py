@@ -29,7 +29,7 @@ import asyncio
 import itertools
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final
@@ -40,7 +40,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from ._generated import AsyncMethods
 from .errors import ConnectionLost, Fault, NoSuchTournament, TransportError, fault_for
 
-__all__ = ["AsyncClient", "TournamentEvent", "STANDINGS_KINDS"]
+__all__ = ["AsyncClient", "STANDINGS_KINDS", "Subscription", "TournamentEvent"]
 
 # Event kinds after which standings may differ (as the server's `standings_changed`).
 STANDINGS_KINDS: Final = frozenset(
@@ -60,6 +60,16 @@ STANDINGS_KINDS: Final = frozenset(
     }
 )
 
+# The stored outcome -> the result code a live notification shows.
+_OUTCOMES: Final = {
+    "unknown": "?",
+    "white_wins": "W+",
+    "black_wins": "B+",
+    "jigo": "jigo",
+    "both_win": "both_win",
+    "both_lose": "both_lose",
+}
+
 # Revisions after the last one, for reading the current revision without reading events.
 _NO_EVENTS: Final = 2**62
 
@@ -69,9 +79,9 @@ class TournamentEvent:
     """One change of a tournament.
 
     `revision` is the tournament's revision after it (None only on a `deleted` from a
-    server that does not number it). Live events carry the notification's fields (`table`,
-    `result`, `published`); events read back after a reconnect (`caught_up` True) carry the
-    whole stored `event` instead.
+    server that does not number it). Events read back from the log (`caught_up` True: after
+    a reconnect, a lag, or from `since_revision`) have the same fields as live ones and also
+    the whole stored `event`.
     """
 
     tournament_id: int
@@ -102,13 +112,20 @@ class TournamentEvent:
     def from_log(tid: int, e: dict[str, Any]) -> TournamentEvent:
         kind = str(e.get("kind", ""))
         payload = e.get("event")
+        p: dict[str, Any] = payload if isinstance(payload, dict) else {}
+        result = None
+        if kind == "result_set" and isinstance(p.get("outcome"), str):
+            result = _OUTCOMES.get(p["outcome"], "?") + ("!" if p.get("forfeit") else "")
         return TournamentEvent(
             tournament_id=tid,
             kind=kind,
             revision=_int(e.get("revision")),
             round=_int(e.get("round")),
             standings_changed=kind in STANDINGS_KINDS,
-            event=payload if isinstance(payload, dict) else None,
+            table=_int(p.get("table")) if kind == "result_set" else None,
+            result=result,
+            published=p["published"] if isinstance(p.get("published"), bool) else None,
+            event=p or None,
             caught_up=True,
         )
 
@@ -317,86 +334,144 @@ class AsyncClient(AsyncMethods):
         delay = min(high, low * (2 ** min(attempt - 1, 30)))
         await asyncio.sleep(delay * (0.5 + random.random() / 2))
 
-    async def subscribe(
-        self, tournament_id: int, since_revision: int | None = None
-    ) -> AsyncIterator[TournamentEvent]:
-        """Every change of the tournament after `since_revision` (default: from now), each
-        once, in order, across reconnects; ends after its `deleted` event.
+    def subscribe(self, tournament_id: int, since_revision: int | None = None) -> Subscription:
+        """Every change of the tournament after `since_revision` (default: the revision when
+        the subscription starts), each once, in order, across reconnects; ends after its
+        `deleted` event.
 
-        Raises `NoSuchTournament` if the tournament is not there when first subscribing.
+        `async for event in client.subscribe(tid)` starts it at the first iteration;
+        `sub = await client.subscribe(tid)` starts it at once (so that changes made right
+        after are sure to be seen). Either raises `NoSuchTournament` if the tournament is not
+        there when first subscribing.
         """
-        last = since_revision
-        attempt = 0
-        first = True
-        while True:
-            queue: asyncio.Queue[Any] = asyncio.Queue()
-            sub_id: object = None
-            conn: _Connection | None = None
-            try:
-                conn = await self._connection()
-                sub_id = await asyncio.wait_for(
-                    conn.call("tournament.subscribe", [tournament_id], queue), self.timeout
-                )
-                attempt = 0
-                # Subscribed before reading the log, so nothing falls between the two.
-                if last is None:
-                    page = await self.tournament_events(tournament_id, _NO_EVENTS)
-                    last = _int(page.get("revision")) or 0
-                else:
-                    async for e in self._catch_up(tournament_id, last):
-                        last = e.revision if e.revision is not None else last
-                        yield e
-                first = False
-                while True:
-                    item = await queue.get()
-                    if isinstance(item, _Lost):
-                        raise ConnectionLost("subscription's connection lost")
-                    if not isinstance(item, dict):
-                        continue
-                    ev = TournamentEvent.from_notification(item)
-                    if ev.kind == "lagged":
-                        async for e in self._catch_up(tournament_id, last):
-                            last = e.revision if e.revision is not None else last
-                            yield e
-                        continue
-                    if ev.kind == "deleted":
-                        yield ev
-                        return
-                    if ev.revision is None or ev.revision <= last:
-                        continue  # already read back from the log
-                    if ev.revision > last + 1:
-                        # A gap (should not happen on one connection): read what lies between.
-                        async for e in self._catch_up(tournament_id, last, ev.revision - 1):
-                            last = e.revision if e.revision is not None else last
-                            yield e
-                    last = ev.revision
-                    yield ev
-            except NoSuchTournament:
-                if first:
-                    raise
-                # Deleted while we were away: say so, as a live subscriber would have heard.
-                yield TournamentEvent(tournament_id=tournament_id, kind="deleted", revision=None)
-                return
-            except (ConnectionLost, TransportError, asyncio.TimeoutError):
-                attempt += 1
-                await self._reconnect_wait(attempt)
-            finally:
-                if conn is not None and not conn.closed and sub_id is not None:
-                    conn.subs.pop(_key(sub_id), None)
-                    try:
-                        await asyncio.wait_for(
-                            conn.call("tournament.unsubscribe", [sub_id]), self.timeout
-                        )
-                    except (Fault, TransportError, asyncio.TimeoutError):
-                        pass
+        return Subscription(self, tournament_id, since_revision)
 
-    async def _catch_up(
-        self, tid: int, after: int, until: int | None = None
-    ) -> AsyncIterator[TournamentEvent]:
-        """The stored events after revision `after` (up to `until`), page by page."""
-        last = after
-        while until is None or last < until:
-            page = await self.tournament_events(tid, last)
+
+class Subscription:
+    """A live subscription to one tournament: an async iterator of `TournamentEvent`."""
+
+    def __init__(self, client: AsyncClient, tournament_id: int, since: int | None) -> None:
+        self.client = client
+        self.tournament_id = tournament_id
+        # The last revision yielded (or, before any, the one to start after).
+        self.last = since
+        self.reconnects = 0
+        self._conn: _Connection | None = None
+        self._sub_id: object = None
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._live = False  # subscribed on the current connection
+        self._started = False
+        self._done = False
+        self._events = self._run()
+
+    def __await__(self) -> Generator[Any, None, Subscription]:
+        return self._start().__await__()
+
+    async def _start(self) -> Subscription:
+        if not self._started:
+            await self._open()
+            self._started = True
+        return self
+
+    def __aiter__(self) -> AsyncIterator[TournamentEvent]:
+        return self._events
+
+    async def __anext__(self) -> TournamentEvent:
+        return await self._events.__anext__()
+
+    async def _open(self) -> None:
+        """Subscribes on the client's connection (connecting if need be); learns the start
+        revision when none was given."""
+        c = self.client
+        self._queue = asyncio.Queue()
+        conn = await c._connection()
+        self._sub_id = await asyncio.wait_for(
+            conn.call("tournament.subscribe", [self.tournament_id], self._queue), c.timeout
+        )
+        self._conn = conn
+        self._live = True
+        # Subscribed before reading the log, so nothing falls between the two.
+        if self.last is None:
+            page = await c.tournament_events(self.tournament_id, _NO_EVENTS)
+            self.last = _int(page.get("revision")) or 0
+
+    async def _run(self) -> AsyncGenerator[TournamentEvent, None]:
+        c = self.client
+        tid = self.tournament_id
+        attempt = 0
+        try:
+            while not self._done:
+                try:
+                    if not self._started:
+                        await self._open()
+                        self._started = True
+                    elif not self._live:
+                        await self._open()
+                        self.reconnects += 1
+                    attempt = 0
+                    async for e in self._catch_up():
+                        yield e
+                    while True:
+                        item = await self._queue.get()
+                        if isinstance(item, _Lost):
+                            raise ConnectionLost("subscription's connection lost")
+                        if not isinstance(item, dict):
+                            continue
+                        ev = TournamentEvent.from_notification(item)
+                        if ev.kind == "lagged":
+                            async for e in self._catch_up():
+                                yield e
+                            continue
+                        if ev.kind == "deleted":
+                            self._done = True
+                            yield ev
+                            return
+                        last = self.last or 0
+                        if ev.revision is None or ev.revision <= last:
+                            continue  # already read back from the log
+                        if ev.revision > last + 1:
+                            # A gap (not expected on one connection): read what lies between.
+                            async for e in self._catch_up(ev.revision - 1):
+                                yield e
+                        self.last = ev.revision
+                        yield ev
+                except NoSuchTournament:
+                    if not self._started:
+                        raise
+                    # Deleted while we were away: say so, as a live subscriber would have heard.
+                    self._done = True
+                    yield TournamentEvent(tournament_id=tid, kind="deleted", revision=None)
+                    return
+                except (ConnectionLost, TransportError, asyncio.TimeoutError):
+                    self._live = False
+                    attempt += 1
+                    await c._reconnect_wait(attempt)
+        finally:
+            await self._unsubscribe()
+
+    async def _unsubscribe(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None or conn.closed or self._sub_id is None:
+            return
+        conn.subs.pop(_key(self._sub_id), None)
+        try:
+            await asyncio.wait_for(
+                conn.call("tournament.unsubscribe", [self._sub_id]), self.client.timeout
+            )
+        except (Fault, TransportError, asyncio.TimeoutError):
+            pass
+
+    async def aclose(self) -> None:
+        """Ends the subscription (also done when the `async for` loop is left by `break`
+        and the iterator is collected)."""
+        self._done = True
+        await self._events.aclose()
+
+    async def _catch_up(self, until: int | None = None) -> AsyncIterator[TournamentEvent]:
+        """The stored events after `self.last` (up to `until`), page by page."""
+        tid = self.tournament_id
+        while until is None or (self.last or 0) < until:
+            page = await self.client.tournament_events(tid, self.last or 0)
             events = page.get("events")
             if not isinstance(events, list):
                 raise TransportError(f"tournament.events: no events list in {page!r:.200}")
@@ -405,11 +480,11 @@ class AsyncClient(AsyncMethods):
                 if not isinstance(raw, dict):
                     continue
                 e = TournamentEvent.from_log(tid, raw)
-                if e.revision is None or e.revision <= last:
+                if e.revision is None or e.revision <= (self.last or 0):
                     continue
                 if until is not None and e.revision > until:
                     return
-                last = e.revision
+                self.last = e.revision
                 moved = True
                 yield e
             if not page.get("more") or not moved:
