@@ -360,6 +360,7 @@ class Subscription:
         self._sub_id: object = None
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._live = False  # subscribed on the current connection
+        self._behind = False  # the log may hold events after `last` not notified live
         self._started = False
         self._done = False
         self._events = self._run()
@@ -390,7 +391,9 @@ class Subscription:
         )
         self._conn = conn
         self._live = True
-        # Subscribed before reading the log, so nothing falls between the two.
+        # Subscribed before reading the log, so nothing falls between the two. With no
+        # revision to start after, the live notifications are all there is to read.
+        self._behind = self.last is not None
         if self.last is None:
             page = await c.tournament_events(self.tournament_id, _NO_EVENTS)
             self.last = _int(page.get("revision")) or 0
@@ -409,8 +412,10 @@ class Subscription:
                         await self._open()
                         self.reconnects += 1
                     attempt = 0
-                    async for e in self._catch_up():
-                        yield e
+                    if self._behind:
+                        async for e in self._catch_up():
+                            yield e
+                        self._behind = False
                     while True:
                         item = await self._queue.get()
                         if isinstance(item, _Lost):
