@@ -143,7 +143,7 @@ async fn python_package_installs_and_passes_pytest_and_mypy_strict() {
         tokio::process::Command::new("python3")
             .args(["-m", "mypy", "--strict", "--cache-dir"])
             .arg(tmp.path().join("mypy-cache"))
-            .args(["goswiss", "examples", "tools", "tests"])
+            .args(["goswiss", "examples", "tools", "tests", "bench"])
             .current_dir(PKG),
         Duration::from_secs(600),
     )

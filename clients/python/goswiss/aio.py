@@ -265,9 +265,12 @@ class AsyncClient(AsyncMethods):
         self.max_message_bytes = max_message_bytes
         self._conn: _Connection | None = None
         self._lock: asyncio.Lock | None = None
+        self._closed = False
+        # Connections opened so far (1 + reconnects).
         self.connects = 0
 
     async def __aenter__(self) -> AsyncClient:
+        self._closed = False
         await self._connection()
         return self
 
@@ -288,6 +291,8 @@ class AsyncClient(AsyncMethods):
             asyncio.get_running_loop().create_task(conn.close())
 
     async def close(self) -> None:
+        """Closes the connection; live subscriptions end (their loops stop)."""
+        self._closed = True
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.close()
@@ -295,6 +300,8 @@ class AsyncClient(AsyncMethods):
     async def _connection(self) -> _Connection:
         if self._conn is not None and not self._conn.closed:
             return self._conn
+        if self._closed:
+            raise TransportError(f"{self.url}: the client is closed")
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -309,7 +316,9 @@ class AsyncClient(AsyncMethods):
                         compression=None,
                         max_size=self.max_message_bytes,
                         open_timeout=self.timeout,
-                        ping_interval=None,
+                        # Pings find a connection that died without a word.
+                        ping_interval=20.0,
+                        ping_timeout=20.0,
                     ),
                     self.timeout,
                 )
@@ -449,6 +458,8 @@ class Subscription:
                     return
                 except (ConnectionLost, TransportError, asyncio.TimeoutError):
                     self._live = False
+                    if c._closed:
+                        return
                     attempt += 1
                     await c._reconnect_wait(attempt)
         finally:

@@ -189,3 +189,29 @@ def test_a_call_in_flight_when_the_connection_drops_raises_connection_lost(url: 
         await proxy.close()
 
     run(main())
+
+
+def test_closing_the_client_ends_its_subscriptions(url: str) -> None:
+    sync = Client(url)
+    tid = sync.tournament_create({"name": "Closing", "rounds": 1})["id"]
+
+    async def main() -> None:
+        c = AsyncClient(ws(url))
+        sub = await c.subscribe(tid)
+        got: list[TournamentEvent] = []
+
+        async def collect() -> None:
+            async for e in sub:
+                got.append(e)
+
+        task = asyncio.create_task(collect())
+        await asyncio.to_thread(players, sync, tid, 1)
+        await until("one event", lambda: len(got) == 1)
+        await c.close()
+        await task  # ends instead of reconnecting forever
+        assert [e.revision for e in got] == [2]
+        with pytest.raises(errors.TransportError):
+            await c.system_echo(1)
+
+    run(main())
+    sync.close()
