@@ -6,11 +6,31 @@ Do not edit: rerun the generator against the daemon (tests check it is current).
 # ruff: noqa
 from __future__ import annotations
 
-from typing import Any, Literal, Required, TypedDict, cast
+from typing import Any, Literal, Required, TypeAlias, TypedDict, cast
 
 __all__ = [
     "AsyncMethods",
+    "ClubsGroup",
+    "Criterion",
+    "HandicapPolicy",
+    "McMahon",
+    "Mode3",
+    "Overtime",
+    "OvertimeVariant0",
+    "OvertimeVariant1",
+    "OvertimeVariant2",
+    "OvertimeVariant3",
+    "PairingSettings",
+    "Player",
+    "Registration",
+    "ScoringValues",
+    "Seeding",
+    "Settings",
     "SyncMethods",
+    "System",
+    "Team",
+    "TeamBoard",
+    "TimeSystem",
 ]
 
 # Methods with a parameter or result the document types only as object/array/any.
@@ -84,6 +104,205 @@ def _trim(params: list[Any]) -> list[Any]:
     while params and params[-1] is None:
         params.pop()
     return params
+
+
+class ClubsGroup(TypedDict, total=False):
+    """A named set of clubs; club names compare case-insensitively, as OpenGotha's do."""
+
+    clubs: list[str]
+    name: str
+
+
+# A placement criterion by OpenGotha's name (any case).
+Criterion: TypeAlias = 'Literal["NULL", "CAT", "RANK", "RATING", "NBW", "MMS", "STS", "CPS", "SOSW", "SOSWM1", "SOSWM2", "SODOSW", "SOSOSW", "CUSSW", "SOSM", "SOSMM1", "SOSMM2", "SODOSM", "SOSOSM", "CUSSM", "SOSTS", "EXT", "EXR", "DC", "SDC"]'
+
+
+class HandicapPolicy(TypedDict, total=False):
+    """OpenGotha's handicap policy: pseudo-ranks (MMS-based or rank-based) capped at the
+    threshold, difference reduced by `correction` toward 0, clamped to `ceiling`.
+    """
+
+    based_on_mms: bool
+    ceiling: int
+    correction: int
+    no_handicap_threshold: int | str
+
+
+class McMahon(TypedDict, total=False):
+    """McMahon starting scores: `clamp(rank, floor, bar) − zero + correction`."""
+
+    bar: int | str
+    floor: int | str
+    zero: int | str
+
+
+# Where a drawn-up/down player should come from in its group.
+Mode3: TypeAlias = 'Literal["top", "mid", "bot"]'
+
+
+# The complementary time system after the basic time.
+Overtime: TypeAlias = 'OvertimeVariant0 | OvertimeVariant1 | OvertimeVariant2 | OvertimeVariant3'
+
+
+class PairingSettings(TypedDict, total=False):
+    """OpenGotha's pairing parameter set (the `pai…` attributes), with OpenGotha's defaults for
+    the tournament's system. Field names follow `pairing::opengotha::Params`.
+    """
+
+    additional_crit1: Criterion
+    additional_crit2: Criterion
+    avoid_dupl_game: int
+    avoid_mixing_categories: int
+    avoid_same_geo: int
+    balance_wb: int
+    compensate_dudd: bool
+    deterministic_random: bool
+    dudd_group_span: int | None
+    dudd_lower: Mode3
+    dudd_upper: Mode3
+    dudd_weight: int
+    forbidden_pairs: list[list[Any]]
+    geo_thresholds: bool
+    last_round_seed_system1: int
+    maximize_seeding: int
+    minimize_handicap: int
+    minimize_score_difference: int
+    nx1: float
+    prefer_mms_diff_club: int
+    prefer_mms_diff_country: int
+    random: int
+    se_bar_threshold_active: bool
+    se_nbwins_threshold_active: bool
+    se_rank_threshold: int | str
+    seed_system1: Seeding
+    seed_system2: Seeding
+
+
+class Player(TypedDict, total=False):
+    """Player"""
+
+    aga_expiration: str
+    aga_id: str
+    club: str
+    country: str
+    egf_pin: str
+    ffg_licence: str
+    ffg_licence_status: str
+    first_name: str
+    grade: str
+    id: int
+    mms_correction: int
+    name: str
+    rank: int | str
+    rating: int
+    rating_origin: str
+    registration: Registration
+    skip: list[int]
+    withdrawn_after: int | None
+
+
+# Registration status: preliminary players are listed but not paired.
+Registration: TypeAlias = 'Literal["preliminary", "final"]'
+
+
+class ScoringValues(TypedDict, total=False):
+    """What byes and absences are worth, in half points, and how they are counted."""
+
+    count_not_played_as_half: bool
+    mms2_absent: int
+    mms2_bye: int
+    nbw2_absent: int
+    nbw2_bye: int
+    round_down: bool
+
+
+# Seeding
+Seeding: TypeAlias = 'Literal["split_and_random", "split_and_fold", "split_and_slip"]'
+
+
+class Settings(TypedDict, total=False):
+    """Everything about a tournament that is not a player or a game."""
+
+    begin_date: str
+    board_size: int
+    categories: list[int | str]
+    clubs_groups: list[ClubsGroup]
+    director: str
+    end_date: str
+    extra: dict[str, dict[str, str]]
+    handicap: HandicapPolicy
+    handicap_komi2: int
+    internet: bool
+    komi2: int
+    location: str
+    mcmahon: McMahon
+    name: str
+    pairing: PairingSettings
+    placement: list[Criterion]
+    rounds: int
+    rules: str
+    scoring: ScoringValues
+    short_name: str
+    system: System
+    teams: list[Team]
+    time: TimeSystem
+
+
+# The pairing and placement system (OpenGotha's four; each has its own defaults).
+System: TypeAlias = 'Literal["mcmahon", "swiss", "swisscat", "cup"]'
+
+
+class Team(TypedDict, total=False):
+    """A team of a team tournament: who sits on which board in which round."""
+
+    boards: list[TeamBoard]
+    name: str
+    number: int
+
+
+class TeamBoard(TypedDict, total=False):
+    """One seat of a team: `player` on board `board` (1-based) in round `round`."""
+
+    board: int
+    player: int
+    round: int
+
+
+class TimeSystem(TypedDict, total=False):
+    """TimeSystem"""
+
+    basic_minutes: int
+    overtime: Overtime
+    text: str
+
+
+class OvertimeVariant0(TypedDict, total=False):
+    """OvertimeVariant0"""
+
+    kind: Required[Literal["sudden_death"]]
+
+
+class OvertimeVariant1(TypedDict, total=False):
+    """Japanese byo-yomi: `periods` periods of `seconds` each."""
+
+    kind: Required[Literal["byoyomi"]]
+    periods: Required[int]
+    seconds: Required[int]
+
+
+class OvertimeVariant2(TypedDict, total=False):
+    """Canadian: `stones` moves in `seconds`."""
+
+    kind: Required[Literal["canadian"]]
+    seconds: Required[int]
+    stones: Required[int]
+
+
+class OvertimeVariant3(TypedDict, total=False):
+    """Fischer: `increment` seconds added per move."""
+
+    increment: Required[int]
+    kind: Required[Literal["fischer"]]
 
 
 class SyncMethods:
@@ -240,7 +459,7 @@ class SyncMethods:
         """`tournament.archive`: Archives (read-only) or, with options {archived: false}, unarchives."""
         return cast("dict[str, Any]", self._call("tournament.archive", _trim([tournament_id, options])))
 
-    def tournament_create(self, settings: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_create(self, settings: Settings | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.create`: Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, komi2, mcmahon{bar,floor}, handicap{…}, scoring{…}, placement[…], pairing{…}, …) over OpenGotha's defaults for the system; options {seed}. → {id, revision, director_token} (keep the token: with auth on, writes need it)."""
         return cast("dict[str, Any]", self._call("tournament.create", _trim([settings, options])))
 
@@ -276,7 +495,7 @@ class SyncMethods:
         """`tournament.list`: Every tournament: {id, name, system, rounds, paired_rounds, players, archived, revision}."""
         return cast("list[Any]", self._call("tournament.list", _trim([])))
 
-    def tournament_player_add(self, tournament_id: int, player: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_player_add(self, tournament_id: int, player: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.player.add`: Registers a player {name, first_name, rank (3d / 12k or −30…8), rating, club, country, egf_pin, aga_id, mms_correction, skip[], registration} → {player_id, revision}. After round k is paired, rounds 1…k are skipped (late entry)."""
         return cast("dict[str, Any]", self._call("tournament.player.add", _trim([tournament_id, player, options])))
 
@@ -292,7 +511,7 @@ class SyncMethods:
         """`tournament.player.set_participation`: Sets the rounds a player skips (refused for a round they are paired in)."""
         return cast("dict[str, Any]", self._call("tournament.player.set_participation", _trim([tournament_id, player_id, skip, options])))
 
-    def tournament_player_update(self, tournament_id: int, player_id: int, fields: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_player_update(self, tournament_id: int, player_id: int, fields: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.player.update`: Changes a player's fields (the others are kept)."""
         return cast("dict[str, Any]", self._call("tournament.player.update", _trim([tournament_id, player_id, fields, options])))
 
@@ -340,7 +559,7 @@ class SyncMethods:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
         return cast("dict[str, Any]", self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
 
-    def tournament_settings_set(self, tournament_id: int, settings: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_settings_set(self, tournament_id: int, settings: Settings, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.settings.set`: Changes settings: the given members are laid over the current ones."""
         return cast("dict[str, Any]", self._call("tournament.settings.set", _trim([tournament_id, settings, options])))
 
@@ -507,7 +726,7 @@ class AsyncMethods:
         """`tournament.archive`: Archives (read-only) or, with options {archived: false}, unarchives."""
         return cast("dict[str, Any]", await self._call("tournament.archive", _trim([tournament_id, options])))
 
-    async def tournament_create(self, settings: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_create(self, settings: Settings | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.create`: Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, komi2, mcmahon{bar,floor}, handicap{…}, scoring{…}, placement[…], pairing{…}, …) over OpenGotha's defaults for the system; options {seed}. → {id, revision, director_token} (keep the token: with auth on, writes need it)."""
         return cast("dict[str, Any]", await self._call("tournament.create", _trim([settings, options])))
 
@@ -543,7 +762,7 @@ class AsyncMethods:
         """`tournament.list`: Every tournament: {id, name, system, rounds, paired_rounds, players, archived, revision}."""
         return cast("list[Any]", await self._call("tournament.list", _trim([])))
 
-    async def tournament_player_add(self, tournament_id: int, player: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_player_add(self, tournament_id: int, player: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.player.add`: Registers a player {name, first_name, rank (3d / 12k or −30…8), rating, club, country, egf_pin, aga_id, mms_correction, skip[], registration} → {player_id, revision}. After round k is paired, rounds 1…k are skipped (late entry)."""
         return cast("dict[str, Any]", await self._call("tournament.player.add", _trim([tournament_id, player, options])))
 
@@ -559,7 +778,7 @@ class AsyncMethods:
         """`tournament.player.set_participation`: Sets the rounds a player skips (refused for a round they are paired in)."""
         return cast("dict[str, Any]", await self._call("tournament.player.set_participation", _trim([tournament_id, player_id, skip, options])))
 
-    async def tournament_player_update(self, tournament_id: int, player_id: int, fields: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_player_update(self, tournament_id: int, player_id: int, fields: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.player.update`: Changes a player's fields (the others are kept)."""
         return cast("dict[str, Any]", await self._call("tournament.player.update", _trim([tournament_id, player_id, fields, options])))
 
@@ -607,7 +826,7 @@ class AsyncMethods:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
         return cast("dict[str, Any]", await self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
 
-    async def tournament_settings_set(self, tournament_id: int, settings: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_settings_set(self, tournament_id: int, settings: Settings, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`tournament.settings.set`: Changes settings: the given members are laid over the current ones."""
         return cast("dict[str, Any]", await self._call("tournament.settings.set", _trim([tournament_id, settings, options])))
 

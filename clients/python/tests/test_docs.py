@@ -10,9 +10,12 @@ import sys
 
 import pytest
 
+import goswiss
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.join(HERE, "..")
 REPO = os.path.join(PKG, "..", "..")
+PACKAGE_DIR = os.path.dirname(os.path.abspath(goswiss.__file__))
 
 
 def test_generated_types_are_current(url: str) -> None:
@@ -100,7 +103,8 @@ def test_readme_example_runs(url: str, tmp_path: object) -> None:
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "GOSWISS_URL": url},
+        # The goswiss under test (installed, or this checkout's when run by hand).
+        env={**os.environ, "GOSWISS_URL": url, "PYTHONPATH": os.path.dirname(PACKAGE_DIR)},
         cwd=str(tmp_path),
     )
     assert out.returncode == 0, out.stdout + out.stderr

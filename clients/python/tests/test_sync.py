@@ -60,16 +60,18 @@ def test_errors_raise_their_codes_class(url: str, protocol: Protocol) -> None:
             c.tournament_get(987654321)
         assert e.value.code == 1001 and "987654321" in e.value.message
         assert isinstance(e.value, errors.TournamentError)
-        t = c.tournament_create({"name": "Errors", "rounds": 1})
+        t = c.tournament_create({"name": "Errors", "rounds": 3})
         with pytest.raises(errors.StaleRevision):
             c.tournament_player_add(
                 t["id"], {"name": "A", "first_name": "B", "rank": "1d"}, {"if_revision": 99}
             )
         with pytest.raises(errors.InvalidParams) as bad:
-            c.tournament_create({"name": "Typo", "roundz": 3})
+            c.call("tournament.create", {"name": "Typo", "roundz": 3})  # mypy refuses it typed
         assert bad.value.code == -32602
         with pytest.raises(errors.WrongRound):
-            c.tournament_round_pair(t["id"], 3)
+            c.tournament_round_pair(t["id"], 2)  # round 1 first
+        with pytest.raises(errors.NoSuchRound):
+            c.tournament_round_pair(t["id"], 4)
 
 
 def test_unknown_method_over_jsonrpc(client: Client) -> None:

@@ -159,7 +159,16 @@ class Gen:
         lines = []
         plain = all(k.isidentifier() and not keyword.iskeyword(k) for k, _ in fields)
         if not fields:
-            return f"{name} = dict[str, Any]\n{self.docline(name, doc)}"
+            # An enum, a union of variants, a map: a type alias (quoted, as it may name
+            # TypedDicts defined further down).
+            if schema.get("properties") is None and (
+                schema.get("type") != "object" or "additionalProperties" in schema
+            ):
+                t = self.type_of({**schema, "description": None}, name + "Variant")
+            else:
+                t = "dict[str, Any]"
+            comment = "\n".join(f"# {line}".rstrip() for line in doc.splitlines())
+            return f"{comment}\n{name}: TypeAlias = {t!r}\n"
         if plain:
             lines.append(f"class {name}(TypedDict, total=False):")
             lines.append(f"    {self.pydoc(doc, 4)}")
@@ -204,7 +213,8 @@ class Gen:
                 args.append(f"{pname}: {t}")
             else:
                 optional_seen = True
-                args.append(f"{pname}: {t} | None = None")
+                nullable = t == "Any" or "None" in t.split(" | ")
+                args.append(f"{pname}: {t if nullable else t + ' | None'} = None")
             names.append(pname)
         rschema = (m.get("result") or {}).get("schema")
         rt = self.type_of(rschema, hint + "Result")
@@ -254,7 +264,7 @@ class Gen:
             "# ruff: noqa",
             "from __future__ import annotations",
             "",
-            "from typing import Any, Literal, Required, TypedDict, cast",
+            "from typing import Any, Literal, Required, TypeAlias, TypedDict, cast",
             "",
             "__all__ = [",
             *[f'    "{n}",' for n in sorted(self.order + ["AsyncMethods", "SyncMethods"])],
