@@ -2,7 +2,7 @@
 """Calls per second of the asyncio client: pipelined `system.echo` over one WebSocket.
 
     python3 clients/python/bench/echo_bench.py --url ws://127.0.0.1:9090/ [--calls 50000]
-        [--depth 256] [--json]
+        [--depth 64] [--json]
 
 `--depth` calls are kept in flight at once (each of that many tasks waits for its reply
 before sending the next). Prints calls/s over the wall clock and the process's CPU seconds
@@ -53,7 +53,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", default="ws://127.0.0.1:9090/")
     ap.add_argument("--calls", type=int, default=50000)
-    ap.add_argument("--depth", type=int, default=256)
+    ap.add_argument("--depth", type=int, default=64)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.calls < 1 or args.depth < 1:
