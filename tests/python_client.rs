@@ -5,7 +5,7 @@
 //! connections, the README's Clients example, the generated types against this daemon's
 //! `rpc.discover`), and mypy `--strict` checks the package, its examples, tools and tests.
 //!
-//! Without python3, pytest, mypy, websockets or setuptools the test says so and passes,
+//! Without python3, pytest, mypy, websockets, setuptools or wheel the test says so and passes,
 //! unless `GOSWISS_REQUIRE_PYCLIENT` is set (`.ci/run` sets it after installing them).
 
 mod common;
@@ -23,7 +23,7 @@ async fn missing_tools() -> Option<String> {
     let probe = tokio::process::Command::new("python3")
         .args([
             "-c",
-            "import pytest, mypy, websockets, setuptools, sys; \
+            "import pytest, mypy, websockets, setuptools, wheel, sys; \
              assert sys.version_info >= (3, 11), sys.version",
         ])
         .stdin(Stdio::null())
@@ -91,7 +91,7 @@ async fn python_package_installs_and_passes_pytest_and_mypy_strict() {
         );
         eprintln!(
             "SKIPPED python_client: needs python3 >= 3.11 with pytest, mypy, websockets and \
-             setuptools (pip install pytest mypy websockets setuptools): {why}"
+             setuptools and wheel (pip install pytest mypy websockets setuptools wheel): {why}"
         );
         return;
     }
