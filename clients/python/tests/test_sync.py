@@ -89,7 +89,12 @@ def test_error_data_is_kept() -> None:
 
 
 def test_a_dead_daemon_is_a_transport_error() -> None:
-    with Client("http://127.0.0.1:9/", timeout=5) as c:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on once it is closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with Client(f"http://127.0.0.1:{port}/", timeout=5) as c:
         with pytest.raises(errors.TransportError):
             c.system_echo("x")
 
