@@ -72,6 +72,7 @@ fn opengotha_options(keep: bool) -> H9Options {
         keep_by_default: keep,
         generator: "OpenGotha 3.51.02".into(),
         after_round: None,
+        opengotha_exact: true,
     }
 }
 

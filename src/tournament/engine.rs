@@ -284,6 +284,12 @@ pub fn check_settings(s: &Settings) -> Result<()> {
     ] {
         check_text(what, v)?;
     }
+    // The EGF table writes it as is into PC[country,location].
+    if !s.country.is_empty()
+        && (s.country.len() != 2 || !s.country.bytes().all(|b| b.is_ascii_alphabetic()))
+    {
+        return Err(invalid("country must be a two-letter code (FR) or empty"));
+    }
     if !(1..=MAX_ROUNDS).contains(&s.rounds) {
         return Err(invalid(format!(
             "rounds must be 1 … {MAX_ROUNDS}, got {}",

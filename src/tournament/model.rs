@@ -387,6 +387,43 @@ pub struct Settings {
     /// kept so an OpenGotha file keeps them through import and export.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub teams: Vec<Team>,
+    /// How the EGF table (`.h9`) writes a game: `full` (`26+/w2`: opponent, result, `/` or
+    /// `!` for a result by default, colour, handicap) or `short` (`26+`), OpenGotha's display
+    /// setting `gameFormat`. Unset (`null`): the `gameFormat` of an imported OpenGotha file's
+    /// display parameters, else `full`. Read and written by the OpenGotha XML.
+    pub game_format: Option<GameFormat>,
+    /// The country of the venue, a two-letter code (`FR`), written into the EGF table's
+    /// `PC[country,location]`. Empty: the country more than half of the table's players
+    /// share, if any.
+    pub country: String,
+}
+
+/// OpenGotha's `gameFormat`: how much of a game the EGF table's cells say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameFormat {
+    #[default]
+    Full,
+    Short,
+}
+
+impl GameFormat {
+    /// The name OpenGotha's XML uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameFormat::Full => "full",
+            GameFormat::Short => "short",
+        }
+    }
+
+    /// OpenGotha's reading of the attribute: `short` is short, anything else full.
+    pub fn parse(s: &str) -> GameFormat {
+        if s == "short" {
+            GameFormat::Short
+        } else {
+            GameFormat::Full
+        }
+    }
 }
 
 /// A named set of clubs; club names compare case-insensitively, as OpenGotha's do.
@@ -461,7 +498,21 @@ impl Settings {
             extra: BTreeMap::new(),
             clubs_groups: Vec::new(),
             teams: Vec::new(),
+            game_format: None,
+            country: String::new(),
         }
+    }
+
+    /// The EGF table's game format: [`Settings::game_format`] when set, else the
+    /// `gameFormat` an imported OpenGotha file's display parameters carry (tournaments
+    /// imported before the setting existed keep it there), else full.
+    pub fn effective_game_format(&self) -> GameFormat {
+        self.game_format.unwrap_or_else(|| {
+            self.extra
+                .get("DPParameterSet")
+                .and_then(|m| m.get("gameFormat"))
+                .map_or(GameFormat::Full, |v| GameFormat::parse(v))
+        })
     }
 }
 

@@ -450,7 +450,21 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
-    let v = player_value(p.get(1, "player")?)?;
+    let mut v = player_value(p.get(1, "player")?)?;
+    if let Value::Object(m) = &mut v
+        && !m.contains_key("rating")
+    {
+        // No rating given: OpenGotha's, derived from the rank (1D = 2100, 100 a grade),
+        // origin INI, as its player manager registers such a player.
+        let rank = m
+            .get("rank")
+            .and_then(Value::as_i64)
+            .unwrap_or(i64::from(Player::default().rank))
+            // A rank out of range is refused by the registration; keep the sum small.
+            .clamp(-1000, 1000);
+        m.insert("rating".into(), json!((rank + 30) * 100 - 900));
+        m.entry("rating_origin").or_insert(json!("INI"));
+    }
     let player: Player =
         serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("player: {e}")))?;
     let g: Guard = options(&p, 2)?;
