@@ -302,8 +302,7 @@ fn export_file(
     match format {
         "h9" | "h9_nobydef" => {
             let h9o: H9ExportOptions = match options {
-                Some(v) => serde_json::from_value(v.clone())
-                    .map_err(|e| RpcError::invalid_params(format!("options: {e}")))?,
+                Some(v) => crate::rpc::input::from_value(v, "options")?,
                 None => H9ExportOptions::default(),
             };
             let o = egf::H9Options {
@@ -388,8 +387,10 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         _ => (p.opt(2, "after_round")?, p.opt(3, "options")?),
     };
     let format = format.trim().to_ascii_lowercase();
-    // The tables take no options: a misspelt one must not be ignored without a word.
+    // The tables take no options but the EGF table's: a misspelt one must not be ignored
+    // without a word.
     if !super::tournament_io::EXPORT_FORMATS.contains(&format.as_str())
+        && !matches!(format.as_str(), "h9" | "h9_nobydef")
         && let Some(o) = &options
     {
         #[derive(serde::Deserialize)]

@@ -192,7 +192,11 @@ pub fn import(register: &str, rounds: &[String]) -> Result<TournamentData, AgaEr
             };
             let number = |what: &str, v: &str| {
                 v.trim().parse::<i64>().map_err(|_| {
-                    AgaError(format!("{file} line {}: {what} {:?} is out of range", k + 1, clip(v)))
+                    AgaError(format!(
+                        "{file} line {}: {what} {:?} is out of range",
+                        k + 1,
+                        clip(v)
+                    ))
                 })
             };
             let handicap = number("handicap", &g.handi)?;
@@ -392,8 +396,7 @@ pub fn export(t: &TournamentData) -> AgaFiles {
     for (i, r) in t.rounds.iter().enumerate() {
         let mut text = format!("## ROUND {}\n", i + 1);
         for g in &r.games {
-            let (Some((w, wn)), Some((b, bn))) = (names.get(&g.white), names.get(&g.black))
-            else {
+            let (Some((w, wn)), Some((b, bn))) = (names.get(&g.white), names.get(&g.black)) else {
                 continue;
             };
             let res = match g.outcome {
@@ -439,7 +442,12 @@ fn refusal(r: report::Refusal) -> AgaError {
 
 /// A warning that the tournament's results by default were left out of a report.
 fn forfeits_finding(t: &TournamentData) -> Option<Finding> {
-    let n = t.rounds.iter().flat_map(|r| &r.games).filter(|g| g.forfeit).count();
+    let n = t
+        .rounds
+        .iter()
+        .flat_map(|r| &r.games)
+        .filter(|g| g.forfeit)
+        .count();
     (n > 0).then(|| Finding {
         severity: Severity::Warning,
         code: "report.forfeits_left_out",

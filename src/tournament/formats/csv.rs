@@ -148,7 +148,10 @@ mod tests {
     #[test]
     fn formula_cells_are_neutralised() {
         for (text, want) in [
-            ("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""),
+            (
+                "=HYPERLINK(\"http://x\")",
+                "\"'=HYPERLINK(\"\"http://x\"\")\"",
+            ),
             ("+1", "'+1"),
             ("-2+3", "'-2+3"),
             ("@SUM(A1)", "'@SUM(A1)"),

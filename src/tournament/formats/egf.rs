@@ -128,7 +128,6 @@ fn time_system_name(o: &Overtime) -> &'static str {
     }
 }
 
-
 /// Keeps the last `n` characters of `s` after left-padding it to `n` (Java's
 /// `("    " + s).substring(len - n)`).
 fn right(s: &str, n: usize) -> String {

@@ -30,4 +30,3 @@ pub struct NameWarning {
     /// One line for people.
     pub message: String,
 }
-

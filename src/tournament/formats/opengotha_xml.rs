@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::tournament::model::{
-    ClubsGroup, Criterion, Game, GameFormat, Mode3, Outcome, Overtime, Player, Rank,
-    Registration, Round, Seeding, System, Team, TeamBoard, TournamentData, format_rank,
+    ClubsGroup, Criterion, Game, GameFormat, Mode3, Outcome, Overtime, Player, Rank, Registration,
+    Round, Seeding, System, Team, TeamBoard, TournamentData, format_rank,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -79,10 +79,10 @@ fn rank(m: &HashMap<String, String>, k: &str, d: &str) -> i32 {
 /// Generated from the Unicode Character Database (category Nd, value 0); checked against
 /// Java 17 by the oracle's rank dump (tests/data/opengotha/golden/ranks.tsv).
 const DIGIT_ZEROS: &[u32] = &[
-    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66,
-    0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946,
-    0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0,
-    0xA9F0, 0xAA50, 0xABF0, 0xFF10,
+    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0,
+    0xFF10,
 ];
 
 fn java_digit(c: char) -> Option<i64> {
@@ -788,8 +788,8 @@ fn read_goswiss(m: &HashMap<String, String>, t: &mut TournamentData) -> Result<(
     s.rules = get(m, "rules", &s.rules).to_string();
     s.country = get(m, "country", "").to_string();
     if let Some(k) = m.get("handicapKomi") {
-        s.handicap_komi2 = parse_komi2(k)
-            .ok_or_else(|| XmlError(format!("handicapKomi={k:?} is not a komi")))?;
+        s.handicap_komi2 =
+            parse_komi2(k).ok_or_else(|| XmlError(format!("handicapKomi={k:?} is not a komi")))?;
     }
     for r in get(m, "publishedRounds", "").split_whitespace() {
         let n: u32 = r
