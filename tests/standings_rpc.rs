@@ -435,8 +435,12 @@ async fn exports_over_both_protocols() {
         let golden = data().join(format!("golden/{name}.h9"));
         let want =
             latin9(&std::fs::read(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display())));
+        // OpenGotha's exact bytes (the default writes halves and names the EGD way).
         let v = c
-            .ok("tournament.export", vec![json!(id), json!("h9")])
+            .ok(
+                "tournament.export",
+                vec![json!(id), json!("h9"), json!({"opengotha_exact": true})],
+            )
             .await;
         assert_eq!(v["encoding"], json!("ISO-8859-15"));
         assert!(v["file_name"].as_str().unwrap().ends_with(".h9"), "{v}");
