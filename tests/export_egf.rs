@@ -272,11 +272,14 @@ fn half_points_are_decimals_by_default_and_question_marks_when_exact() {
     assert!(ours[0].contains(" 183 838.5 0 "), "{}", ours[0]);
     // Player 6's criteria, all three with a half: `26? 120? 641?`.
     assert!(ours[5].contains(" 26.5 120.5 641.5 0 "), "{}", ours[5]);
-    for l in &ours {
-        assert!(!l.contains('?'), "a half written as ?: {l}");
-    }
     // Every line has the same criteria columns: each value ends where the title's does.
     let title = text.lines().find(|l| l.starts_with("; Pl")).expect("title");
+    for l in &ours {
+        // The name, rank, country, club and criteria columns (the cells may hold `13?`, an
+        // unknown result).
+        let criteria: String = l.chars().take(title.chars().count()).collect();
+        assert!(!criteria.contains('?'), "a half written as ?: {l}");
+    }
     let mms_end = title.find("MMS").expect("MMS") + 3;
     for l in &ours {
         let before = &l[..mms_end];
@@ -307,9 +310,9 @@ fn names_are_transliterated_and_every_change_is_a_warning() {
             "{name} missing:\n{text}"
         );
     }
-    // Clubs too: Győr → Gyor, Łódź → Lodz (right-aligned in four characters).
+    // Clubs too: Győr → Gyor, Łódź → Lódz (ó is in ISO-8859-15).
     assert!(text.contains(" Gyor "), "{text}");
-    assert!(text.contains(" Lodz "), "{text}");
+    assert!(text.contains(" Lódz "), "{text}");
     // The CJK name cannot be written: `?`, and said so.
     let cjk = t.players.iter().find(|p| p.name == "李").expect("李");
     let w: Vec<_> = warnings

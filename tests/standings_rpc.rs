@@ -253,7 +253,8 @@ async fn check_standings(
 fn h9_cells(name: &str, rounds: usize) -> Vec<(String, Vec<String>)> {
     let f = data().join(format!("golden/{name}.h9"));
     let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-    // ISO-8859-15 → text: only the cells and the name are compared, both ASCII here.
+    // ISO-8859-15 bytes, one character each: the cells are ASCII, the names are compared
+    // as bytes (check_crosstable encodes ours the same way).
     let text: String = bytes.iter().map(|&b| b as char).collect();
     text.lines()
         .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
@@ -303,6 +304,16 @@ async fn check_crosstable(
             g["name"].as_str().unwrap().replace(' ', "_"),
             g["first_name"].as_str().unwrap().replace(' ', "_")
         );
+        // The name as OpenGotha's file has it: ISO-8859-15 bytes (`?` for what it lacks),
+        // read back byte by byte as h9_cells reads them, 30 characters.
+        let (latin9, _) = goswiss::tournament::formats::egf::to_latin9(&gname, true);
+        let gname: String = goswiss::tournament::formats::egf::encode_latin9(&latin9)
+            .iter()
+            .map(|&b| b as char)
+            .take(30)
+            .collect::<String>()
+            .trim_end()
+            .to_string();
         let cells: Vec<String> = g["cells"]
             .as_array()
             .unwrap()

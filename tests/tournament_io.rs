@@ -290,8 +290,11 @@ fn aga_export_reads_back_with_names_forfeits_and_komi() {
     // The forfeit is a comment line no AGA tool reads; the game played is an ordinary line.
     let r1 = &files.rounds[0].1;
     let lines: Vec<&str> = r1.lines().collect();
+    // A bare number is written as AGATourn reads it in the register: with its country.
     assert!(
-        lines.iter().any(|l| l.starts_with("12345 23456 w 0 6 ")),
+        lines
+            .iter()
+            .any(|l| l.starts_with("USA12345 USA23456 w 0 6 ")),
         "{r1}"
     );
     let forfeit: Vec<&&str> = lines.iter().filter(|l| l.contains("34567")).collect();
@@ -301,7 +304,7 @@ fn aga_export_reads_back_with_names_forfeits_and_komi() {
     let j = files
         .register
         .lines()
-        .find(|l| l.starts_with("12345 "))
+        .find(|l| l.starts_with("USA12345 "))
         .expect("J's line");
     assert!(j.ends_with(" 3k CLUB=Paris"), "{j}");
     assert!(
@@ -325,8 +328,14 @@ fn aga_export_reads_back_with_names_forfeits_and_komi() {
     assert!(g.iter().all(|g| g.komi2 == 13), "{g:?}");
     // What is sent for rating leaves the forfeit out, and says so.
     let rep = aga::send2aga(&t).expect("send2aga");
+    let games: Vec<&str> = rep
+        .text
+        .lines()
+        .filter(|l| l.split_whitespace().count() == 5 && !l.starts_with('#'))
+        .collect();
+    assert_eq!(games.len(), 1, "{}", rep.text);
     assert!(
-        rep.text.contains("12345") && !rep.text.contains("34567 "),
+        games[0].contains("12345") && games[0].contains("23456"),
         "{}",
         rep.text
     );

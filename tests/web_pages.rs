@@ -983,7 +983,12 @@ async fn downloads_say_what_their_files_write_otherwise() {
         .await;
     s.id = created["id"].as_i64().expect("id");
     let id = s.id;
-    for (name, first) in [("Wałęsa", "Łukasz"), ("李", "明"), ("Doe", "Jo"), ("Roe", "Al")] {
+    for (name, first) in [
+        ("Wałęsa", "Łukasz"),
+        ("李", "明"),
+        ("Doe", "Jo"),
+        ("Roe", "Al"),
+    ] {
         s.ok(
             "tournament.player.add",
             json!([id, {"name": name, "first_name": first, "rank": "3k"}]),
@@ -997,11 +1002,15 @@ async fn downloads_say_what_their_files_write_otherwise() {
         .find(&format!("/t/{id}/export/h9\""))
         .expect("h9 link");
     let after = &overview[h9_link..];
-    let next = after[1..].find("<li").map_or(after.len(), |k| k + 1);
+    // Up to the next download link.
+    let next = after[1..].find("/export/").map_or(after.len(), |k| k + 1);
     let item = &after[..next];
     assert!(item.contains("Written otherwise in this file:"), "{item}");
     assert!(item.contains("Walesa Lukasz"), "{item}");
-    assert!(item.contains("李 明") && item.contains("cannot hold"), "{item}");
+    assert!(
+        item.contains("李 明") && item.contains("cannot hold"),
+        "{item}"
+    );
     assert!(!item.contains("Doe"), "{item}");
     // The download itself says how many, in a header.
     let r =

@@ -334,7 +334,10 @@ pub fn check_settings(s: &Settings) -> Result<()> {
     if !s.country.is_empty()
         && (s.country.len() != 2 || !s.country.bytes().all(|b| b.is_ascii_alphabetic()))
     {
-        return Err(invalid("country must be a two-letter code (FR) or empty"));
+        return Err(invalid(format!(
+            "settings.country: must be a two-letter code (FR) or empty, got {:?}",
+            s.country
+        )));
     }
     if !(1..=MAX_ROUNDS).contains(&s.rounds) {
         return Err(invalid(format!(

@@ -142,7 +142,7 @@ pub fn import(register: &str, rounds: &[String]) -> Result<TournamentData, AgaEr
             first_name,
             rank,
             // OpenGotha's rating for a rank: 1D = 2100, 100 a grade.
-            rating: 2100 + 100 * rank,
+            rating: crate::tournament::model::rating_from_rank(rank),
             rating_origin: "AGA".into(),
             club: p.club.clone(),
             aga_id: id.clone(),
@@ -227,10 +227,13 @@ fn usable_id(id: &str) -> bool {
     id.len() >= 2 && id.chars().all(is_word) && id.ends_with(|c: char| c.is_ascii_digit())
 }
 
+/// The player's id as both files write it: AGATourn's normal form with the default country
+/// (`12345` → `USA12345`), since its round-file reader splits a bare number into a country
+/// and a number (`1234` + `5`) and would not find the register's `USA12345`.
 fn aga_id(p: &Player) -> String {
     let id = p.aga_id.trim();
     if usable_id(id) {
-        id.to_string()
+        crate::aga::rating::normalize_id_strict(id)
     } else {
         format!("TMP{}", 99000 + p.id)
     }
