@@ -259,7 +259,9 @@ fn h9_cells(name: &str, rounds: usize) -> Vec<(String, Vec<String>)> {
     text.lines()
         .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
         .map(|l| {
-            let name = l.get(5..35).unwrap_or("").trim_end().to_string();
+            // Characters, not bytes: a Latin-9 byte above 0x7F is two bytes here.
+            let name: String = l.chars().skip(5).take(30).collect();
+            let name = name.trim_end().to_string();
             let f: Vec<&str> = l.split_whitespace().collect();
             let cells = f[f.len() - rounds..]
                 .iter()
@@ -314,11 +316,20 @@ async fn check_crosstable(
             .collect::<String>()
             .trim_end()
             .to_string();
+        // A short-format tournament's table has only opponent and result (`26+`); the
+        // crosstable's text is the full cell.
+        let short = wcells.iter().all(|c| !c.contains(['/', '!']));
         let cells: Vec<String> = g["cells"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| c["text"].as_str().unwrap().to_string())
+            .map(|c| {
+                let t = c["text"].as_str().unwrap();
+                match t.find(['/', '!']) {
+                    Some(k) if short => t[..k].to_string(),
+                    _ => t.to_string(),
+                }
+            })
             .collect();
         if &gname != wname || &cells != wcells {
             failures.push(format!(

@@ -1003,7 +1003,10 @@ async fn downloads_say_what_their_files_write_otherwise() {
         .expect("h9 link");
     let after = &overview[h9_link..];
     // Up to the next download link.
-    let next = after[1..].find("/export/").map_or(after.len(), |k| k + 1);
+    let link_len = format!("/t/{id}/export/h9\"").len();
+    let next = after[link_len..]
+        .find("/export/")
+        .map_or(after.len(), |k| k + link_len);
     let item = &after[..next];
     assert!(item.contains("Written otherwise in this file:"), "{item}");
     assert!(item.contains("Walesa Lukasz"), "{item}");
