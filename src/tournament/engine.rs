@@ -330,6 +330,15 @@ pub fn check_settings(s: &Settings) -> Result<()> {
     ] {
         check_text(what, v)?;
     }
+    // The EGF table writes it as is into PC[country,location].
+    if !s.country.is_empty()
+        && (s.country.len() != 2 || !s.country.bytes().all(|b| b.is_ascii_alphabetic()))
+    {
+        return Err(invalid(format!(
+            "settings.country: must be a two-letter code (FR) or empty, got {:?}",
+            s.country
+        )));
+    }
     if !(1..=MAX_ROUNDS).contains(&s.rounds) {
         return Err(invalid(format!(
             "settings.rounds: must be 1 … {MAX_ROUNDS}, got {}",

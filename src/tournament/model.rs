@@ -136,6 +136,12 @@ pub fn format_rank(r: Rank) -> String {
     }
 }
 
+/// The rating OpenGotha gives a player registered with a rank and no rating
+/// (`Player.ratingFromRank`): 1D = 2100, 100 a grade, 30K = −900.
+pub fn rating_from_rank(r: Rank) -> i32 {
+    (r.clamp(MIN_RANK, MAX_RANK) + 30) * 100 - 900
+}
+
 /// The pairing and placement system (OpenGotha's four; each has its own defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -657,6 +663,45 @@ pub struct Settings {
     #[schemars(length(max = 10000))]
     #[schemars(extend("x-opengotha" = "Teams Team"))]
     pub teams: Vec<Team>,
+    /// How the EGF table (`.h9`) writes a game: `full` (`26+/w2`: opponent, result, `/` or
+    /// `!` for a result by default, colour, handicap) or `short` (`26+`), OpenGotha's display
+    /// setting `gameFormat`. Unset (`null`): the `gameFormat` of an imported OpenGotha file's
+    /// display parameters, else `full`. Read and written by the OpenGotha XML.
+    #[schemars(extend("x-opengotha" = "DPParameterSet gameFormat"))]
+    pub game_format: Option<GameFormat>,
+    /// The country of the venue, a two-letter code (`FR`), written into the EGF table's
+    /// `PC[country,location]`. Empty: the country more than half of the table's players
+    /// share, if any.
+    #[schemars(length(max = 2))]
+    pub country: String,
+}
+
+/// OpenGotha's `gameFormat`: how much of a game the EGF table's cells say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameFormat {
+    #[default]
+    Full,
+    Short,
+}
+
+impl GameFormat {
+    /// The name OpenGotha's XML uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameFormat::Full => "full",
+            GameFormat::Short => "short",
+        }
+    }
+
+    /// OpenGotha's reading of the attribute: `short` is short, anything else full.
+    pub fn parse(s: &str) -> GameFormat {
+        if s == "short" {
+            GameFormat::Short
+        } else {
+            GameFormat::Full
+        }
+    }
 }
 
 /// A named set of clubs; club names compare case-insensitively, as OpenGotha's do.
@@ -742,7 +787,21 @@ impl Settings {
             extra: BTreeMap::new(),
             clubs_groups: Vec::new(),
             teams: Vec::new(),
+            game_format: None,
+            country: String::new(),
         }
+    }
+
+    /// The EGF table's game format: [`Settings::game_format`] when set, else the
+    /// `gameFormat` an imported OpenGotha file's display parameters carry (tournaments
+    /// imported before the setting existed keep it there), else full.
+    pub fn effective_game_format(&self) -> GameFormat {
+        self.game_format.unwrap_or_else(|| {
+            self.extra
+                .get("DPParameterSet")
+                .and_then(|m| m.get("gameFormat"))
+                .map_or(GameFormat::Full, |v| GameFormat::parse(v))
+        })
     }
 }
 

@@ -657,6 +657,13 @@ async fn export(
         h.insert(header::CONTENT_DISPOSITION, v);
     }
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // How many texts the file writes otherwise (their list is on the overview page and in
+    // the RPC answer): a file has no room for a message.
+    let warnings = answer
+        .get("warnings")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    h.insert("x-export-warnings", HeaderValue::from(warnings));
     resp
 }
 

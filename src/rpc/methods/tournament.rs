@@ -479,7 +479,15 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let v = player_value(p.get(1, "player")?, "player")?;
-    let player: Player = input::from_value(&v, "player")?;
+    let mut player: Player = input::from_value(&v, "player")?;
+    if v.get("rating").is_none() {
+        // No rating given: OpenGotha's, derived from the rank, origin INI, as its player
+        // manager registers such a player.
+        player.rating = crate::tournament::model::rating_from_rank(player.rank);
+        if v.get("rating_origin").is_none() {
+            player.rating_origin = "INI".into();
+        }
+    }
     let g: Guard = options(&p, 2)?;
     let (pid, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         t.register_player(player.clone())

@@ -273,30 +273,48 @@ fn file_stem(t: &TournamentData) -> String {
     }
 }
 
-/// One export: the file as text, its encoding and a suggested file name.
+/// One export: the file as text, its encoding, a suggested file name, and what could not be
+/// written as it is.
 struct Export {
     text: String,
     encoding: &'static str,
     file_name: String,
+    warnings: Value,
+}
+
+/// Options of the EGF table.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct H9ExportOptions {
+    /// OpenGotha 3.51's exact bytes (`?` for halves and for what ISO-8859-15 lacks).
+    #[serde(default)]
+    opengotha_exact: bool,
 }
 
 fn export_file(
     t: &TournamentData,
     format: &str,
     after_round: Option<RoundNumber>,
+    options: Option<&Value>,
 ) -> Result<Export, RpcError> {
     use crate::tournament::formats::{csv, egf};
     let stem = file_stem(t);
     match format {
         "h9" | "h9_nobydef" => {
+            let h9o: H9ExportOptions = match options {
+                Some(v) => crate::rpc::input::from_value(v, "options")?,
+                None => H9ExportOptions::default(),
+            };
             let o = egf::H9Options {
                 keep_by_default: format == "h9",
                 after_round,
+                opengotha_exact: h9o.opengotha_exact,
                 ..egf::H9Options::default()
             };
+            let f = egf::h9_file(t, &o);
             // The bytes are ISO-8859-15; as a string each byte is its Latin-9 character, so a
-            // client writing the text in that encoding gets OpenGotha's file back.
-            let text = latin9_to_string(&egf::h9(t, &o));
+            // client writing the text in that encoding gets the file.
+            let text = latin9_to_string(&f.bytes);
             let file_name = if format == "h9" {
                 format!("{stem}.h9")
             } else {
@@ -306,6 +324,7 @@ fn export_file(
                 text,
                 encoding: "ISO-8859-15",
                 file_name,
+                warnings: serde_json::to_value(&f.warnings).unwrap_or_else(|_| json!([])),
             })
         }
         "csv" => {
@@ -314,6 +333,7 @@ fn export_file(
                 text: csv::standings_csv(t, r),
                 encoding: "UTF-8",
                 file_name: format!("{stem}_standings.csv"),
+                warnings: json!([]),
             })
         }
         other => Err(RpcError::new(
@@ -367,8 +387,10 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         _ => (p.opt(2, "after_round")?, p.opt(3, "options")?),
     };
     let format = format.trim().to_ascii_lowercase();
-    // The tables take no options: a misspelt one must not be ignored without a word.
+    // The tables take no options but the EGF table's: a misspelt one must not be ignored
+    // without a word.
     if !super::tournament_io::EXPORT_FORMATS.contains(&format.as_str())
+        && !matches!(format.as_str(), "h9" | "h9_nobydef")
         && let Some(o) = &options
     {
         #[derive(serde::Deserialize)]
@@ -401,13 +423,14 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             Some(_) => Some(after_round(t, asked)?),
             None => None,
         };
-        let e = export_file(t, &format, r)?;
+        let e = export_file(t, &format, r, options.as_ref())?;
         Ok(json!({
             "revision": rev,
             "format": format,
             "file_name": e.file_name,
             "encoding": e.encoding,
             "text": e.text,
+            "warnings": e.warnings,
         }))
     })
     .await?

@@ -252,9 +252,15 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "tournament.export",
-            json!([TID, "h9", {"after": 1}]),
+            json!([TID, "csv", {"after": 1}]),
             -32602,
             &["options.after: unknown key", "takes no keys"],
+        ),
+        case(
+            "tournament.export",
+            json!([TID, "h9", {"after": 1}]),
+            -32602,
+            &["options.after: unknown key", "valid keys: opengotha_exact"],
         ),
         // matchmaker.*: rswiss's fault 2, our message.
         case(

@@ -214,9 +214,11 @@ fn our_write_equals_opengotha_resave_element_by_element() {
 fn bad_files_get_clear_errors() {
     let e = opengotha_xml::read("<Players/>").unwrap_err().to_string();
     assert!(e.contains("no <Tournament>"), "{e}");
-    let bad_rank = r#"<Tournament><Players><Player name="A" firstName="B" rank="99Q"/></Players></Tournament>"#;
-    let e = opengotha_xml::read(bad_rank).unwrap_err().to_string();
-    assert!(e.contains("<Player>") && e.contains("99Q"), "{e}");
+    // A rank text is read as OpenGotha reads it (`99Q` is its 99K, clamped to 30K), never
+    // refused: see opengotha_ranks_are_read_as_opengotha_reads_them.
+    let odd_rank = r#"<Tournament><Players><Player name="A" firstName="B" rank="99Q"/></Players></Tournament>"#;
+    let t = opengotha_xml::read(odd_rank).expect("OpenGotha reads 99Q as 30K");
+    assert_eq!(t.players[0].rank, -30);
     let unknown = r#"<Tournament><Players><Player name="A" firstName="B" rank="1D"/></Players>
         <Games><Game roundNumber="1" tableNumber="1" whitePlayer="AB" blackPlayer="CD"/></Games></Tournament>"#;
     let e = opengotha_xml::read(unknown).unwrap_err().to_string();
@@ -240,4 +242,126 @@ fn old_files_get_opengotha_rating_shift() {
     assert_eq!(t.players[1].rating, 2949);
     let back = opengotha_xml::read(&opengotha_xml::write(&t, &opts())).expect("reads");
     assert_eq!(back.players[0].rating, 2150);
+}
+
+#[test]
+fn opengotha_ranks_are_read_as_opengotha_reads_them() {
+    // golden/ranks.tsv: OpenGotha 3.51's Player.convertKDPToInt of each text (−99: no rank,
+    // which OpenGotha writes back as 99K and so reads as 30K).
+    let tsv = read_text(&data_dir().join("golden/ranks.tsv"));
+    let mut n = 0;
+    for line in tsv.lines().filter(|l| !l.starts_with('#')) {
+        let (text, want) = line.rsplit_once('\t').expect("text<TAB>rank");
+        let want: i32 = want.parse().expect("a number");
+        let got = opengotha_xml::opengotha_rank(text);
+        let want = (want != -99).then_some(want);
+        assert_eq!(got, want, "{text:?}");
+        // In a file: the rank as OpenGotha has it, 30K where it has none.
+        let xml = format!(
+            r#"<Tournament dataVersion="201"><Players><Player name="A" firstName="B" rank="{}" rating="1000"/></Players></Tournament>"#,
+            text.replace('&', "&amp;").replace('"', "&quot;")
+        );
+        if let Ok(t) = opengotha_xml::read(&xml) {
+            assert_eq!(t.players[0].rank, want.unwrap_or(-30), "{text:?} in a file");
+        } else {
+            // Only texts XML cannot carry as they are (attribute values lose tabs and ends
+            // of line) may fail here.
+            assert!(text.contains(['\t', '\r', '\n']), "{text:?} refused");
+        }
+        n += 1;
+    }
+    assert!(n >= 50, "only {n} ranks");
+    // Real saves contain 99K: read as 30K, never refused.
+    let xml = r#"<Tournament><Players><Player name="A" firstName="B" rank="99K" grade="99K"/></Players></Tournament>"#;
+    assert_eq!(
+        opengotha_xml::read(xml).expect("reads").players[0].rank,
+        -30
+    );
+}
+
+#[test]
+fn game_format_time_control_and_published_rounds_survive_our_round_trip() {
+    use goswiss::tournament::model::{GameFormat, Overtime};
+    let short = read_text(&data_dir().join("synthetic/synth_short.xml"));
+    let mut t = opengotha_xml::read(&short).expect("reads");
+    assert_eq!(t.settings.game_format, Some(GameFormat::Short));
+    let out = opengotha_xml::write(&t, &opts());
+    assert!(out.contains(r#"gameFormat="short""#), "{out}");
+    let back = opengotha_xml::read(&out).expect("reads");
+    assert_eq!(back.settings.game_format, Some(GameFormat::Short));
+    // A file without a display set is OpenGotha's default, full.
+    let plain = opengotha_xml::read("<Tournament/>").expect("reads");
+    assert_eq!(plain.settings.game_format, Some(GameFormat::Full));
+    // A tournament made here with the setting writes it.
+    let mut own = plain.clone();
+    own.settings.extra.clear();
+    own.settings.game_format = Some(GameFormat::Short);
+    let again = opengotha_xml::read(&opengotha_xml::write(&own, &opts())).expect("reads");
+    assert_eq!(again.settings.game_format, Some(GameFormat::Short));
+
+    // Byo-yomi periods, the time text, rules, handicap komi, the venue's country and the
+    // published rounds, which OpenGotha's sets cannot hold.
+    t.settings.time.overtime = Overtime::Byoyomi {
+        seconds: 30,
+        periods: 5,
+    };
+    t.settings.time.text = "60 min + 5×30 s".into();
+    t.settings.country = "NL".into();
+    t.settings.handicap_komi2 = 1;
+    t.rounds[0].published = true;
+    t.rounds[2].published = true;
+    let out = opengotha_xml::write(&t, &opts());
+    let back = opengotha_xml::read(&out).expect("reads");
+    assert_eq!(back.settings.time, t.settings.time);
+    assert_eq!(back.settings.country, "NL");
+    assert_eq!(back.settings.handicap_komi2, 1);
+    let published: Vec<bool> = back.rounds.iter().map(|r| r.published).collect();
+    assert_eq!(published, [true, false, true, false, false]);
+    assert_eq!(back, t, "everything else too");
+    // OpenGotha's own files get no goswiss element: a file read and written stays OpenGotha's.
+    let plain_out = opengotha_xml::write(&opengotha_xml::read(&short).expect("reads"), &opts());
+    assert!(!plain_out.contains("Goswiss"), "{plain_out}");
+}
+
+#[test]
+fn numbers_out_of_range_are_refused_never_wrapped() {
+    let big = (1u64 << 32) + 3;
+    for (what, xml) in [
+        (
+            "numberOfRounds",
+            format!(
+                r#"<Tournament><TournamentParameterSet><GeneralParameterSet numberOfRounds="{big}"/></TournamentParameterSet></Tournament>"#
+            ),
+        ),
+        (
+            "size",
+            format!(
+                r#"<Tournament><TournamentParameterSet><GeneralParameterSet size="{big}"/></TournamentParameterSet></Tournament>"#
+            ),
+        ),
+        (
+            "roundNumber",
+            format!(
+                r#"<Tournament dataVersion="201"><Players><Player name="A" firstName="B" rank="1D"/><Player name="C" firstName="D" rank="1D"/></Players><Games><Game roundNumber="{big}" tableNumber="1" whitePlayer="AB" blackPlayer="CD" result="RESULT_WHITEWINS"/></Games></Tournament>"#
+            ),
+        ),
+        (
+            "tableNumber",
+            format!(
+                r#"<Tournament dataVersion="201"><Players><Player name="A" firstName="B" rank="1D"/><Player name="C" firstName="D" rank="1D"/></Players><Games><Game roundNumber="1" tableNumber="{big}" whitePlayer="AB" blackPlayer="CD" result="RESULT_WHITEWINS"/></Games></Tournament>"#
+            ),
+        ),
+        (
+            "roundNumber",
+            format!(
+                r#"<Tournament dataVersion="201"><Players><Player name="A" firstName="B" rank="1D"/></Players><ByePlayers><ByePlayer roundNumber="{big}" player="AB"/></ByePlayers></Tournament>"#
+            ),
+        ),
+    ] {
+        let e = opengotha_xml::read(&xml).expect_err(what).to_string();
+        assert!(
+            e.contains(what) && e.contains("out of range"),
+            "{what}: {e}"
+        );
+    }
 }

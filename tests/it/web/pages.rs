@@ -969,3 +969,65 @@ async fn with_auth_off_unpublished_rounds_show_with_a_draft_note() {
     );
     s.server.stop().await;
 }
+
+#[tokio::test]
+async fn downloads_say_what_their_files_write_otherwise() {
+    let server = Server::start().await;
+    let mut s = Site {
+        server,
+        c: client(),
+        id: 0,
+    };
+    let created = s
+        .ok("tournament.create", json!([{"name": "Names", "rounds": 2}]))
+        .await;
+    s.id = created["id"].as_i64().expect("id");
+    let id = s.id;
+    for (name, first) in [
+        ("Wałęsa", "Łukasz"),
+        ("李", "明"),
+        ("Doe", "Jo"),
+        ("Roe", "Al"),
+    ] {
+        s.ok(
+            "tournament.player.add",
+            json!([id, {"name": name, "first_name": first, "rank": "3k"}]),
+        )
+        .await;
+    }
+    s.ok("tournament.round.pair", json!([id, 1])).await;
+    let overview = s.page(&format!("/t/{id}")).await;
+    // Next to the EGF table's link: each name it writes otherwise, and how.
+    let h9_link = overview
+        .find(&format!("/t/{id}/export/h9\""))
+        .expect("h9 link");
+    let after = &overview[h9_link..];
+    // Up to the next download link.
+    let link_len = format!("/t/{id}/export/h9\"").len();
+    let next = after[link_len..]
+        .find("/export/")
+        .map_or(after.len(), |k| k + link_len);
+    let item = &after[..next];
+    assert!(item.contains("Written otherwise in this file:"), "{item}");
+    assert!(item.contains("Walesa Lukasz"), "{item}");
+    assert!(
+        item.contains("李 明") && item.contains("cannot hold"),
+        "{item}"
+    );
+    assert!(!item.contains("Doe"), "{item}");
+    // The download itself says how many, in a header.
+    let r =
+        s.c.get(s.server.url(&format!("/t/{id}/export/h9")))
+            .send()
+            .await
+            .expect("get");
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-export-warnings"], "2");
+    let r =
+        s.c.get(s.server.url(&format!("/t/{id}/export/csv")))
+            .send()
+            .await
+            .expect("get");
+    assert_eq!(r.headers()["x-export-warnings"], "0");
+    s.server.stop().await;
+}
