@@ -51,9 +51,9 @@ pub struct Config {
     /// limit.
     pub max_reply_bytes: u64,
     /// Most connections still sending a request (its head, including idle keep-alive
-    /// connections waiting for their next one, or its body); when a new connection would pass
-    /// it, the one that has been at it longest is closed. 0: three quarters of
-    /// `max_connections`.
+    /// connections waiting for their next one, or its body); past it, the one that has been
+    /// at it longest is closed once it has been at it for 2 s (a burst of ordinary clients
+    /// passes it for a moment). 0: three quarters of `max_connections`.
     pub max_reading_connections: u32,
     /// Most open connections (WebSocket sessions included) from one client address; 0: no
     /// limit beyond `max_connections`.

@@ -549,6 +549,7 @@ async fn accept_loop(
         .keep_alive(true);
     let per_ip = Arc::new(PerIp::default());
     let readers = reading::Readers::new(limits.reading);
+    readers.sweep();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let permit = tokio::select! {

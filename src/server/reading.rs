@@ -5,9 +5,11 @@
 //! for its next request) and then its body. Slow senders from a few addresses would otherwise
 //! fill `max_connections` with requests that never end (the header and body timeouts close
 //! each one in time, but new ones keep coming). So at most `max_reading_connections` may be
-//! reading: when a newly accepted one passes that, the connection that has been reading
-//! longest is closed. A client that sends its request at once is reading for a moment only,
-//! and is never the oldest.
+//! reading: past that, the connection that has been reading longest is closed, once it has
+//! been reading for [`GRACE`] (checked when a connection is accepted, and every
+//! [`SWEEP`] while the count is over). A client that sends its request at once is reading for
+//! a moment only: a burst of ordinary clients, accepted faster than their requests are read,
+//! passes the cap for that moment and none of them is shed for it.
 //!
 //! The states are atomics on each connection, set per request without a lock; only accepting
 //! and closing connections, and shedding, take the list's lock.
@@ -17,10 +19,16 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
 use tokio::sync::Notify;
+
+/// How long a connection must have been reading before it may be shed.
+pub const GRACE: Duration = Duration::from_secs(2);
+/// How often the count is checked again while it is over the cap.
+pub const SWEEP: Duration = Duration::from_millis(250);
 
 /// Every open connection (until its HTTP part ends: an upgraded WebSocket session is not
 /// reading), and how many are reading.
@@ -30,6 +38,9 @@ pub struct Readers {
     /// Order of the reads: the lower a connection's ticket, the longer it has been reading.
     tickets: AtomicU64,
     open: Mutex<HashMap<u64, Arc<Conn>>>,
+    /// Times are kept as milliseconds since this instant (an atomic per connection).
+    epoch: Instant,
+    grace: Duration,
 }
 
 /// One connection's part in [`Readers`].
@@ -38,6 +49,8 @@ pub struct Conn {
     readers: Arc<Readers>,
     /// The ticket of the read under way; 0 when not reading.
     reading: AtomicU64,
+    /// When the read under way began (ms since the epoch of [`Readers`]).
+    since_ms: AtomicU64,
     /// Notified when the connection is shed.
     pub shed: Notify,
 }
@@ -45,12 +58,37 @@ pub struct Conn {
 impl Readers {
     /// At most `cap` connections reading (at least one).
     pub fn new(cap: usize) -> Arc<Readers> {
+        Self::with_grace(cap, GRACE)
+    }
+
+    /// [`Readers::new`] with another grace (tests).
+    pub fn with_grace(cap: usize, grace: Duration) -> Arc<Readers> {
         Arc::new(Readers {
             cap: cap.max(1),
             reading: AtomicUsize::new(0),
             tickets: AtomicU64::new(0),
             open: Mutex::new(HashMap::new()),
+            epoch: Instant::now(),
+            grace,
         })
+    }
+
+    /// Checks the count every [`SWEEP`] while `self` lives: connections over the cap that were
+    /// too young to be shed when the last one was accepted are shed once they have been
+    /// reading for the grace, even if no connection is accepted then (the daemon may be full).
+    pub fn sweep(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(SWEEP).await;
+                let Some(readers) = weak.upgrade() else { break };
+                readers.shed_past_cap();
+            }
+        });
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// A newly accepted connection, reading its first request; sheds the oldest readers past
@@ -61,6 +99,7 @@ impl Readers {
             id,
             readers: Arc::clone(self),
             reading: AtomicU64::new(0),
+            since_ms: AtomicU64::new(0),
             shed: Notify::new(),
         });
         self.lock().insert(id, Arc::clone(&conn));
@@ -81,6 +120,7 @@ impl Readers {
     }
 
     fn shed_past_cap(&self) {
+        let grace = u64::try_from(self.grace.as_millis()).unwrap_or(u64::MAX);
         while self.reading() > self.cap {
             let oldest = {
                 let open = self.lock();
@@ -92,6 +132,14 @@ impl Readers {
                     .min_by_key(|(t, _)| *t)
             };
             let Some((_, conn)) = oldest else { break };
+            // The oldest is too young: so is every other; the sweep comes back for them.
+            if self
+                .now_ms()
+                .saturating_sub(conn.since_ms.load(Ordering::SeqCst))
+                < grace
+            {
+                break;
+            }
             conn.done_reading();
             conn.shed.notify_one();
             tracing::debug!("connection shed: max_reading_connections");
@@ -108,6 +156,7 @@ impl Conn {
     /// Waiting for a request (its head) from now.
     pub fn start_reading(&self) {
         let ticket = self.readers.tickets.fetch_add(1, Ordering::SeqCst) + 1;
+        self.since_ms.store(self.readers.now_ms(), Ordering::SeqCst);
         if self.reading.swap(ticket, Ordering::SeqCst) == 0 {
             self.readers.reading.fetch_add(1, Ordering::SeqCst);
         }
@@ -220,7 +269,7 @@ mod tests {
 
     #[test]
     fn the_oldest_reader_is_shed_past_the_cap() {
-        let readers = Readers::new(2);
+        let readers = Readers::with_grace(2, Duration::ZERO);
         let a = readers.open();
         let b = readers.open();
         assert_eq!(readers.reading(), 2);
@@ -243,5 +292,19 @@ mod tests {
         }
         assert_eq!(readers.reading(), 0);
         assert!(readers.lock().is_empty());
+    }
+
+    #[test]
+    fn a_reader_younger_than_the_grace_is_not_shed() {
+        let readers = Readers::with_grace(1, Duration::from_secs(3600));
+        let a = readers.open();
+        let b = readers.open();
+        // Over the cap, but nobody has been reading for the grace: a burst, not a slow sender.
+        assert_eq!(readers.reading(), 2);
+        assert!(a.reading.load(Ordering::SeqCst) != 0 && b.reading.load(Ordering::SeqCst) != 0);
+        for conn in [&a, &b] {
+            readers.close(conn);
+        }
+        assert_eq!(readers.reading(), 0);
     }
 }
