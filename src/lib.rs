@@ -3,7 +3,7 @@
 //! tournament engine, and a durable event-log store.
 //!
 //! Layering (docs/architecture.md): `server → rpc → {matchmaker, tournament, pairing, aga, sgf,
-//! go, store}`. The domain modules do no I/O and never import `rpc`, `server` or `store`.
+//! go, simulation, store}`. The domain modules do no I/O and never import `rpc`, `server` or `store`.
 
 #![forbid(unsafe_code)]
 
@@ -16,6 +16,7 @@ pub mod pairing;
 pub mod rpc;
 pub mod server;
 pub mod sgf;
+pub mod simulation;
 pub mod store;
 pub mod tournament;
 pub mod web;

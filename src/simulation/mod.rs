@@ -1,0 +1,244 @@
+//! The simulation lab: plays whole tournaments in memory with the tournament engine itself
+//! (no store, no RPC: `tournament::Tournament`'s commands and fold, its OpenGotha pairing and
+//! standings), thousands of times, and measures how well each pairing system and setting
+//! ranks players whose true strength is known (docs/simulation.md).
+//!
+//! A simulation ([`spec::Spec`]) is a field of players ([`field`]), one or more variants (any
+//! `tournament.*` settings), a result model ([`model`]) and a number of runs. Each run draws
+//! its field from a seed derived from the master seed and the run's index, then plays every
+//! variant on that field ([`play`]); the observations ([`metrics`]) are added into streaming
+//! accumulators, so memory does not grow with the runs, and the result is the same on any
+//! number of threads. [`report`] writes the result as a table, JSON or CSV, [`chart`] as SVG.
+//!
+//! Pure: no I/O, no clock. Threads are `std::thread::scope` over the runs; the caller
+//! watches [`Control`] for progress and may cancel, and may make each run wait for a turn
+//! ([`Turns`], the daemon's heavy-work permits).
+
+pub mod chart;
+pub mod field;
+pub mod metrics;
+pub mod model;
+pub mod play;
+pub mod report;
+pub mod spec;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub use report::Report;
+pub use spec::{Limits, Prepared, Spec};
+
+use metrics::VariantAcc;
+
+/// Progress and cancellation shared between a running simulation and its caller.
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Runs finished (every variant of the run played and counted).
+    pub done: AtomicU64,
+    /// Set to stop: workers finish the run they are in and the report covers the runs done.
+    pub cancel: AtomicBool,
+}
+
+impl Control {
+    pub fn done(&self) -> u64 {
+        self.done.load(Ordering::Relaxed)
+    }
+
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// A turn to compute one run: held while the run plays, given back when dropped.
+pub type Turn = Box<dyn Send>;
+
+/// Where a worker waits before each run (the daemon's heavy-work permits, so that a long
+/// simulation takes turns with other heavy calls). `None`: stop.
+pub trait Turns: Sync {
+    fn take(&self) -> Option<Turn>;
+}
+
+/// No waiting: every run computes at once (the CLI).
+pub struct Free;
+
+impl Turns for Free {
+    fn take(&self) -> Option<Turn> {
+        Some(Box::new(()))
+    }
+}
+
+/// Why a simulation gave no report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SimError {
+    /// A tournament could not be played (settings no field can be paired under, …).
+    Engine {
+        variant: String,
+        run: u64,
+        message: String,
+    },
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Engine {
+                variant,
+                run,
+                message,
+            } => write!(f, "variant {variant:?}, run {run}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Plays one run (every variant on the run's field) and adds it to `accs`.
+fn one_run(p: &Prepared, run: u64, accs: &mut [VariantAcc]) -> Result<(), SimError> {
+    let seed = play::run_seed(p.seed, run);
+    let field = play::run_field(&p.field, seed, p.strength_sd);
+    let mut first_tau = None;
+    for (k, v) in p.variants.iter().enumerate() {
+        let played = play::play(
+            &v.settings,
+            v.pairing_model.as_ref(),
+            &field,
+            seed,
+            &p.model,
+        )
+        .map_err(|e| SimError::Engine {
+            variant: v.name.clone(),
+            run,
+            message: e.to_string(),
+        })?;
+        let o = metrics::observe(&played.tournament.data, &field.strength, &played.standings);
+        if k == 0 {
+            first_tau = o.tau;
+        }
+        accs[k].add(&o, if k == 0 { None } else { first_tau });
+    }
+    Ok(())
+}
+
+/// Runs the simulation on `threads` threads (at least one), taking a turn from `turns`
+/// before every run. Stops early, with a report of the runs done, when `control` is
+/// cancelled or `turns` gives none; fails on the first tournament the engine refuses.
+pub fn run(
+    p: &Prepared,
+    threads: usize,
+    control: &Control,
+    turns: &dyn Turns,
+) -> Result<Report, SimError> {
+    let next = AtomicU64::new(0);
+    let failed: Mutex<Option<SimError>> = Mutex::new(None);
+    let total: Mutex<Vec<VariantAcc>> = Mutex::new(vec![VariantAcc::default(); p.variants.len()]);
+    let work = || {
+        let mut accs = vec![VariantAcc::default(); p.variants.len()];
+        loop {
+            if control.cancelled() {
+                break;
+            }
+            let run = next.fetch_add(1, Ordering::Relaxed);
+            if run >= p.runs {
+                break;
+            }
+            let Some(turn) = turns.take() else {
+                control.cancel();
+                break;
+            };
+            let r = one_run(p, run, &mut accs);
+            drop(turn);
+            match r {
+                Ok(()) => {
+                    control.done.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(e);
+                    }
+                    control.cancel();
+                    break;
+                }
+            }
+        }
+        if let Ok(mut t) = total.lock() {
+            for (a, b) in t.iter_mut().zip(&accs) {
+                a.merge(b);
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        // Spare threads that cannot be started (a loaded host) leave the work to the others.
+        let _helpers: Vec<_> = (1..threads.max(1))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, &work).ok())
+            .collect();
+        work();
+    });
+    if let Some(e) = failed.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let accs = total.into_inner().unwrap_or_default();
+    Ok(Report::new(p, &accs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn prepared(v: serde_json::Value) -> Prepared {
+        Spec::from_value(v)
+            .unwrap()
+            .prepare(&Limits::default())
+            .unwrap()
+    }
+
+    #[test]
+    fn the_report_does_not_depend_on_the_thread_count() {
+        let p = prepared(json!({
+            "field": {"generate": {"players": 12, "from": "10k", "to": "2d"}},
+            "variants": [{"settings": {"rounds": 3}}, {"settings": {"system": "swiss", "rounds": 3}}],
+            "runs": 12, "seed": 4
+        }));
+        let one = run(&p, 1, &Control::default(), &Free).unwrap();
+        let three = run(&p, 3, &Control::default(), &Free).unwrap();
+        assert_eq!(one, three);
+        assert_eq!(one.runs, 12);
+        let other = run(
+            &Prepared {
+                seed: 5,
+                ..p.clone()
+            },
+            2,
+            &Control::default(),
+            &Free,
+        )
+        .unwrap();
+        assert_ne!(one.variants[0].kendall_tau, other.variants[0].kendall_tau);
+    }
+
+    #[test]
+    fn a_cancelled_simulation_reports_the_runs_it_did() {
+        let p = prepared(json!({
+            "field": {"generate": {"players": 8, "from": "10k", "to": "2d"}},
+            "variants": [{"settings": {"rounds": 2}}], "runs": 1000
+        }));
+        let c = Control::default();
+        c.cancel();
+        let r = run(&p, 2, &c, &Free).unwrap();
+        assert_eq!(r.runs, 0);
+        struct Two(AtomicU64);
+        impl Turns for Two {
+            fn take(&self) -> Option<Turn> {
+                (self.0.fetch_add(1, Ordering::SeqCst) < 2).then(|| Box::new(()) as Turn)
+            }
+        }
+        let c = Control::default();
+        let r = run(&p, 1, &c, &Two(AtomicU64::new(0))).unwrap();
+        assert_eq!((r.runs, c.done()), (2, 2));
+        assert!(c.cancelled());
+    }
+}
