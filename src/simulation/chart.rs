@@ -363,7 +363,14 @@ pub fn placement_bias(r: &Report) -> String {
 /// The distribution of the final MMS, one line per variant.
 pub fn final_mms(r: &Report) -> String {
     let mut out = String::new();
-    open(&mut out, "Distribution of the final MMS", &subtitle(r));
+    open(
+        &mut out,
+        "Distribution of the final MMS",
+        &format!(
+            "{} runs, {} players, {}: share of all players' final MMS",
+            r.runs, r.players, r.model
+        ),
+    );
     let all: Vec<f64> = r
         .variants
         .iter()

@@ -123,6 +123,38 @@ fn one_run(p: &Prepared, run: u64, accs: &mut [VariantAcc]) -> Result<(), SimErr
     Ok(())
 }
 
+/// One tournament of a simulation played again on its own: run `run` of variant `variant`,
+/// with the tournament seed recorded in its `created` event, the run's field (players and true
+/// strengths) and the tournament as the simulation counted it. `None` for a variant or run
+/// the simulation does not have.
+pub fn replay_run(
+    p: &Prepared,
+    variant: usize,
+    run: u64,
+) -> Option<Result<(u64, field::RunField, play::Played), SimError>> {
+    let v = p.variants.get(variant)?;
+    if run >= p.runs {
+        return None;
+    }
+    let seed = play::run_seed(p.seed, run);
+    let field = play::run_field(&p.field, seed, p.strength_sd);
+    Some(
+        play::play(
+            &v.settings,
+            v.pairing_model.as_ref(),
+            &field,
+            seed,
+            &p.model,
+        )
+        .map(|played| (seed, field, played))
+        .map_err(|e| SimError::Engine {
+            variant: v.name.clone(),
+            run,
+            message: e.to_string(),
+        }),
+    )
+}
+
 /// Runs the simulation on `threads` threads (at least one), taking a turn from `turns`
 /// before every run. Stops early, with a report of the runs done, when `control` is
 /// cancelled or `turns` gives none; fails on the first tournament the engine refuses.
