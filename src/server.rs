@@ -319,6 +319,7 @@ pub async fn serve(
         heavy,
         config,
         quotas: Default::default(),
+        simulations: Default::default(),
     });
     // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.
     let follower = Arc::clone(&ctx);

@@ -43,6 +43,8 @@ pub struct Ctx {
     pub quotas: auth::Quotas,
     /// Turns at heavy work (`max_heavy_calls` permits): see [`off_workers`].
     pub heavy: Arc<tokio::sync::Semaphore>,
+    /// `simulate.*` jobs, running and finished.
+    pub simulations: methods::simulate::Simulations,
 }
 
 impl Ctx {
