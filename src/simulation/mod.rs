@@ -205,7 +205,7 @@ pub fn run(
     std::thread::scope(|s| {
         // Spare threads that cannot be started (a loaded host) leave the work to the others.
         let _helpers: Vec<_> = (1..threads.max(1))
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, &work).ok())
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
             .collect();
         work();
     });
