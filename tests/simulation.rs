@@ -7,7 +7,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::Server;
+use common::{Server, serial, until};
+use goswiss::budget::Gate;
 use common::rpc::{Client, Proto};
 use futures::{SinkExt, StreamExt};
 use goswiss::config::Config;
@@ -272,6 +273,7 @@ async fn replay_over_rpc(client: &Client, p: &Prepared, variant: usize, run: u64
 
 #[tokio::test]
 async fn a_simulated_tournament_replays_exactly_through_tournament_rpc() {
+    let _serial = serial().await;
     let server = Server::start().await;
     let p = prepared(json!({
         "field": {"generate": {"players": 21, "from": "18k", "to": "3d", "clubs": 4,
@@ -309,6 +311,7 @@ async fn until_ended(server: &Server, id: &Value) -> Value {
 
 #[tokio::test]
 async fn simulate_start_then_get_gives_the_libraries_report() {
+    let _serial = serial().await;
     let server = Server::start().await;
     let spec = json!({
         "field": {"generate": {"players": 14, "from": "12k", "to": "2d"}},
@@ -364,81 +367,160 @@ async fn simulate_start_then_get_gives_the_libraries_report() {
     server.stop().await;
 }
 
+fn small_field() -> Value {
+    json!({"generate": {"players": 10, "from": "10k", "to": "1d"}})
+}
+
 #[tokio::test]
-async fn caps_concurrency_cancellation_and_the_time_budget() {
+async fn specs_over_the_caps_are_refused_with_1103() {
+    let _serial = serial().await;
     let server = Server::start_with(Config {
-        max_simulations: 1,
         max_simulation_players: 30,
-        max_simulation_tournaments: 1_000_000,
-        simulation_budget_secs: 0,
+        max_simulation_tournaments: 100,
         ..Config::default()
     })
     .await;
-    let field = json!({"generate": {"players": 10, "from": "10k", "to": "1d"}});
+    let over = |spec: Value| {
+        let server = &server;
+        async move {
+            let e = server
+                .call("simulate.start", json!([spec]))
+                .await
+                .unwrap_err();
+            assert_eq!(e.0, 1103, "{e:?}");
+            e.1
+        }
+    };
+    let m = over(json!({"field": {"generate": {"players": 31, "from": "10k", "to": "1d"}},
+                        "runs": 1}))
+    .await;
+    assert!(m.contains("30"), "{m}");
+    over(json!({"field": small_field(), "runs": 1, "variants": vec![json!({}); 17]})).await;
+    let m = over(json!({"field": small_field(), "runs": 51,
+                        "variants": [{}, {"settings": {"system": "swiss"}}]}))
+    .await;
+    assert!(m.contains("max_simulation_tournaments"), "{m}");
+    // A rating list's size is known once read: 31 listed players are over the cap too.
+    let list: String = std::iter::once("name,rating".to_string())
+        .chain((0..31).map(|k| format!("P{k},{}", 1000 + k)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    over(json!({"field": {"rating_list": {"text": list}}, "runs": 1})).await;
+    // Simulations off.
+    server.stop().await;
+    let server = Server::start_with(Config {
+        max_simulations: 0,
+        ..Config::default()
+    })
+    .await;
     let e = server
-        .call(
-            "simulate.start",
-            json!([{"field": {"generate": {"players": 31, "from": "10k", "to": "1d"}}, "runs": 1}]),
-        )
-        .await
-        .unwrap_err();
-    assert!(e.0 == 1103 && e.1.contains("30"), "{e:?}");
-    let e = server
-        .call(
-            "simulate.start",
-            json!([{"field": field, "runs": 1, "variants": vec![json!({}); 17]}]),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.0, 1103, "{e:?}");
-    // A simulation far too long to end during the test, then a second one: refused.
-    let long = server
-        .ok(
-            "simulate.start",
-            json!([{"field": field, "runs": 1_000_000}]),
-        )
-        .await;
-    let e = server
-        .call("simulate.start", json!([{"field": field, "runs": 1}]))
+        .call("simulate.start", json!([{"field": small_field(), "runs": 1}]))
         .await
         .unwrap_err();
     assert_eq!(e.0, 1102, "{e:?}");
-    // Cancelled: the report covers the runs done.
+    server.stop().await;
+}
+
+/// A daemon with one turn at heavy work (so a simulation has one worker) and `config`'s
+/// simulation settings.
+async fn one_turn(config: Config) -> Server {
+    Server::start_with(Config {
+        max_heavy_calls: 1,
+        ..config
+    })
+    .await
+}
+
+#[tokio::test]
+async fn one_simulation_at_a_time_and_cancel_stops_the_run_under_way() {
+    let _serial = serial().await;
+    let server = one_turn(Config {
+        max_simulations: 1,
+        ..Config::default()
+    })
+    .await;
+    // The simulation's first run is held under way at the gate: it cannot end by itself.
+    let gate = Gate::close(1);
+    let long = server
+        .ok("simulate.start", json!([{"field": small_field(), "runs": 1000}]))
+        .await;
+    until("the first run to be under way", || gate.held() == 1).await;
+    let e = server
+        .call("simulate.start", json!([{"field": small_field(), "runs": 1}]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.0, 1102, "{e:?}");
+    // Cancelled: the run under way stops at its budget check, and the report covers the runs
+    // done (none).
     let c = server.ok("simulate.cancel", json!([long["id"]])).await;
     assert_eq!(c["id"], long["id"]);
     let ended = until_ended(&server, &long["id"]).await;
+    assert_eq!(gate.held(), 0);
     assert_eq!(ended["state"], "cancelled", "{ended}");
-    let done = ended["done"].as_u64().unwrap();
-    assert!(done < 1_000_000);
-    assert_eq!(ended["report"]["runs"].as_u64(), Some(done));
-    // The slot is free again.
+    assert_eq!(ended["done"], 0, "{ended}");
+    assert_eq!(ended["report"]["runs"], 0, "{ended}");
+    assert_eq!(ended["report"]["requested_runs"], 1000, "{ended}");
+    drop(gate);
+    // The slot is free again, and a cancel after the end changes nothing.
     let short = server
-        .ok("simulate.start", json!([{"field": field, "runs": 2}]))
+        .ok("simulate.start", json!([{"field": small_field(), "runs": 2}]))
         .await;
-    assert_eq!(until_ended(&server, &short["id"]).await["state"], "done");
+    let done = until_ended(&server, &short["id"]).await;
+    assert_eq!((done["state"].as_str(), done["done"].as_u64()), (Some("done"), Some(2)));
+    let c = server.ok("simulate.cancel", json!([short["id"]])).await;
+    assert_eq!(c["state"], "done");
     server.stop().await;
+}
 
-    // A simulation over its time budget stops with the runs it did.
-    let server = Server::start_with(Config {
+#[tokio::test]
+async fn a_simulation_over_its_time_budget_stops_with_the_runs_it_did() {
+    let _serial = serial().await;
+    let server = one_turn(Config {
         simulation_budget_secs: 1,
         ..Config::default()
     })
     .await;
+    // Its only run is held at the gate until its budget is over, then stopped there.
+    let gate = Gate::close(1);
     let long = server
-        .ok("simulate.start", json!([{"field": field, "runs": 100_000}]))
+        .ok("simulate.start", json!([{"field": small_field(), "runs": 1000}]))
         .await;
     let ended = until_ended(&server, &long["id"]).await;
     assert_eq!(ended["state"], "stopped", "{ended}");
-    assert!(
-        ended["reason"].as_str().unwrap().contains("budget"),
-        "{ended}"
-    );
-    assert!(ended["report"]["runs"].as_u64().unwrap() < 100_000);
+    let reason = ended["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("simulation_budget_secs"), "{ended}");
+    assert_eq!(ended["report"]["runs"], 0, "{ended}");
+    drop(gate);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_simulation_nobody_asks_about_is_stopped() {
+    let _serial = serial().await;
+    let server = one_turn(Config {
+        simulation_idle_secs: 1,
+        ..Config::default()
+    })
+    .await;
+    let gate = Gate::close(1);
+    let long = server
+        .ok("simulate.start", json!([{"field": small_field(), "runs": 1000}]))
+        .await;
+    until("the first run to be under way", || gate.held() == 1).await;
+    // Nobody asks (no get, no subscription): once idle, the run under way is stopped and
+    // leaves the gate.
+    until("the idle simulation to be stopped", || gate.held() == 0).await;
+    let ended = until_ended(&server, &long["id"]).await;
+    assert_eq!(ended["state"], "stopped", "{ended}");
+    let reason = ended["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("simulation_idle_secs"), "{ended}");
+    drop(gate);
     server.stop().await;
 }
 
 #[tokio::test]
 async fn a_running_simulation_leaves_heavy_calls_their_turn() {
+    let _serial = serial().await;
     // One heavy permit: the simulation's workers take it only when no heavy call waits, so a
     // pairing call is answered while a long simulation runs.
     let server = Server::start_with(Config {
@@ -469,11 +551,15 @@ async fn a_running_simulation_leaves_heavy_calls_their_turn() {
 
 #[tokio::test]
 async fn a_websocket_subscriber_sees_progress_then_the_report() {
+    let _serial = serial().await;
     let server = Server::start_with(Config {
         ws_ping_secs: 0,
         ..Config::default()
     })
     .await;
+    // The first run is held under way until a progress message has come: there is one to see
+    // however fast the rest goes.
+    let mut gate = Some(Gate::close(1));
     let started = server
         .ok(
             "simulate.start",
@@ -509,7 +595,9 @@ async fn a_websocket_subscriber_sees_progress_then_the_report() {
         assert_eq!(r["id"], started["id"]);
         if r["state"] == "running" {
             assert!(r.get("report").is_none());
+            assert!(r["done"].as_u64() < Some(60), "{r}");
             progress += 1;
+            gate.take();
             continue;
         }
         last = r.clone();
@@ -536,6 +624,7 @@ async fn a_websocket_subscriber_sees_progress_then_the_report() {
 
 #[tokio::test]
 async fn the_web_page_shows_progress_then_figures_and_charts() {
+    let _serial = serial().await;
     let server = Server::start().await;
     let started = server
         .ok(
@@ -584,7 +673,8 @@ async fn the_web_page_shows_progress_then_figures_and_charts() {
             "{bad}"
         );
     }
-    // While it runs the page reloads itself.
+    // While it runs the page reloads itself (its first run held under way).
+    let gate = Gate::close(1);
     let long = server
         .ok(
             "simulate.start",
@@ -601,7 +691,10 @@ async fn the_web_page_shows_progress_then_figures_and_charts() {
         .await
         .unwrap();
     assert!(html.contains("http-equiv=\"refresh\""));
+    assert!(html.contains("<progress"));
     server.ok("simulate.cancel", json!([long["id"]])).await;
+    until_ended(&server, &long["id"]).await;
+    drop(gate);
     server.stop().await;
 }
 

@@ -11,8 +11,9 @@
 //! number of threads. [`report`] writes the result as a table, JSON or CSV, [`chart`] as SVG.
 //!
 //! Pure: no I/O, no clock. Threads are `std::thread::scope` over the runs; the caller
-//! watches [`Control`] for progress and may cancel, and may make each run wait for a turn
-//! ([`Turns`], the daemon's heavy-work permits).
+//! watches [`Control`] for progress and may cancel, and may make each run wait for a turn and
+//! run under a budget ([`Turns`]: the daemon's heavy-work permits and the simulation's
+//! budget).
 
 pub mod chart;
 pub mod field;
@@ -57,9 +58,19 @@ impl Control {
 pub type Turn = Box<dyn Send>;
 
 /// Where a worker waits before each run (the daemon's heavy-work permits, so that a long
-/// simulation takes turns with other heavy calls). `None`: stop.
+/// simulation takes turns with other heavy calls), and how a run's work is done (the daemon's:
+/// under the simulation's budget, so that a cancellation or the deadline stops a run part-way
+/// at the engine's budget checks).
 pub trait Turns: Sync {
+    /// A turn for the next run; `None`: stop.
     fn take(&self) -> Option<Turn>;
+
+    /// Does one run's `work`; false when it was stopped part-way (its observations are then
+    /// dropped and the simulation stops).
+    fn within(&self, work: &mut dyn FnMut()) -> bool {
+        work();
+        true
+    }
 }
 
 /// No waiting: every run computes at once (the CLI).
@@ -96,12 +107,12 @@ impl std::fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-/// Plays one run (every variant on the run's field) and adds it to `accs`.
-fn one_run(p: &Prepared, run: u64, accs: &mut [VariantAcc]) -> Result<(), SimError> {
+/// Plays one run (every variant on the run's field) and observes each tournament.
+fn one_run(p: &Prepared, run: u64) -> Result<Vec<metrics::Observation>, SimError> {
     let seed = play::run_seed(p.seed, run);
     let field = play::run_field(&p.field, seed, p.strength_sd);
-    let mut first_tau = None;
-    for (k, v) in p.variants.iter().enumerate() {
+    let mut seen = Vec::with_capacity(p.variants.len());
+    for v in &p.variants {
         let played = play::play(
             &v.settings,
             v.pairing_model.as_ref(),
@@ -114,13 +125,22 @@ fn one_run(p: &Prepared, run: u64, accs: &mut [VariantAcc]) -> Result<(), SimErr
             run,
             message: e.to_string(),
         })?;
-        let o = metrics::observe(&played.tournament.data, &field.strength, &played.standings);
-        if k == 0 {
-            first_tau = o.tau;
-        }
-        accs[k].add(&o, if k == 0 { None } else { first_tau });
+        seen.push(metrics::observe(
+            &played.tournament.data,
+            &field.strength,
+            &played.standings,
+        ));
     }
-    Ok(())
+    Ok(seen)
+}
+
+/// Adds one run's observations (one per variant) to `accs`, all or nothing: a run stopped
+/// part-way is never half counted.
+fn count_run(seen: &[metrics::Observation], accs: &mut [VariantAcc]) {
+    let first_tau = seen.first().and_then(|o| o.tau);
+    for (k, (o, acc)) in seen.iter().zip(accs.iter_mut()).enumerate() {
+        acc.add(o, if k == 0 { None } else { first_tau });
+    }
 }
 
 /// One tournament of a simulation played again on its own: run `run` of variant `variant`,
@@ -181,13 +201,21 @@ pub fn run(
                 control.cancel();
                 break;
             };
-            let r = one_run(p, run, &mut accs);
+            let mut outcome = None;
+            let finished = turns.within(&mut || outcome = Some(one_run(p, run)));
             drop(turn);
-            match r {
-                Ok(()) => {
+            match outcome {
+                // Stopped part-way: whatever the engine answered then is not a result.
+                _ if !finished => {
+                    control.cancel();
+                    break;
+                }
+                None => break,
+                Some(Ok(seen)) => {
+                    count_run(&seen, &mut accs);
                     control.done.fetch_add(1, Ordering::Relaxed);
                 }
-                Err(e) => {
+                Some(Err(e)) => {
                     if let Ok(mut f) = failed.lock() {
                         f.get_or_insert(e);
                     }
@@ -272,5 +300,33 @@ mod tests {
         let r = run(&p, 1, &c, &Two(AtomicU64::new(0))).unwrap();
         assert_eq!((r.runs, c.done()), (2, 2));
         assert!(c.cancelled());
+    }
+
+    #[test]
+    fn a_run_stopped_part_way_is_not_counted() {
+        // The third run's work is done but reported stopped (as a budget check would): the
+        // report is the first two runs', every variant alike, and the simulation stops.
+        let p = prepared(json!({
+            "field": {"generate": {"players": 8, "from": "10k", "to": "2d"}},
+            "variants": [{"settings": {"rounds": 2}}, {"settings": {"rounds": 3}}],
+            "runs": 50
+        }));
+        struct StopThird(AtomicU64);
+        impl Turns for StopThird {
+            fn take(&self) -> Option<Turn> {
+                Some(Box::new(()))
+            }
+            fn within(&self, work: &mut dyn FnMut()) -> bool {
+                work();
+                self.0.fetch_add(1, Ordering::SeqCst) < 2
+            }
+        }
+        let c = Control::default();
+        let r = run(&p, 1, &c, &StopThird(AtomicU64::new(0))).unwrap();
+        assert_eq!((r.runs, c.done()), (2, 2));
+        assert!(r.variants.iter().all(|v| v.kendall_tau.unwrap().n == 2));
+        assert!(c.cancelled());
+        let two = run(&Prepared { runs: 2, ..p }, 1, &Control::default(), &Free).unwrap();
+        assert_eq!(r.variants, two.variants);
     }
 }

@@ -6,8 +6,11 @@
 //! pushes its progress and then its report. The job's worker threads take one of the
 //! daemon's heavy-work permits for each run they play and only when no heavy call is waiting
 //! for one (`try_acquire`: the semaphore's queue goes first), so a long simulation never holds
-//! up other heavy calls by more than one run's work. Bounded: players, variants and runs ×
-//! variants per simulation, simulations at once, a time budget per simulation, and a running
+//! up other heavy calls by more than one run's work. Each run plays under the simulation's
+//! own budget ([`crate::budget`]: `simulation_budget_secs`, cancelled by `simulate.cancel`,
+//! by the idle rule and when the daemon stops), so a stop takes effect at the engine's next
+//! budget check, not at the end of the run. Bounded: players, variants and runs × variants
+//! per simulation, simulations at once, a time budget per simulation, and a running
 //! simulation nobody asks about (no `get`, no subscription) for `simulation_idle_secs` is
 //! stopped — its client went away. Ids are random 128-bit numbers: knowing one is the only
 //! way to read or cancel a simulation. Finished simulations are kept for an hour (the newest
@@ -20,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::budget::{Budget, CancelOnDrop};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::simulation::{self, Control, Limits, Report, Spec, Turn, Turns};
 
@@ -77,6 +81,10 @@ pub struct Job {
     pub variants: Vec<String>,
     started: Instant,
     control: Control,
+    /// The budget every run plays under: the simulation's deadline, and cancelled when the
+    /// guard below is dropped ([`Job::stop`]).
+    budget: Budget,
+    stop_guard: Mutex<Option<CancelOnDrop>>,
     /// Set by `simulate.cancel`: a job its client stopped is told from one the daemon stopped.
     cancelled_by_client: std::sync::atomic::AtomicBool,
     inner: Mutex<Inner>,
@@ -117,6 +125,21 @@ impl Job {
         }
     }
 
+    /// Stops the job: no more runs, and the runs under way stop at their next budget check.
+    /// `reason`: why the daemon stopped it (none for a client's `simulate.cancel`).
+    fn stop(&self, reason: Option<String>) {
+        if let Some(r) = reason {
+            self.lock().stop_reason.get_or_insert(r);
+        }
+        self.control.cancel();
+        let guard = self
+            .stop_guard
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        drop(guard);
+    }
+
     fn finish(&self, result: Result<Report, simulation::SimError>) {
         let cancelled_by_client = self
             .cancelled_by_client
@@ -149,6 +172,15 @@ pub struct Simulations {
     jobs: Mutex<HashMap<String, Arc<Job>>>,
 }
 
+impl Drop for Simulations {
+    /// The daemon is going away: its simulations' threads stop too.
+    fn drop(&mut self) {
+        for job in self.jobs().values() {
+            job.stop(Some("the daemon stopped".into()));
+        }
+    }
+}
+
 impl Simulations {
     fn jobs(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Job>>> {
         self.jobs.lock().unwrap_or_else(|e| e.into_inner())
@@ -177,12 +209,20 @@ impl Simulations {
     }
 }
 
-/// The heavy-work turns of one job's workers, which also apply its budget and idle rule.
+/// The heavy-work turns of one job's workers, and its budget.
 struct HeavyTurns {
     heavy: Arc<tokio::sync::Semaphore>,
     job: Arc<Job>,
     deadline: Option<Instant>,
-    idle: Option<Duration>,
+}
+
+const OVER_BUDGET: &str = "over its time budget (simulation_budget_secs)";
+const IDLE: &str = "no client asked about it for simulation_idle_secs";
+
+impl HeavyTurns {
+    fn over_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 /// How long a worker sleeps between tries for a permit.
@@ -194,21 +234,8 @@ impl Turns for HeavyTurns {
             if self.job.control.cancelled() {
                 return None;
             }
-            let reason = {
-                let g = self.job.lock();
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                    Some("over its time budget (simulation_budget_secs)".to_string())
-                } else if self
-                    .idle
-                    .is_some_and(|i| g.watchers == 0 && g.seen.elapsed() >= i)
-                {
-                    Some("no client asked about it for simulation_idle_secs".to_string())
-                } else {
-                    None
-                }
-            };
-            if let Some(reason) = reason {
-                self.job.lock().stop_reason.get_or_insert(reason);
+            if self.over_deadline() {
+                self.job.stop(Some(OVER_BUDGET.into()));
                 return None;
             }
             // Only a free permit nobody queued for: heavy calls waiting go first.
@@ -217,6 +244,32 @@ impl Turns for HeavyTurns {
                 Err(tokio::sync::TryAcquireError::Closed) => return None,
                 Err(tokio::sync::TryAcquireError::NoPermits) => std::thread::sleep(RETRY),
             }
+        }
+    }
+
+    fn within(&self, work: &mut dyn FnMut()) -> bool {
+        let finished = crate::budget::run(self.job.budget.clone(), work).is_ok();
+        if !finished && self.over_deadline() {
+            self.job.stop(Some(OVER_BUDGET.into()));
+        }
+        finished
+    }
+}
+
+/// Stops `job` once nobody has asked about it for `idle` (no `simulate.get`, no page view, no
+/// live subscription): its client went away. Ends with the job.
+async fn watch_idle(job: Arc<Job>, idle: Duration) {
+    let every = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+    loop {
+        tokio::time::sleep(every).await;
+        let g = job.lock();
+        if g.state != State::Running {
+            return;
+        }
+        if g.watchers == 0 && g.seen.elapsed() >= idle {
+            drop(g);
+            job.stop(Some(IDLE.into()));
+            return;
         }
     }
 }
@@ -325,8 +378,24 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let mut spec: Value = p.get(0, "spec")?;
     resolve_field(&ctx, &mut spec).await?;
     let job_ctx = Arc::clone(&ctx);
-    // Reading a big rating list or settings is pure work: off the async workers.
-    let prepared = crate::rpc::off_workers(&ctx.heavy, move || prepare(&job_ctx, spec)).await?;
+    // Reading a big rating list or settings is pure work: off the async workers, at a heavy
+    // turn. Linear in the request (whose size the body cap bounds) with no budget check
+    // inside, so not under the call's budget run: the budget gate of tests
+    // (`budget::Gate`) then holds the simulation's first run, not this.
+    let turn = crate::rpc::take_turn_within_budget(&ctx.heavy).await?;
+    let prepared = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        prepare(&job_ctx, spec)
+    })
+    .await
+    .map_err(|_| RpcError::internal("internal error"))??;
+    let secs = |s: u64| (s > 0).then(|| Duration::from_secs(s));
+    let limit = secs(ctx.config.simulation_budget_secs);
+    // The workers' deadline is not after the budget's: a run its budget stopped at the
+    // deadline is seen as over the deadline.
+    let deadline = limit.map(|d| Instant::now() + d);
+    let budget = Budget::new(limit);
+    let stop_guard = budget.cancel_on_drop();
     let job = {
         let mut jobs = ctx.simulations.jobs();
         let running = jobs
@@ -349,6 +418,8 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             variants: prepared.variants.iter().map(|v| v.name.clone()).collect(),
             started: Instant::now(),
             control: Control::default(),
+            budget,
+            stop_guard: Mutex::new(Some(stop_guard)),
             cancelled_by_client: Default::default(),
             inner: Mutex::new(Inner {
                 state: State::Running,
@@ -362,12 +433,10 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         jobs.insert(id, Arc::clone(&job));
         job
     };
-    let secs = |s: u64| (s > 0).then(|| Duration::from_secs(s));
     let turns = HeavyTurns {
         heavy: Arc::clone(&ctx.heavy),
         job: Arc::clone(&job),
-        deadline: secs(ctx.config.simulation_budget_secs).map(|d| Instant::now() + d),
-        idle: secs(ctx.config.simulation_idle_secs),
+        deadline,
     };
     let threads = ctx.config.heavy_calls();
     let runner = Arc::clone(&job);
@@ -382,6 +451,9 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         return Err(RpcError::internal(format!(
             "no thread for the simulation: {e}"
         )));
+    }
+    if let Some(idle) = secs(ctx.config.simulation_idle_secs) {
+        tokio::spawn(watch_idle(Arc::clone(&job), idle));
     }
     Ok(json!({"id": job.id, "runs": job.runs, "variants": job.variants, "state": "running"}))
 }
@@ -462,7 +534,7 @@ fn cancel(ctx: &Ctx, p: &Params) -> RpcResult {
     if job.status(true).state == State::Running {
         job.cancelled_by_client
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        job.control.cancel();
+        job.stop(None);
     }
     let s = job.status(false);
     Ok(json!({"id": s.id, "state": s.state.name(), "done": s.done}))
