@@ -7,10 +7,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Server, serial, until};
-use goswiss::budget::Gate;
 use common::rpc::{Client, Proto};
+use common::{Server, serial, until};
 use futures::{SinkExt, StreamExt};
+use goswiss::budget::Gate;
 use goswiss::config::Config;
 use goswiss::simulation::{self, Control, Free, Limits, Prepared, Report, Spec};
 use serde_json::{Value, json};
@@ -391,8 +391,10 @@ async fn specs_over_the_caps_are_refused_with_1103() {
             e.1
         }
     };
-    let m = over(json!({"field": {"generate": {"players": 31, "from": "10k", "to": "1d"}},
-                        "runs": 1}))
+    let m = over(
+        json!({"field": {"generate": {"players": 31, "from": "10k", "to": "1d"}},
+                        "runs": 1}),
+    )
     .await;
     assert!(m.contains("30"), "{m}");
     over(json!({"field": small_field(), "runs": 1, "variants": vec![json!({}); 17]})).await;
@@ -414,7 +416,10 @@ async fn specs_over_the_caps_are_refused_with_1103() {
     })
     .await;
     let e = server
-        .call("simulate.start", json!([{"field": small_field(), "runs": 1}]))
+        .call(
+            "simulate.start",
+            json!([{"field": small_field(), "runs": 1}]),
+        )
         .await
         .unwrap_err();
     assert_eq!(e.0, 1102, "{e:?}");
@@ -442,11 +447,17 @@ async fn one_simulation_at_a_time_and_cancel_stops_the_run_under_way() {
     // The simulation's first run is held under way at the gate: it cannot end by itself.
     let gate = Gate::close(1);
     let long = server
-        .ok("simulate.start", json!([{"field": small_field(), "runs": 1000}]))
+        .ok(
+            "simulate.start",
+            json!([{"field": small_field(), "runs": 1000}]),
+        )
         .await;
     until("the first run to be under way", || gate.held() == 1).await;
     let e = server
-        .call("simulate.start", json!([{"field": small_field(), "runs": 1}]))
+        .call(
+            "simulate.start",
+            json!([{"field": small_field(), "runs": 1}]),
+        )
         .await
         .unwrap_err();
     assert_eq!(e.0, 1102, "{e:?}");
@@ -463,10 +474,16 @@ async fn one_simulation_at_a_time_and_cancel_stops_the_run_under_way() {
     drop(gate);
     // The slot is free again, and a cancel after the end changes nothing.
     let short = server
-        .ok("simulate.start", json!([{"field": small_field(), "runs": 2}]))
+        .ok(
+            "simulate.start",
+            json!([{"field": small_field(), "runs": 2}]),
+        )
         .await;
     let done = until_ended(&server, &short["id"]).await;
-    assert_eq!((done["state"].as_str(), done["done"].as_u64()), (Some("done"), Some(2)));
+    assert_eq!(
+        (done["state"].as_str(), done["done"].as_u64()),
+        (Some("done"), Some(2))
+    );
     let c = server.ok("simulate.cancel", json!([short["id"]])).await;
     assert_eq!(c["state"], "done");
     server.stop().await;
@@ -483,7 +500,10 @@ async fn a_simulation_over_its_time_budget_stops_with_the_runs_it_did() {
     // Its only run is held at the gate until its budget is over, then stopped there.
     let gate = Gate::close(1);
     let long = server
-        .ok("simulate.start", json!([{"field": small_field(), "runs": 1000}]))
+        .ok(
+            "simulate.start",
+            json!([{"field": small_field(), "runs": 1000}]),
+        )
         .await;
     let ended = until_ended(&server, &long["id"]).await;
     assert_eq!(ended["state"], "stopped", "{ended}");
@@ -504,7 +524,10 @@ async fn a_simulation_nobody_asks_about_is_stopped() {
     .await;
     let gate = Gate::close(1);
     let long = server
-        .ok("simulate.start", json!([{"field": small_field(), "runs": 1000}]))
+        .ok(
+            "simulate.start",
+            json!([{"field": small_field(), "runs": 1000}]),
+        )
         .await;
     until("the first run to be under way", || gate.held() == 1).await;
     // Nobody asks (no get, no subscription): once idle, the run under way is stopped and
