@@ -364,6 +364,33 @@ async fn simulate_start_then_get_gives_the_libraries_report() {
         .await
         .unwrap_err();
     assert!(e.0 == -32602 && e.1.contains("barr"), "{e:?}");
+    assert!(
+        e.1.contains("spec.variants[0].settings.mcmahon")
+            && e.1.contains(r#"nearest valid key: "bar""#),
+        "{e:?}"
+    );
+    // Strict input as everywhere: the path of the mistake and the nearest valid key.
+    let e = server
+        .call(
+            "simulate.start",
+            json!([{"field": {"generate": {"players": 10, "from": "5k", "to": "1d"}},
+                     "runs": 1, "modle": {"kind": "egf"}}]),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        e.0 == -32602 && e.1.contains("modle") && e.1.contains(r#"nearest valid key: "model""#),
+        "{e:?}"
+    );
+    let e = server
+        .call(
+            "simulate.start",
+            json!([{"field": {"generate": {"players": 10, "from": "5k", "to": "1d"}},
+                     "runs": 1, "model": {"kind": "table", "p": [1.5]}}]),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.0 == -32602 && e.1.contains("not a probability"), "{e:?}");
     server.stop().await;
 }
 

@@ -325,7 +325,19 @@ async fn resolve_field(ctx: &Ctx, spec: &mut Value) -> Result<(), RpcError> {
 
 /// Checks a spec as `simulate.start` would (caps included).
 fn prepare(ctx: &Ctx, spec: Value) -> Result<simulation::Prepared, RpcError> {
-    let spec = Spec::from_value(spec).map_err(RpcError::invalid_params)?;
+    // Read as strictly as every other parameter (rpc::input): paths of bad values, unknown
+    // keys with the nearest valid one; a variant's settings against the settings schema, as
+    // `tournament.create` checks them.
+    let spec: Spec = crate::rpc::input::from_value(&spec, "spec")?;
+    for (k, v) in spec.variants.iter().enumerate() {
+        if !v.settings.is_null() {
+            crate::rpc::input::check(
+                &v.settings,
+                &crate::rpc::input::SCHEMAS.settings,
+                &format!("spec.variants[{k}].settings"),
+            )?;
+        }
+    }
     let limits = limits(ctx);
     // Caps first, with their own code, then everything else as invalid parameters.
     let players = match &spec.field {
