@@ -532,7 +532,9 @@ async fn a_simulation_over_its_time_budget_stops_with_the_runs_it_did() {
             json!([{"field": small_field(), "runs": 1000}]),
         )
         .await;
+    until("the first run to be under way", || gate.held() == 1).await;
     let ended = until_ended(&server, &long["id"]).await;
+    assert_eq!(gate.held(), 0);
     assert_eq!(ended["state"], "stopped", "{ended}");
     let reason = ended["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("simulation_budget_secs"), "{ended}");
@@ -732,6 +734,7 @@ async fn the_web_page_shows_progress_then_figures_and_charts() {
                      "runs": 100_000}]),
         )
         .await;
+    until("the first run to be under way", || gate.held() == 1).await;
     let html = c
         .get(server.url(&format!("/simulation/{}", long["id"].as_str().unwrap())))
         .send()

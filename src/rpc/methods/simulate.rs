@@ -192,6 +192,14 @@ impl Simulations {
         self.jobs().get(id).cloned()
     }
 
+    /// Simulations running now.
+    fn running(&self) -> usize {
+        self.jobs()
+            .values()
+            .filter(|j| j.lock().state == State::Running)
+            .count()
+    }
+
     /// Drops finished jobs older than [`KEEP`], and the oldest beyond [`MAX_KEPT`].
     fn forget_old(&self) {
         let mut jobs = self.jobs();
@@ -379,6 +387,16 @@ fn prepare(ctx: &Ctx, spec: Value) -> Result<simulation::Prepared, RpcError> {
     })
 }
 
+fn too_many(running: usize) -> RpcError {
+    RpcError::new(
+        TOO_MANY_SIMULATIONS,
+        format!(
+            "{running} simulations are running, the most this daemon runs at once \
+             (max_simulations): try again when one has ended"
+        ),
+    )
+}
+
 async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let max = ctx.config.max_simulations as usize;
     if max == 0 {
@@ -386,6 +404,12 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             TOO_MANY_SIMULATIONS,
             "simulations are off on this daemon (max_simulations = 0)",
         ));
+    }
+    // Refused early, before waiting for a heavy turn that running simulations may hold; the
+    // count is checked again when the job is added.
+    let running = ctx.simulations.running();
+    if running >= max {
+        return Err(too_many(running));
     }
     let mut spec: Value = p.get(0, "spec")?;
     resolve_field(&ctx, &mut spec).await?;
@@ -415,13 +439,7 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             .filter(|j| j.lock().state == State::Running)
             .count();
         if running >= max {
-            return Err(RpcError::new(
-                TOO_MANY_SIMULATIONS,
-                format!(
-                    "{running} simulations are running, the most this daemon runs at once \
-                     (max_simulations): try again when one has ended"
-                ),
-            ));
+            return Err(too_many(running));
         }
         let id = format!("{:032x}", rand::random::<u128>());
         let job = Arc::new(Job {
@@ -576,7 +594,9 @@ pub static METHODS: &[Method] = &[
         help: "A simulation's progress {state (running, done, cancelled, stopped, failed), \
                done, runs, elapsed_ms, reason} and, once it has ended, its report \
                (options {brief}: without the figures by true rank).",
-        handler: Handler::Blocking(get),
+        // Inline: a status is cheap, and it must not wait for a heavy turn that the
+        // simulation it asks about may be holding.
+        handler: Handler::Sync(get),
     },
     Method {
         name: "simulate.cancel",
