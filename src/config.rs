@@ -126,6 +126,18 @@ pub struct Config {
     /// runs out of work sleeps and is woken again, and with more threads than their share of
     /// the CPUs the daemons spend that much more switching between them.
     pub worker_threads: u32,
+    /// Most `simulate.*` simulations running at once; `simulate.start` past it is refused
+    /// (1102). 0: simulations are off.
+    pub max_simulations: u32,
+    /// Most players in one simulated tournament (`simulate.start` past it: 1103).
+    pub max_simulation_players: u32,
+    /// Most tournaments (runs × variants) one simulation may play (past it: 1103).
+    pub max_simulation_tournaments: u64,
+    /// Seconds a simulation may run; then it stops and reports the runs done. 0: no limit.
+    pub simulation_budget_secs: u64,
+    /// Seconds a running simulation may go without a client asking about it (`simulate.get`,
+    /// a `simulate.subscribe`) before it is stopped: its client went away. 0: never.
+    pub simulation_idle_secs: u64,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -221,6 +233,11 @@ impl Default for Config {
             director_heavy_calls: 1,
             pg_commit_linger_us: 500,
             worker_threads: 0,
+            max_simulations: 2,
+            max_simulation_players: 1000,
+            max_simulation_tournaments: 100_000,
+            simulation_budget_secs: 600,
+            simulation_idle_secs: 60,
         }
     }
 }
@@ -355,6 +372,26 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "worker_threads",
         "threads serving calls (0: one per CPU; at most 1024)",
+    ),
+    (
+        "max_simulations",
+        "simulate.* simulations running at once (2; 0 off)",
+    ),
+    (
+        "max_simulation_players",
+        "most players per simulated tournament (1000)",
+    ),
+    (
+        "max_simulation_tournaments",
+        "most tournaments (runs x variants) per simulation (100000)",
+    ),
+    (
+        "simulation_budget_secs",
+        "seconds a simulation may run before it stops with the runs done (600; 0 none)",
+    ),
+    (
+        "simulation_idle_secs",
+        "seconds a running simulation may go unasked about before it stops (60; 0 never)",
     ),
 ];
 

@@ -4,8 +4,8 @@
 //!
 //! Layering (docs/architecture.md), each layer importing only those below it: `server` (the
 //! HTTP front) → `web` (the pages) → `rpc` (the method table, the registry, auth) → `store`
-//! and the domain (`tournament` → {`pairing`, `aga`, `sgf`, `go`}, `matchmaker` → `pairing`,
-//! `go` → `sgf`); `budget` and `config` below them all. The domain modules do no I/O and
+//! and the domain (`simulation` → `tournament` → {`pairing`, `aga`, `sgf`, `go`},
+//! `matchmaker` → `pairing`, `go` → `sgf`); `budget` and `config` below them all. The domain modules do no I/O and
 //! never import `rpc`, `server`, `web` or `store`.
 
 #![forbid(unsafe_code)]
@@ -19,6 +19,7 @@ pub mod pairing;
 pub mod rpc;
 pub mod server;
 pub mod sgf;
+pub mod simulation;
 pub mod store;
 pub mod tournament;
 pub mod web;

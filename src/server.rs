@@ -386,6 +386,7 @@ pub async fn serve(
         heavy,
         directors_heavy: Ctx::director_permits(&config),
         config,
+        simulations: Default::default(),
     });
     // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.
     let follower = Arc::clone(&ctx);

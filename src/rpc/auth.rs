@@ -577,6 +577,7 @@ mod calls {
             heavy,
             directors_heavy: Ctx::director_permits(&config),
             config,
+            simulations: Default::default(),
         };
         (dir, Arc::new(ctx))
     }

@@ -131,6 +131,7 @@ pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
         }
     }
     super::methods::tournament::register_subscriptions(&mut module, Arc::clone(&ctx));
+    super::methods::simulate::register_subscriptions(&mut module, Arc::clone(&ctx));
     if let Err(e) = module.register_method("rpc.discover", |_, _, _| {
         Ok::<_, ErrorObjectOwned>(openrpc())
     }) {

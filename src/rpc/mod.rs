@@ -47,6 +47,8 @@ pub struct Ctx {
     /// More turns at heavy work, for directors' and the admin's calls only
     /// (`director_heavy_calls`): see [`take_turn`].
     pub directors_heavy: Arc<tokio::sync::Semaphore>,
+    /// `simulate.*` jobs, running and finished.
+    pub simulations: methods::simulate::Simulations,
 }
 
 impl Ctx {

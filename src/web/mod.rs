@@ -12,6 +12,7 @@
 pub mod assets;
 pub mod game;
 pub mod pages;
+pub mod simulation;
 pub mod text;
 pub mod zip;
 
@@ -84,6 +85,8 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         .route("/t/{id}/export/aga", get(aga_archive))
         .route("/t/{id}/export/aga/{file}", get(aga_file))
         .route("/t/{id}/export/{format}", get(export))
+        .route("/simulation/{id}", get(simulation_page))
+        .route("/simulation/{id}/chart/{file}", get(simulation_chart))
         .with_state(web)
 }
 
@@ -839,4 +842,69 @@ pub fn wants_fragment(query: Option<&str>) -> bool {
         let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
         k == "fragment" && v != "0"
     })
+}
+
+/// `GET /simulation/{id}`: a `simulate.*` run's progress, then its figures and charts.
+async fn simulation_page(
+    State(web): State<Web>,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    let Path(id) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let Some(job) = web.ctx.simulations.get(&id) else {
+        return not_found("no such simulation (unknown, or finished more than an hour ago)");
+    };
+    let status = job.status(true);
+    let running = status.state == crate::rpc::methods::simulate::State::Running;
+    let mut body = render(&simulation::page(&status), false);
+    if running {
+        // The page follows the job by reloading itself until it has ended.
+        body = body.replacen(
+            "<head>",
+            &format!(
+                "<head><meta http-equiv=\"refresh\" content=\"{}\">",
+                simulation::RELOAD_SECS
+            ),
+            1,
+        );
+    }
+    html(StatusCode::OK, body)
+}
+
+/// `GET /simulation/{id}/chart/{file}`: one chart of a finished run as an SVG file.
+async fn simulation_chart(
+    State(web): State<Web>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Response {
+    let Path((id, file)) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let Some(job) = web.ctx.simulations.get(&id) else {
+        return not_found("no such simulation (unknown, or finished more than an hour ago)");
+    };
+    let status = job.status(true);
+    let Some(svg) = status
+        .report
+        .as_deref()
+        .and_then(|r| simulation::chart_svg(r, &file))
+    else {
+        return not_found(
+            "no such chart (yet): tau.svg, placement_error.svg, placement_bias.svg, final_mms.svg once the run has a report",
+        );
+    };
+    let mut resp = svg.into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
 }

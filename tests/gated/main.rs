@@ -9,4 +9,5 @@ mod common;
 mod budget;
 mod limits_stateful;
 mod multicall_load;
+mod simulation;
 mod ws_cancel;

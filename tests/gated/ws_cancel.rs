@@ -42,6 +42,8 @@ async fn call_and_vanish(server: &Server, call: Value) {
 
 #[tokio::test]
 async fn a_websocket_client_that_disconnects_stops_its_calls_work() {
+    // The gate is process-wide: one gated binary's tests run one at a time.
+    let _serial = common::serial().await;
     // A budget far beyond the test, and no pings: only the disconnect can stop the work.
     let server = Server::start_with(Config {
         request_budget_ms: 600_000,

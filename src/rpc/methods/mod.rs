@@ -8,6 +8,7 @@ pub mod matchmaker;
 pub mod pairing;
 pub mod score;
 pub mod sgf;
+pub mod simulate;
 pub mod system;
 pub mod tournament;
 pub mod tournament_io;
@@ -26,6 +27,7 @@ pub fn all() -> Vec<&'static Method> {
         tournament::METHODS,
         tournament_io::METHODS,
         tournament_standings::METHODS,
+        simulate::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }

@@ -190,9 +190,15 @@ pub fn table_scores(reply: &str) -> std::collections::HashMap<i64, f64> {
 /// budget gate (`goswiss::budget::Gate`, which is process-wide) and those doing budgeted work
 /// beside them must.
 pub async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
-    static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     SERIAL.lock().await
 }
+
+/// [`serial`] for a test that is not async (and runs budgeted work in-process).
+pub fn serial_blocking() -> tokio::sync::MutexGuard<'static, ()> {
+    SERIAL.blocking_lock()
+}
+
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Waits until `done()`, looking every 10 ms, for at most 60 s (a bound only a hang reaches);
 /// the test fails naming `what` if it never comes.
