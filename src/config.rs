@@ -93,6 +93,12 @@ pub struct Config {
     /// runs out of work sleeps and is woken again, and with more threads than their share of
     /// the CPUs the daemons spend that much more switching between them.
     pub worker_threads: u32,
+    /// Most `tournament.subscribe` subscriptions one WebSocket session may hold open; more are
+    /// refused with -32006 naming this setting. 0: no limit.
+    pub max_subscriptions_per_connection: u32,
+    /// Most `tournament.subscribe` subscriptions open at once from one client address, over all
+    /// its sessions; more are refused with -32006 naming this setting. 0: no limit.
+    pub max_subscriptions_per_address: u32,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -164,6 +170,8 @@ impl Default for Config {
             max_heavy_calls: 0,
             pg_commit_linger_us: 500,
             worker_threads: 0,
+            max_subscriptions_per_connection: 100,
+            max_subscriptions_per_address: 1000,
         }
     }
 }
@@ -266,6 +274,14 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "worker_threads",
         "threads serving calls (0: one per CPU; at most 1024)",
+    ),
+    (
+        "max_subscriptions_per_connection",
+        "tournament.subscribe subscriptions per WebSocket session (100; 0 no limit)",
+    ),
+    (
+        "max_subscriptions_per_address",
+        "tournament.subscribe subscriptions from one address (1000; 0 no limit)",
     ),
 ];
 

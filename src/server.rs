@@ -37,7 +37,7 @@ use crate::store::Store;
 mod deadline;
 mod guard;
 
-type JsonService = TowerService<Identity, Identity>;
+type JsonService = TowerService<crate::rpc::methods::tournament_live::RpcLayers, Identity>;
 
 #[derive(Clone)]
 struct App {
@@ -151,7 +151,10 @@ async fn xml_rpc(app: &App, req: Request) -> Response {
     }
 }
 
-async fn json_rpc(app: &App, req: Request) -> Response {
+async fn json_rpc(app: &App, mut req: Request) -> Response {
+    // Whether calls can get notifications (subscriptions), and which session they are of.
+    let transport = crate::rpc::methods::tournament_live::Transport::of(&req);
+    req.extensions_mut().insert(transport);
     match app.json.clone().oneshot(req).await {
         Ok(resp) => resp.map(Body::new),
         Err(e) => {
@@ -330,12 +333,20 @@ pub async fn serve(
     let mut json_config = ServerConfig::builder()
         .max_request_body_size(max_body as u32)
         .max_response_body_size(u32::MAX)
-        .max_connections(max_connections);
+        .max_connections(max_connections)
+        // The subscription caps are the daemon's own (max_subscriptions_per_*), with errors
+        // that name them; jsonrpsee's would cut in first at 1,024.
+        .max_subscriptions_per_connection(u32::MAX);
     if let Some(ping) = ws_ping {
         json_config = json_config.enable_ws_ping(ping);
     }
     let json = jsonrpsee::server::Server::builder()
         .set_config(json_config.build())
+        .set_rpc_middleware(
+            jsonrpsee::server::middleware::rpc::RpcServiceBuilder::new().layer(
+                crate::rpc::methods::tournament_live::WebSocketOnlyLayer::new(Arc::clone(&ctx)),
+            ),
+        )
         .to_service_builder()
         .build(crate::rpc::jsonrpc::module(Arc::clone(&ctx)), stop_handle);
 

@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
 use crate::rpc::auth::{self, Caller};
-use crate::rpc::registry::{Change, RegistryError};
+use crate::rpc::registry::{Change, RegistryError, Subscription};
 use crate::rpc::{Ctx, Params};
 use crate::store::TournamentId;
 use crate::tournament::{Event, Tournament};
@@ -451,7 +451,7 @@ fn change_event(id: TournamentId, revision: u64, events: &[Event]) -> SseEvent {
 
 struct LiveState {
     id: TournamentId,
-    rx: broadcast::Receiver<Change<Event>>,
+    rx: Subscription<Event>,
     stop: watch::Receiver<bool>,
     done: bool,
     /// Held while the stream is open: the cap on live streams.
@@ -477,7 +477,7 @@ async fn next_message(mut s: LiveState) -> Option<(Result<SseEvent, Infallible>,
                 first_seq,
                 events,
             }) if id == s.id => change_event(id, first_seq + events.len() as u64, &events),
-            Ok(Change::Deleted { id }) if id == s.id => {
+            Ok(Change::Deleted { id, .. }) if id == s.id => {
                 s.done = true;
                 SseEvent::default().event("deleted").data("{}")
             }
@@ -510,7 +510,7 @@ async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>)
             .into_response();
     };
     // Subscribed before the existence check, so no change slips between the two.
-    let rx = web.ctx.tournaments.subscribe();
+    let rx = web.ctx.tournaments.subscribe(id);
     match web.ctx.tournaments.read(id, |_, rev| rev).await {
         Ok(_) => {}
         Err(RegistryError::NotFound(_)) => return not_found(&format!("no tournament {id}")),
@@ -587,9 +587,11 @@ fn export_stem(t: &Tournament, id: TournamentId) -> String {
     }
 }
 
-/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces, as a download.
+/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces for the caller, as a
+/// download (with auth on, the public's stops before the first unpublished round).
 async fn export(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Response {
     let Path((id, format)) = match path {
@@ -615,7 +617,8 @@ async fn export(
         Ok(stem) => stem,
         Err(_) => return not_found(&format!("no tournament {tid}")),
     };
-    let params = Params::positional(vec![json!(tid), json!(format)]);
+    let params =
+        Params::positional(vec![json!(tid), json!(format)]).with_caller(caller_of(&caller));
     let answer = match crate::rpc::call(&web.ctx, method, params).await {
         Ok(v) => v,
         Err(e) => {
@@ -724,7 +727,7 @@ async fn aga_files(
     let Ok((stem, shown)) = seen else {
         return Err(not_found(&format!("no tournament {tid}")));
     };
-    let params = Params::positional(vec![json!(tid), json!("aga")]);
+    let params = Params::positional(vec![json!(tid), json!("aga")]).with_caller(caller.clone());
     let answer = crate::rpc::call(ctx, method, params).await.map_err(|e| {
         error(
             StatusCode::BAD_REQUEST,
