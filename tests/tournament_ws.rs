@@ -359,10 +359,19 @@ async fn with_auth_on_the_public_hears_of_a_round_once_it_is_published() {
         assert_eq!((&r["kind"], &r["table"]), (&json!("result_set"), &json!(1)));
     }
     // Published: the public's first notification, with what it missed.
-    ok_as(&server, Some(dt), "tournament.round.publish", json!([id, 1])).await;
+    ok_as(
+        &server,
+        Some(dt),
+        "tournament.round.publish",
+        json!([id, 1]),
+    )
+    .await;
     let p = event(&mut public).await;
     assert_eq!(p["kind"], "round_published", "{p}");
-    assert_eq!((&p["withheld"], &p["standings_changed"]), (&json!(2), &json!(true)));
+    assert_eq!(
+        (&p["withheld"], &p["standings_changed"]),
+        (&json!(2), &json!(true))
+    );
     let d = event(&mut director).await;
     assert_eq!(d["revision"], p["revision"]);
     assert!(d.get("withheld").is_none(), "{d}");
@@ -377,7 +386,10 @@ async fn with_auth_on_the_public_hears_of_a_round_once_it_is_published() {
     .await;
     for ws in [&mut public, &mut director, &mut admin] {
         let r = event(ws).await;
-        assert_eq!((&r["kind"], &r["result"]), (&json!("result_set"), &json!("B+")));
+        assert_eq!(
+            (&r["kind"], &r["result"]),
+            (&json!("result_set"), &json!("B+"))
+        );
     }
     // Round 2 is a draft; the token is rotated: the old token's session no longer sees the
     // draft's result, the admin's does, and a player's registration reaches everyone.
@@ -456,8 +468,18 @@ async fn over_plain_http_the_subscription_methods_say_they_need_a_websocket() {
             .json()
             .await
             .unwrap();
-        let one = batch.as_array().unwrap().iter().find(|r| r["id"] == 1).unwrap();
-        let two = batch.as_array().unwrap().iter().find(|r| r["id"] == 2).unwrap();
+        let one = batch
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == 1)
+            .unwrap();
+        let two = batch
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == 2)
+            .unwrap();
         needs(&one["error"]["code"], &one["error"]["message"], method);
         assert_eq!(two["result"], 5, "{batch}");
         // XML-RPC.

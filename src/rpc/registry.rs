@@ -702,7 +702,7 @@ impl<E: Engine> Registry<E> {
             .create_owned(E::KIND, encode::<E>(&events)?, owner)
             .await?;
         if let Some(id) = created {
-            self.insert(id, state, events, epoch);
+            self.insert(id, state, events.len() as u64, epoch);
         }
         Ok(created)
     }
@@ -1344,7 +1344,11 @@ mod tests {
         let (a, b) = (ids[0], ids[1]);
         let mut theirs: Vec<_> = (0..5000).map(|_| registry.subscribe(b)).collect();
         let mut mine = registry.subscribe(a);
-        assert_eq!(registry.feeds(), 2, "one feed per tournament, however many follow");
+        assert_eq!(
+            registry.feeds(),
+            2,
+            "one feed per tournament, however many follow"
+        );
         let before = registry.delivered();
         for _ in 0..20 {
             write(&registry, a).await;

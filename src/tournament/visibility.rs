@@ -182,7 +182,12 @@ mod tests {
     fn publication_follows_the_engine_event_by_event() {
         let log = lifecycle();
         let kinds: Vec<&str> = log.iter().map(Event::kind).collect();
-        for k in ["round_paired", "round_unpaired", "round_published", "game_removed"] {
+        for k in [
+            "round_paired",
+            "round_unpaired",
+            "round_published",
+            "game_removed",
+        ] {
             assert!(kinds.contains(&k), "{k} in {kinds:?}");
         }
         let mut state = Tournament::replay(&log[..1]).unwrap();

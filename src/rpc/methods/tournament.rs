@@ -427,7 +427,10 @@ fn withheld_event(revision: usize, e: &Event) -> Value {
 
 async fn get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
-    read(&ctx, id, |t, rev| whole(id, t, rev, public_only(&ctx, &p, t))).await?
+    read(&ctx, id, |t, rev| {
+        whole(id, t, rev, public_only(&ctx, &p, t))
+    })
+    .await?
 }
 
 async fn list(ctx: Arc<Ctx>, _p: Params) -> RpcResult {

@@ -20,11 +20,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Instant;
 
+use jsonrpsee::ResponsePayload;
 use jsonrpsee::server::middleware::rpc::{
     Batch, BatchEntry, BatchEntryErr, Extensions, MethodResponse, Notification, Request,
     RpcServiceT,
 };
-use jsonrpsee::ResponsePayload;
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
@@ -402,7 +402,7 @@ pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ct
         move |params, pending, _, ext| {
             let ctx = Arc::clone(&ctx);
             let book = Arc::clone(&book);
-            let fut = async move {
+            async move {
                 let id = match subscribe_params(params.as_str()) {
                     Ok(id) => id,
                     Err(e) => return pending.reject(to_error(e)).await,
@@ -480,9 +480,7 @@ pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ct
                         return;
                     }
                 }
-            };
-            eprintln!("SIZE {}", std::mem::size_of_val(&fut));
-            fut
+            }
         },
     );
     if let Err(e) = registered {
@@ -570,10 +568,7 @@ where
     type NotificationResponse = MethodResponse;
     type BatchResponse = MethodResponse;
 
-    fn call<'a>(
-        &self,
-        req: Request<'a>,
-    ) -> impl Future<Output = Self::MethodResponse> + Send + 'a {
+    fn call<'a>(&self, req: Request<'a>) -> impl Future<Output = Self::MethodResponse> + Send + 'a {
         let inner = self.inner.clone();
         let ctx = Arc::clone(&self.ctx);
         async move {
@@ -584,11 +579,9 @@ where
             let answer = through_table(&ctx, method, params, &req.extensions).await;
             let extensions = req.extensions.clone();
             match answer {
-                Ok(a) => MethodResponse::response(
-                    req.id,
-                    ResponsePayload::success(a),
-                    u32::MAX as usize,
-                ),
+                Ok(a) => {
+                    MethodResponse::response(req.id, ResponsePayload::success(a), u32::MAX as usize)
+                }
                 Err(e) => MethodResponse::error(req.id, e),
             }
             .with_extensions(extensions)
@@ -778,7 +771,11 @@ mod tests {
         let (_, _) = run.rotate("aa");
         let mut f = Follower::new(7, |t: Option<&str>| t == Some("aa"), run.start());
         let (first, ev) = run.pair(1);
-        assert_eq!(f.appended(first, &ev).len(), 1, "the director sees the draft");
+        assert_eq!(
+            f.appended(first, &ev).len(),
+            1,
+            "the director sees the draft"
+        );
         let (first, ev) = run.rotate("bb");
         assert_eq!(kinds(&f.appended(first, &ev)), ["director_token_set"]);
         let (first, ev) = run.result(1, 1);
