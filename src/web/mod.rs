@@ -35,6 +35,7 @@ use crate::rpc::auth::{self, Caller};
 use crate::rpc::registry::{Change, RegistryError, Subscription};
 use crate::rpc::{Ctx, Params};
 use crate::store::TournamentId;
+use crate::tournament::visibility::Publication;
 use crate::tournament::{Event, Tournament};
 
 use pages::{Page, Viewer};
@@ -439,10 +440,11 @@ async fn game_page(
 
 // ---- live updates ---------------------------------------------------------------------------
 
-/// The SSE message for one durable change of the tournament.
-fn change_event(id: TournamentId, revision: u64, events: &[Event]) -> SseEvent {
-    let kinds: Vec<&str> = events.iter().map(Event::kind).collect();
-    let rounds: Vec<u32> = events.iter().filter_map(Event::round).collect();
+/// The SSE message for one durable change of the tournament, naming the `events` of it the
+/// stream may show.
+fn change_event(id: TournamentId, revision: u64, events: &[&Event]) -> SseEvent {
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
+    let rounds: Vec<u32> = events.iter().filter_map(|e| e.round()).collect();
     SseEvent::default().event("change").data(
         json!({"tournament_id": id, "revision": revision, "kinds": kinds, "rounds": rounds})
             .to_string(),
@@ -454,6 +456,12 @@ struct LiveState {
     rx: Subscription<Event>,
     stop: watch::Receiver<bool>,
     done: bool,
+    /// With auth on: which rounds are public, as of revision `.1`. The stream is anonymous
+    /// (an `EventSource` sends no token), so it names only what the public pages show: every
+    /// change still says its revision (a director's page re-reads its drafts), but an
+    /// unpublished round's events are not named ([`crate::tournament::visibility`]).
+    public: Option<(Publication, u64)>,
+    ctx: Arc<Ctx>,
     /// Held while the stream is open: the cap on live streams.
     _permit: OwnedSemaphorePermit,
 }
@@ -476,20 +484,65 @@ async fn next_message(mut s: LiveState) -> Option<(Result<SseEvent, Infallible>,
                 id,
                 first_seq,
                 events,
-            }) if id == s.id => change_event(id, first_seq + events.len() as u64, &events),
+            }) if id == s.id => {
+                let shown = shown(&mut s.public, first_seq, &events);
+                change_event(id, first_seq + events.len() as u64, &shown)
+            }
             Ok(Change::Deleted { id, .. }) if id == s.id => {
                 s.done = true;
                 SseEvent::default().event("deleted").data("{}")
             }
             Ok(_) => continue,
-            // Missed changes: whatever they were, the page re-reads everything.
-            Err(broadcast::error::RecvError::Lagged(_)) => SseEvent::default()
-                .event("change")
-                .data(json!({"tournament_id": s.id, "lagged": true}).to_string()),
+            // Missed changes: whatever they were, the page re-reads everything (and the
+            // publication is read again).
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                if s.public.is_some() {
+                    s.public = public_view(&s.ctx, s.id).await.ok().flatten();
+                }
+                SseEvent::default()
+                    .event("change")
+                    .data(json!({"tournament_id": s.id, "lagged": true}).to_string())
+            }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
         return Some((Ok(ev), s));
     }
+}
+
+/// The events of a change the public may see: all of them without a publication to follow
+/// (auth off).
+fn shown<'a>(
+    public: &mut Option<(Publication, u64)>,
+    first_seq: u64,
+    events: &'a [Event],
+) -> Vec<&'a Event> {
+    let Some((publication, seen)) = public else {
+        return events.iter().collect();
+    };
+    events
+        .iter()
+        .zip(first_seq + 1..)
+        .filter(|(e, revision)| {
+            // Already in the state the stream started from: judged by the rounds as they are.
+            if *revision <= *seen {
+                return e.round().is_none_or(|r| publication.is_public(r));
+            }
+            *seen = *revision;
+            publication.apply(e)
+        })
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// With auth on, the rounds' publication and the revision it is of; None with auth off.
+async fn public_view(
+    ctx: &Ctx,
+    id: TournamentId,
+) -> Result<Option<(Publication, u64)>, RegistryError<crate::tournament::TournamentError>> {
+    let on = ctx.config.auth_on();
+    ctx.tournaments
+        .read(id, |t, rev| on.then(|| (Publication::of(&t.data), rev)))
+        .await
 }
 
 async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>) -> Response {
@@ -511,8 +564,8 @@ async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>)
     };
     // Subscribed before the existence check, so no change slips between the two.
     let rx = web.ctx.tournaments.subscribe(id);
-    match web.ctx.tournaments.read(id, |_, rev| rev).await {
-        Ok(_) => {}
+    let public = match public_view(&web.ctx, id).await {
+        Ok(public) => public,
         Err(RegistryError::NotFound(_)) => return not_found(&format!("no tournament {id}")),
         Err(e) => {
             tracing::error!(error = %e, "opening a live stream");
@@ -524,6 +577,8 @@ async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>)
         rx,
         stop: web.stop.clone(),
         done: false,
+        public,
+        ctx: Arc::clone(&web.ctx),
         _permit: permit,
     };
     let stream = futures::stream::unfold(state, next_message);
