@@ -1101,10 +1101,16 @@ async fn with_auth_on_open_reads_leave_out_unpublished_rounds() {
         let public = as_(Auth::None, method, params.clone()).await.unwrap();
         let dir = as_(director.clone(), method, params.clone()).await.unwrap();
         let adm = as_(admin(), method, params.clone()).await.unwrap();
-        assert_eq!(dir, adm, "{method}: the director and the admin see the same");
+        assert_eq!(
+            dir, adm,
+            "{method}: the director and the admin see the same"
+        );
         assert_ne!(public, dir, "{method}: the public sees less");
         let text = public.to_string();
-        assert!(!text.contains("W+") && !text.contains("result_set"), "{method}: {text}");
+        assert!(
+            !text.contains("W+") && !text.contains("result_set"),
+            "{method}: {text}"
+        );
     }
     let public = |method: &'static str, params: Vec<Value>| as_(Auth::None, method, params);
     let round = public("tournament.round.get", vec![json!(id), json!(1)])
@@ -1121,8 +1127,14 @@ async fn with_auth_on_open_reads_leave_out_unpublished_rounds() {
         .iter()
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds.iter().filter(|k| **k == "withheld").count(), 2, "{kinds:?}");
-    let standings = public("tournament.standings", vec![json!(id)]).await.unwrap();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "withheld").count(),
+        2,
+        "{kinds:?}"
+    );
+    let standings = public("tournament.standings", vec![json!(id)])
+        .await
+        .unwrap();
     assert_eq!(standings["after_round"], 0, "{standings}");
     // What only the draft holds is refused, naming the round.
     for (method, params) in [
@@ -1174,12 +1186,24 @@ async fn with_auth_on_open_reads_leave_out_unpublished_rounds() {
         .await
         .unwrap();
     }
-    call(&open, Proto::Json, &Auth::None, "tournament.round.pair", vec![oid.clone(), json!(1)])
-        .await
-        .unwrap();
-    let r = call(&open, Proto::Json, &Auth::None, "tournament.round.get", vec![oid, json!(1)])
-        .await
-        .unwrap();
+    call(
+        &open,
+        Proto::Json,
+        &Auth::None,
+        "tournament.round.pair",
+        vec![oid.clone(), json!(1)],
+    )
+    .await
+    .unwrap();
+    let r = call(
+        &open,
+        Proto::Json,
+        &Auth::None,
+        "tournament.round.get",
+        vec![oid, json!(1)],
+    )
+    .await
+    .unwrap();
     assert_eq!(r["games"].as_array().unwrap().len(), 1, "{r}");
     open.stop().await;
     server.stop().await;

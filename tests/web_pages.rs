@@ -1002,7 +1002,11 @@ async fn with_auth_on_the_live_stream_does_not_name_a_draft_rounds_events() {
     };
     let id = ok("tournament.create", json!([{"rounds": 2}])).await["id"].clone();
     for (name, rank) in [("Ai", "1d"), ("Bo", "2k"), ("Cy", "3k"), ("Di", "4k")] {
-        ok("tournament.player.add", json!([id, {"name": name, "rank": rank}])).await;
+        ok(
+            "tournament.player.add",
+            json!([id, {"name": name, "rank": rank}]),
+        )
+        .await;
     }
     ok("tournament.round.pair", json!([id, 1])).await;
     let mut live = client()
@@ -1023,7 +1027,11 @@ async fn with_auth_on_the_live_stream_does_not_name_a_draft_rounds_events() {
     };
     let set = ok("tournament.result.set", json!([id, 1, 1, "W+"])).await;
     expect(&set["revision"], json!([])).await;
-    let added = ok("tournament.player.add", json!([id, {"name": "Ed", "rank": "5k"}])).await;
+    let added = ok(
+        "tournament.player.add",
+        json!([id, {"name": "Ed", "rank": "5k"}]),
+    )
+    .await;
     expect(&added["revision"], json!(["player_registered"])).await;
     let published = ok("tournament.round.publish", json!([id, 1])).await;
     expect(&published["revision"], json!(["round_published"])).await;

@@ -571,7 +571,7 @@ async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>)
             tracing::error!(error = %e, "opening a live stream");
             return error(StatusCode::INTERNAL_SERVER_ERROR, "internal error");
         }
-    }
+    };
     let state = LiveState {
         id,
         rx,
