@@ -138,6 +138,12 @@ pub struct Config {
     /// Seconds a running simulation may go without a client asking about it (`simulate.get`,
     /// a `simulate.subscribe`) before it is stopped: its client went away. 0: never.
     pub simulation_idle_secs: u64,
+    /// Most `tournament.subscribe` subscriptions one WebSocket session may hold open; more are
+    /// refused with -32006 naming this setting. 0: no limit.
+    pub max_subscriptions_per_connection: u32,
+    /// Most `tournament.subscribe` subscriptions open at once from one client address, over all
+    /// its sessions; more are refused with -32006 naming this setting. 0: no limit.
+    pub max_subscriptions_per_address: u32,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -238,6 +244,8 @@ impl Default for Config {
             max_simulation_tournaments: 100_000,
             simulation_budget_secs: 600,
             simulation_idle_secs: 60,
+            max_subscriptions_per_connection: 100,
+            max_subscriptions_per_address: 1000,
         }
     }
 }
@@ -392,6 +400,12 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "simulation_idle_secs",
         "seconds a running simulation may go unasked about before it stops (60; 0 never)",
+        "max_subscriptions_per_connection",
+        "tournament.subscribe subscriptions per WebSocket session (100; 0 no limit)",
+    ),
+    (
+        "max_subscriptions_per_address",
+        "tournament.subscribe subscriptions from one address (1000; 0 no limit)",
     ),
 ];
 

@@ -42,7 +42,10 @@ mod deadline;
 mod guard;
 mod reading;
 
-type JsonService = TowerService<Stack<CallsLayer, Identity>, Identity>;
+type JsonService = TowerService<
+    Stack<crate::rpc::methods::tournament_live::WebSocketOnlyLayer, Stack<CallsLayer, Identity>>,
+    Identity,
+>;
 
 #[derive(Clone)]
 struct App {
@@ -166,7 +169,10 @@ async fn xml_rpc(app: &App, req: Request) -> Response {
     }
 }
 
-async fn json_rpc(app: &App, req: Request) -> Response {
+async fn json_rpc(app: &App, mut req: Request) -> Response {
+    // Whether calls can get notifications (subscriptions), and which session they are of.
+    let transport = crate::rpc::methods::tournament_live::Transport::of(&req);
+    req.extensions_mut().insert(transport);
     match app.json.clone().oneshot(req).await {
         Ok(resp) => resp.map(Body::new),
         Err(e) => {
@@ -404,13 +410,24 @@ pub async fn serve(
     let mut json_config = ServerConfig::builder()
         .max_request_body_size(max_body as u32)
         .max_response_body_size(reply_limit)
-        .max_connections(max_connections);
+        .max_connections(max_connections)
+        // The subscription caps are the daemon's own (max_subscriptions_per_*), with errors
+        // that name them; jsonrpsee's would cut in first at 1,024.
+        .max_subscriptions_per_connection(u32::MAX);
     if let Some(ping) = ws_ping {
         json_config = json_config.enable_ws_ping(ping);
     }
     let json = jsonrpsee::server::Server::builder()
         .set_config(json_config.build())
-        .set_rpc_middleware(RpcServiceBuilder::new().layer(CallsLayer::new(Arc::clone(&ctx))))
+        // Calls (batches, reply cap, turns) outside; inside it, the subscription methods
+        // answer over plain HTTP that they need a WebSocket, in a batch too.
+        .set_rpc_middleware(
+            RpcServiceBuilder::new()
+                .layer(CallsLayer::new(Arc::clone(&ctx)))
+                .layer(
+                    crate::rpc::methods::tournament_live::WebSocketOnlyLayer::new(Arc::clone(&ctx)),
+                ),
+        )
         .to_service_builder()
         .build(crate::rpc::jsonrpc::module(Arc::clone(&ctx)), stop_handle);
 

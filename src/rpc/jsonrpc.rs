@@ -107,6 +107,10 @@ pub fn openrpc() -> Value {
 pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
     let mut module = RpcModule::new(());
     for method in TABLE.iter().copied() {
+        // Served as jsonrpsee subscriptions below (their table entries answer elsewhere).
+        if super::methods::tournament_live::is_subscription_method(method.name) {
+            continue;
+        }
         let ctx = Arc::clone(&ctx);
         let registered = module.register_async_method(method.name, move |params, _, ext| {
             let ctx = Arc::clone(&ctx);
@@ -130,7 +134,7 @@ pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
             tracing::error!(method = method.name, error = %e, "method not registered");
         }
     }
-    super::methods::tournament::register_subscriptions(&mut module, Arc::clone(&ctx));
+    super::methods::tournament_live::register_subscriptions(&mut module, Arc::clone(&ctx));
     super::methods::simulate::register_subscriptions(&mut module, Arc::clone(&ctx));
     if let Err(e) = module.register_method("rpc.discover", |_, _, _| {
         Ok::<_, ErrorObjectOwned>(openrpc())

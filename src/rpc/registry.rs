@@ -13,10 +13,15 @@
 //! store on first access; an append that loses the race is refused by the store's
 //! compare-and-set, and the registry catches up with the events it missed and runs the command
 //! again on the fresh state ([`MAX_TRIES`] times at most, then a conflict error); and
-//! [`Registry::follow`] takes the store's change feed as it arrives: with subscribers it reads
-//! and publishes other daemons' changes within moments; with none it only notes which cached
-//! tournaments moved, and the next read or command of one of them reads its tail first (a
+//! [`Registry::follow`] takes the store's change feed as it arrives: a tournament with
+//! subscribers here has other daemons' changes read and published within moments; for the
+//! others it only notes which cached tournaments moved, and the next read or command of one of them reads its tail first (a
 //! daemon does not decode the writes of tournaments nobody asks it about).
+//!
+//! Live notifications come from one feed per tournament ([`Registry::subscribe`]): created by
+//! its first subscriber, shared by all of them, dropped with the last. A write reaches only
+//! its own tournament's subscribers, so thousands of subscriptions to other tournaments cost
+//! it nothing; a tournament nobody follows costs one map lookup per write.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,33 +71,25 @@ pub enum RegistryError<E: std::error::Error> {
 /// Runs of one command against a fresh state after losing a race to another daemon.
 pub const MAX_TRIES: usize = 5;
 
-/// A change to one tournament, as published to [`Registry::subscribe`]rs once it is durable and
-/// applied. Whoever wrote it (this daemon, or another one on a shared database whose writes
-/// this daemon picked up), subscribers see the same stream, in each tournament's log order.
+/// A change to one tournament, as published to its [`Registry::subscribe`]rs once it is durable
+/// and applied. Whoever wrote it (this daemon, or another one on a shared database whose writes
+/// this daemon picked up), subscribers see the same stream, in the tournament's log order.
 #[derive(Debug)]
 pub enum Change<Ev> {
-    Created {
-        id: TournamentId,
-        events: Arc<Vec<Ev>>,
-    },
     /// `events` were appended at `first_seq`, `first_seq + 1`, ...
     Appended {
         id: TournamentId,
         first_seq: u64,
         events: Arc<Vec<Ev>>,
     },
-    Deleted {
-        id: TournamentId,
-    },
+    /// The tournament and its log are gone; `revision`: the events it had when this daemon
+    /// forgot it (for a deletion by another daemon, the last this one had applied).
+    Deleted { id: TournamentId, revision: u64 },
 }
 
 impl<Ev> Clone for Change<Ev> {
     fn clone(&self) -> Self {
         match self {
-            Change::Created { id, events } => Change::Created {
-                id: *id,
-                events: Arc::clone(events),
-            },
             Change::Appended {
                 id,
                 first_seq,
@@ -102,13 +99,69 @@ impl<Ev> Clone for Change<Ev> {
                 first_seq: *first_seq,
                 events: Arc::clone(events),
             },
-            Change::Deleted { id } => Change::Deleted { id: *id },
+            Change::Deleted { id, revision } => Change::Deleted {
+                id: *id,
+                revision: *revision,
+            },
         }
     }
 }
 
-/// Changes a slow subscriber may fall behind by before it is told it lagged.
-const CHANGES_BUFFER: usize = 4096;
+/// Changes of one tournament a slow subscriber may fall behind by before it is told it lagged.
+/// A feed holds this many slots from its first subscriber on (tens of bytes each): one
+/// tournament's writes come at a director's pace, so a few hundred is a long way behind.
+pub const FEED_BUFFER: usize = 256;
+
+/// The live feeds: one broadcast per tournament that has subscribers, none for the others.
+type Feeds<Ev> = StdMutex<HashMap<TournamentId, broadcast::Sender<Change<Ev>>>>;
+
+/// One subscription to one tournament's changes ([`Registry::subscribe`]). Dropping the last
+/// subscription of a tournament drops its feed.
+pub struct Subscription<Ev> {
+    id: TournamentId,
+    /// Always `Some` until dropped (taken out in `drop`, under the feeds' lock).
+    rx: Option<broadcast::Receiver<Change<Ev>>>,
+    feeds: Arc<Feeds<Ev>>,
+}
+
+impl<Ev> Subscription<Ev> {
+    /// The tournament this follows.
+    pub fn id(&self) -> TournamentId {
+        self.id
+    }
+
+    /// The next change (cancel-safe). `Lagged(n)`: `n` changes were dropped because this
+    /// subscriber fell [`FEED_BUFFER`] changes behind; it goes on with the oldest kept.
+    pub async fn recv(&mut self) -> Result<Change<Ev>, broadcast::error::RecvError> {
+        match self.rx.as_mut() {
+            Some(rx) => rx.recv().await,
+            None => Err(broadcast::error::RecvError::Closed),
+        }
+    }
+
+    /// The next change if one is waiting.
+    pub fn try_recv(&mut self) -> Result<Change<Ev>, broadcast::error::TryRecvError> {
+        match self.rx.as_mut() {
+            Some(rx) => rx.try_recv(),
+            None => Err(broadcast::error::TryRecvError::Closed),
+        }
+    }
+}
+
+impl<Ev> Drop for Subscription<Ev> {
+    fn drop(&mut self) {
+        let mut feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        // Dropped under the lock, so a subscriber arriving meanwhile either joins this feed
+        // before the count is read or finds it gone and starts a new one.
+        drop(self.rx.take());
+        if feeds
+            .get(&self.id)
+            .is_some_and(|tx| tx.receiver_count() == 0)
+        {
+            feeds.remove(&self.id);
+        }
+    }
+}
 
 /// Changes of the store's feed [`Registry::follow`] handles together at most (one store read).
 const FOLLOW_BURST: usize = 1024;
@@ -163,7 +216,11 @@ pub struct Registry<E: Engine> {
     /// Tournaments of this engine another daemon created that this one has not read yet: the
     /// change feed only notes them (for [`Registry::ids`]), and the first use reads one.
     elsewhere: StdMutex<HashSet<TournamentId>>,
-    changes: broadcast::Sender<Change<E::Event>>,
+    /// One feed per tournament with subscribers.
+    feeds: Arc<Feeds<E::Event>>,
+    /// Changes handed to subscribers so far, one per subscriber reached: what the feeds
+    /// cost (tests, and the counter of live notifications).
+    delivered: AtomicU64,
     /// The daemon's turns at heavy work (`max_heavy_calls`, see [`crate::rpc::take_turn`]):
     /// a heavy state's command (a big pairing) takes one, like a stateless heavy call. None:
     /// no limit (a registry outside a daemon).
@@ -221,7 +278,8 @@ impl<E: Engine> Registry<E> {
             store,
             tournaments: RwLock::new(map),
             elsewhere: StdMutex::new(HashSet::new()),
-            changes: broadcast::channel(CHANGES_BUFFER).0,
+            feeds: Arc::new(StdMutex::new(HashMap::new())),
+            delivered: AtomicU64::new(0),
             heavy: None,
         })
     }
@@ -242,27 +300,17 @@ impl<E: Engine> Registry<E> {
         Ok((state, events))
     }
 
-    /// Caches a tournament unless it is cached already (then the cached one wins) and
-    /// publishes its creation if this call cached it. Returns the cached entry. `epoch`: the
-    /// feed's session before the store read or created it.
-    fn insert(
-        &self,
-        id: TournamentId,
-        state: E,
-        events: Vec<E::Event>,
-        epoch: u64,
-    ) -> Arc<Entry<E>> {
+    /// Caches a tournament of `seq` events unless it is cached already (then the cached one
+    /// wins). Returns the cached entry. `epoch`: the feed's session before the store read or
+    /// created it. Nothing is published: a subscriber reads the state after subscribing, so
+    /// it starts from whichever copy this keeps.
+    fn insert(&self, id: TournamentId, state: E, seq: u64, epoch: u64) -> Arc<Entry<E>> {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
         self.not_elsewhere(id);
         if let Some(entry) = map.get(&id) {
             return Arc::clone(entry);
         }
-        let entry = Entry::new(state, events.len() as u64, epoch);
-        // Published before the tournament can be found, so no change to it can come first.
-        self.publish(|| Change::Created {
-            id,
-            events: Arc::new(events),
-        });
+        let entry = Entry::new(state, seq, epoch);
         map.insert(id, Arc::clone(&entry));
         entry
     }
@@ -271,8 +319,9 @@ impl<E: Engine> Registry<E> {
     fn forget(&self, id: TournamentId) {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
         self.not_elsewhere(id);
-        if map.remove(&id).is_some() {
-            self.publish(|| Change::Deleted { id });
+        if let Some(entry) = map.remove(&id) {
+            let revision = entry.seq.load(Ordering::Acquire);
+            self.publish(id, || Change::Deleted { id, revision });
         }
     }
 
@@ -344,7 +393,7 @@ impl<E: Engine> Registry<E> {
         let first_seq = slot.seq;
         slot.seq += events.len() as u64;
         entry.seq.store(slot.seq, Ordering::Release);
-        self.publish(|| Change::Appended {
+        self.publish(id, || Change::Appended {
             id,
             first_seq,
             events: Arc::new(events),
@@ -410,9 +459,10 @@ impl<E: Engine> Registry<E> {
     }
 
     /// Brings the cache up to a burst of changes, in order per tournament: deletions forget,
-    /// heads beyond the cached one are read (all in one store call) and applied, or only noted
-    /// when nobody subscribes, and tournaments of this engine created elsewhere are cached
-    /// (with subscribers) or noted for [`Registry::ids`] (without).
+    /// heads beyond the cached one are read (all in one store call) and applied when the
+    /// tournament has subscribers here, or only noted when it has none, and tournaments of
+    /// this engine created elsewhere are noted for [`Registry::ids`] (nobody can follow one
+    /// before this daemon has read it, and reading it is what caches it).
     async fn apply_changes(&self, burst: Vec<HeadChange>) {
         // What each tournament needs, in the order first heard of: `None` when it was
         // deleted, else the highest head heard of (`u64::MAX`: unknown, read it) and whether
@@ -451,10 +501,10 @@ impl<E: Engine> Registry<E> {
                     if known && entry.seq.load(Ordering::Acquire) >= head {
                         continue;
                     }
-                    // Nobody to tell: the next use of the tournament reads its tail (if it is
-                    // used on this daemon at all), rather than every daemon reading and
-                    // decoding every other daemon's writes as they happen.
-                    if self.changes.receiver_count() == 0 {
+                    // Nobody here follows it: the next use of the tournament reads its tail
+                    // (if it is used on this daemon at all), rather than every daemon reading
+                    // and decoding every other daemon's writes as they happen.
+                    if !self.followed(id) {
                         entry.heard.fetch_max(head, Ordering::AcqRel);
                         continue;
                     }
@@ -465,22 +515,17 @@ impl<E: Engine> Registry<E> {
                         continue;
                     }
                     wants.push((id, seq));
-                    cached.push(Some(entry));
+                    cached.push(entry);
                 }
-                // Created elsewhere for this engine, nobody to tell: noted (so listings name
-                // it), and read on its first use here, if any. Every daemon reading and
-                // replaying every tournament every other daemon creates, at creation, cost a
-                // store read per creation on each of them.
-                (None, Some((_, true))) if self.changes.receiver_count() == 0 => {
+                // Created elsewhere for this engine: noted (so listings name it), and read
+                // on its first use here, if any (a subscription reads it too). Every daemon
+                // reading and replaying every tournament every other daemon creates, at
+                // creation, cost a store read per creation on each of them.
+                (None, Some((_, true))) => {
                     self.elsewhere
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .insert(id);
-                }
-                // With subscribers: cache it now, so they hear of it.
-                (None, Some((_, true))) => {
-                    wants.push((id, 0));
-                    cached.push(None);
                 }
                 // Another engine's, or one this daemon never cached: nothing to follow.
                 (None, Some((_, false))) => {}
@@ -498,12 +543,12 @@ impl<E: Engine> Registry<E> {
             }
         };
         for (((id, from), entry), tail) in wants.into_iter().zip(cached).zip(tails) {
-            let outcome = match (entry, tail) {
-                (Some(_), None) => {
+            let outcome = match tail {
+                None => {
                     self.forget(id);
                     Ok(())
                 }
-                (Some(entry), Some(t)) => {
+                Some(t) => {
                     let mut slot = entry.slot.lock().await;
                     let applied = self.apply_tail(id, &entry, &mut slot, from, &t.events);
                     if applied.is_ok() {
@@ -511,12 +556,6 @@ impl<E: Engine> Registry<E> {
                     }
                     applied
                 }
-                (None, Some(t)) if t.kind == E::KIND => Self::replay_stored(&t)
-                    .map(|(state, events)| {
-                        self.insert(id, state, events, epoch);
-                    })
-                    .map_err(RegistryError::from),
-                (None, _) => Ok(()),
             };
             if let Err(e) = outcome {
                 tracing::warn!(id, error = %e, "cannot apply another daemon's change");
@@ -530,7 +569,7 @@ impl<E: Engine> Registry<E> {
         match self.store.load_since(id, 0).await? {
             Some(t) if t.kind == E::KIND => {
                 let (state, events) = Self::replay_stored(&t)?;
-                Ok(self.insert(id, state, events, epoch))
+                Ok(self.insert(id, state, events.len() as u64, epoch))
             }
             _ => {
                 self.not_elsewhere(id);
@@ -539,16 +578,53 @@ impl<E: Engine> Registry<E> {
         }
     }
 
-    /// Every change from now on, as it becomes durable (live notifications are built on this).
-    pub fn subscribe(&self) -> broadcast::Receiver<Change<E::Event>> {
-        self.changes.subscribe()
+    /// Every change to tournament `id` from now on, as it becomes durable (live notifications
+    /// are built on this). The tournament need not exist (nor be cached) yet: a caller
+    /// subscribes first and then reads the state, so that no change falls between the two.
+    pub fn subscribe(&self, id: TournamentId) -> Subscription<E::Event> {
+        let mut feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        let rx = feeds
+            .entry(id)
+            .or_insert_with(|| broadcast::channel(FEED_BUFFER).0)
+            .subscribe();
+        Subscription {
+            id,
+            rx: Some(rx),
+            feeds: Arc::clone(&self.feeds),
+        }
     }
 
-    /// Publishes a change; with no subscriber (the common case) this costs nothing.
-    fn publish(&self, change: impl FnOnce() -> Change<E::Event>) {
-        if self.changes.receiver_count() > 0 {
-            // An error only means every subscriber left meanwhile.
-            let _ = self.changes.send(change());
+    /// Whether tournament `id` has subscribers on this daemon.
+    fn followed(&self, id: TournamentId) -> bool {
+        let feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        feeds.contains_key(&id)
+    }
+
+    /// Tournaments with subscribers on this daemon: the feeds open.
+    pub fn feeds(&self) -> usize {
+        self.feeds.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Changes handed to subscribers since the registry opened, counted once per subscriber
+    /// reached.
+    pub fn delivered(&self) -> u64 {
+        self.delivered.load(Ordering::Relaxed)
+    }
+
+    /// Publishes a change of tournament `id` to its subscribers; a tournament nobody follows
+    /// (the common case) costs a lookup, and other tournaments' subscribers are never woken.
+    fn publish(&self, id: TournamentId, change: impl FnOnce() -> Change<E::Event>) {
+        let tx = {
+            let feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+            feeds.get(&id).cloned()
+        };
+        // Sent outside the lock: waking a popular tournament's subscribers must not hold up
+        // every other tournament's writes. A feed whose last subscriber left meanwhile has
+        // nobody to tell (an error), and one who joined meanwhile reads the state after.
+        if let Some(tx) = tx
+            && let Ok(reached) = tx.send(change())
+        {
+            self.delivered.fetch_add(reached as u64, Ordering::Relaxed);
         }
     }
 
@@ -608,7 +684,7 @@ impl<E: Engine> Registry<E> {
         let epoch = self.store.feed_epoch();
         let id = self.store.create(E::KIND, encode::<E>(&events)?).await?;
         // The change feed may have cached it first; then that copy (the same log) stays.
-        self.insert(id, state, events, epoch);
+        self.insert(id, state, events.len() as u64, epoch);
         Ok(id)
     }
 
@@ -626,7 +702,7 @@ impl<E: Engine> Registry<E> {
             .create_owned(E::KIND, encode::<E>(&events)?, owner)
             .await?;
         if let Some(id) = created {
-            self.insert(id, state, events, epoch);
+            self.insert(id, state, events.len() as u64, epoch);
         }
         Ok(created)
     }
@@ -741,7 +817,7 @@ impl<E: Engine> Registry<E> {
                 guard.state.apply(e).map_err(RegistryError::Engine)?;
             }
             // Published under the tournament's lock, so subscribers see its log in order.
-            self.publish(|| Change::Appended {
+            self.publish(id, || Change::Appended {
                 id,
                 first_seq,
                 events: Arc::new(events),
@@ -1210,7 +1286,7 @@ mod tests {
     #[tokio::test]
     async fn with_a_subscriber_another_daemons_change_is_published_at_once() {
         let (_dir, store, registry, id) = written_elsewhere().await;
-        let mut watch = registry.subscribe();
+        let mut watch = registry.subscribe(id);
         other_daemon_checks_out(&store, id).await;
         let change = tokio::time::timeout(Duration::from_secs(10), watch.recv())
             .await
@@ -1225,5 +1301,190 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+    }
+
+    /// A registry over a fresh SQLite store and `n` matchmaker tournaments of 64 players
+    /// (hundreds of writes each before they end).
+    async fn with_tournaments(
+        n: usize,
+    ) -> (tempfile::TempDir, Registry<Tournament>, Vec<TournamentId>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
+        let registry = Registry::<Tournament>::open(Arc::new(store), &[]).unwrap();
+        let mut ids = Vec::new();
+        for seed in 0..n as u64 {
+            let created =
+                Tournament::create((1..=64).collect(), 0, false, PairingMode::default(), seed)
+                    .unwrap();
+            ids.push(registry.create(vec![created]).await.unwrap());
+        }
+        (dir, registry, ids)
+    }
+
+    /// One write: a checkout, or the commit of a match out.
+    async fn write(registry: &Registry<Tournament>, id: TournamentId) {
+        let out = registry
+            .read(id, |t, _| t.checked_out_matches().first().copied())
+            .await
+            .unwrap();
+        match out {
+            Some(pair) => registry
+                .mutate(id, move |t, _| Ok((t.commit(pair, 1)?, ())))
+                .await
+                .unwrap(),
+            None => {
+                registry.mutate(id, |t, _| t.checkout()).await.unwrap();
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_reaches_its_own_tournaments_subscribers_and_no_others() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let (a, b) = (ids[0], ids[1]);
+        let mut theirs: Vec<_> = (0..5000).map(|_| registry.subscribe(b)).collect();
+        let mut mine = registry.subscribe(a);
+        assert_eq!(
+            registry.feeds(),
+            2,
+            "one feed per tournament, however many follow"
+        );
+        let before = registry.delivered();
+        for _ in 0..20 {
+            write(&registry, a).await;
+        }
+        // A's one subscriber got each change; B's 5,000 were never handed anything.
+        assert_eq!(registry.delivered() - before, 20);
+        assert!(
+            theirs
+                .iter_mut()
+                .all(|s| matches!(s.try_recv(), Err(broadcast::error::TryRecvError::Empty)))
+        );
+        let mut next = 1;
+        for _ in 0..20 {
+            match mine.try_recv() {
+                Ok(Change::Appended {
+                    id,
+                    first_seq,
+                    events,
+                }) => {
+                    assert_eq!((id, first_seq), (a, next));
+                    next += events.len() as u64;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // A write to B reaches all of them.
+        write(&registry, b).await;
+        assert_eq!(registry.delivered() - before, 20 + 5000);
+        assert!(theirs.iter_mut().all(|s| s.try_recv().is_ok()));
+        // The feeds go with their last subscriber.
+        theirs.truncate(1);
+        assert_eq!(registry.feeds(), 2);
+        drop(theirs);
+        assert_eq!(registry.feeds(), 1);
+        drop(mine);
+        assert_eq!(registry.feeds(), 0);
+        write(&registry, a).await;
+        assert_eq!(registry.delivered() - before, 20 + 5000);
+        // A new subscriber after the feed went starts a new one.
+        let mut again = registry.subscribe(a);
+        write(&registry, a).await;
+        assert!(matches!(again.try_recv(), Ok(Change::Appended { id, .. }) if id == a));
+    }
+
+    #[tokio::test]
+    async fn subscribers_of_other_tournaments_cost_a_write_no_cpu() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let (a, b) = (ids[0], ids[1]);
+        let registry = Arc::new(registry);
+        // Warm up (the store's first writes, the allocator), then the cost of 100 writes with
+        // nobody subscribed anywhere, on this thread (the test's runtime has one thread, so
+        // every task woken by a write runs here and is counted).
+        for _ in 0..20 {
+            write(&registry, a).await;
+        }
+        let cpu = cpu_time::ThreadTime::now();
+        for _ in 0..100 {
+            write(&registry, a).await;
+        }
+        let alone = cpu.elapsed();
+        // 5,000 subscribers of B, each a task waiting for its next change.
+        let woken = Arc::new(AtomicU64::new(0));
+        let mut tasks = Vec::new();
+        for _ in 0..5000 {
+            let mut sub = registry.subscribe(b);
+            let woken = Arc::clone(&woken);
+            tasks.push(tokio::spawn(async move {
+                while sub.recv().await.is_ok() {
+                    woken.fetch_add(1, Ordering::Relaxed);
+                }
+            }));
+        }
+        tokio::task::yield_now().await;
+        let cpu = cpu_time::ThreadTime::now();
+        for _ in 0..100 {
+            write(&registry, a).await;
+        }
+        let beside = cpu.elapsed();
+        tokio::task::yield_now().await;
+        assert_eq!(woken.load(Ordering::Relaxed), 0, "B's subscribers slept");
+        // One global feed woke every subscriber on every write: 500,000 wake-ups here, about
+        // half a second. The slack only absorbs noise; the factor is generous.
+        assert!(
+            beside <= alone * 3 + Duration::from_millis(50),
+            "100 writes: {alone:?} alone, {beside:?} beside 5,000 idle subscriptions"
+        );
+        // And they hear of B's own writes.
+        write(&registry, b).await;
+        for _ in 0..1000 {
+            if woken.load(Ordering::Relaxed) == 5000 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(woken.load(Ordering::Relaxed), 5000);
+        for t in tasks {
+            t.abort();
+        }
+    }
+
+    #[tokio::test]
+    async fn a_deletion_ends_the_feed_with_the_revision_it_had() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let mut sub = registry.subscribe(ids[0]);
+        let mut other = registry.subscribe(ids[1]);
+        write(&registry, ids[0]).await;
+        let seq = registry.read(ids[0], |_, seq| seq).await.unwrap();
+        registry.delete(ids[0]).await.unwrap();
+        assert!(matches!(sub.try_recv(), Ok(Change::Appended { .. })));
+        match sub.try_recv() {
+            Ok(Change::Deleted { id, revision }) => assert_eq!((id, revision), (ids[0], seq)),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            other.try_recv(),
+            Err(broadcast::error::TryRecvError::Empty)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_falls_behind_is_told_it_lagged() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let mut slow = registry.subscribe(ids[0]);
+        let mut elsewhere = registry.subscribe(ids[1]);
+        for _ in 0..FEED_BUFFER + 10 {
+            write(&registry, ids[0]).await;
+        }
+        assert!(matches!(
+            slow.recv().await,
+            Err(broadcast::error::RecvError::Lagged(10))
+        ));
+        // It goes on with the oldest change kept; another tournament's follower lost nothing.
+        assert!(matches!(slow.recv().await, Ok(Change::Appended { .. })));
+        assert!(matches!(
+            elsewhere.try_recv(),
+            Err(broadcast::error::TryRecvError::Empty)
+        ));
     }
 }

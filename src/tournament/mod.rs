@@ -14,6 +14,7 @@ pub mod model;
 pub mod pair;
 pub mod results;
 pub mod standings;
+pub mod visibility;
 
 pub use engine::{Event, Tournament};
 pub use error::TournamentError;

@@ -33,9 +33,10 @@ use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
 use crate::rpc::auth::{self, Caller};
-use crate::rpc::registry::{Change, RegistryError};
+use crate::rpc::registry::{Change, RegistryError, Subscription};
 use crate::rpc::{Ctx, Params};
 use crate::store::TournamentId;
+use crate::tournament::visibility::Publication;
 use crate::tournament::{Event, Tournament};
 
 use pages::{Page, Viewer};
@@ -442,10 +443,11 @@ async fn game_page(
 
 // ---- live updates ---------------------------------------------------------------------------
 
-/// The SSE message for one durable change of the tournament.
-fn change_event(id: TournamentId, revision: u64, events: &[Event]) -> SseEvent {
-    let kinds: Vec<&str> = events.iter().map(Event::kind).collect();
-    let rounds: Vec<u32> = events.iter().filter_map(Event::round).collect();
+/// The SSE message for one durable change of the tournament, naming the `events` of it the
+/// stream may show.
+fn change_event(id: TournamentId, revision: u64, events: &[&Event]) -> SseEvent {
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
+    let rounds: Vec<u32> = events.iter().filter_map(|e| e.round()).collect();
     SseEvent::default().event("change").data(
         json!({"tournament_id": id, "revision": revision, "kinds": kinds, "rounds": rounds})
             .to_string(),
@@ -454,9 +456,15 @@ fn change_event(id: TournamentId, revision: u64, events: &[Event]) -> SseEvent {
 
 struct LiveState {
     id: TournamentId,
-    rx: broadcast::Receiver<Change<Event>>,
+    rx: Subscription<Event>,
     stop: watch::Receiver<bool>,
     done: bool,
+    /// With auth on: which rounds are public, as of revision `.1`. The stream is anonymous
+    /// (an `EventSource` sends no token), so it names only what the public pages show: every
+    /// change still says its revision (a director's page re-reads its drafts), but an
+    /// unpublished round's events are not named ([`crate::tournament::visibility`]).
+    public: Option<(Publication, u64)>,
+    ctx: Arc<Ctx>,
     /// Held while the stream is open: the cap on live streams.
     _permit: OwnedSemaphorePermit,
 }
@@ -479,20 +487,65 @@ async fn next_message(mut s: LiveState) -> Option<(Result<SseEvent, Infallible>,
                 id,
                 first_seq,
                 events,
-            }) if id == s.id => change_event(id, first_seq + events.len() as u64, &events),
-            Ok(Change::Deleted { id }) if id == s.id => {
+            }) if id == s.id => {
+                let shown = shown(&mut s.public, first_seq, &events);
+                change_event(id, first_seq + events.len() as u64, &shown)
+            }
+            Ok(Change::Deleted { id, .. }) if id == s.id => {
                 s.done = true;
                 SseEvent::default().event("deleted").data("{}")
             }
             Ok(_) => continue,
-            // Missed changes: whatever they were, the page re-reads everything.
-            Err(broadcast::error::RecvError::Lagged(_)) => SseEvent::default()
-                .event("change")
-                .data(json!({"tournament_id": s.id, "lagged": true}).to_string()),
+            // Missed changes: whatever they were, the page re-reads everything (and the
+            // publication is read again).
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                if s.public.is_some() {
+                    s.public = public_view(&s.ctx, s.id).await.ok().flatten();
+                }
+                SseEvent::default()
+                    .event("change")
+                    .data(json!({"tournament_id": s.id, "lagged": true}).to_string())
+            }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
         return Some((Ok(ev), s));
     }
+}
+
+/// The events of a change the public may see: all of them without a publication to follow
+/// (auth off).
+fn shown<'a>(
+    public: &mut Option<(Publication, u64)>,
+    first_seq: u64,
+    events: &'a [Event],
+) -> Vec<&'a Event> {
+    let Some((publication, seen)) = public else {
+        return events.iter().collect();
+    };
+    events
+        .iter()
+        .zip(first_seq + 1..)
+        .filter(|(e, revision)| {
+            // Already in the state the stream started from: judged by the rounds as they are.
+            if *revision <= *seen {
+                return e.round().is_none_or(|r| publication.is_public(r));
+            }
+            *seen = *revision;
+            publication.apply(e)
+        })
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// With auth on, the rounds' publication and the revision it is of; None with auth off.
+async fn public_view(
+    ctx: &Ctx,
+    id: TournamentId,
+) -> Result<Option<(Publication, u64)>, RegistryError<crate::tournament::TournamentError>> {
+    let on = ctx.config.auth_on();
+    ctx.tournaments
+        .read(id, |t, rev| on.then(|| (Publication::of(&t.data), rev)))
+        .await
 }
 
 async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>) -> Response {
@@ -513,20 +566,22 @@ async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>)
             .into_response();
     };
     // Subscribed before the existence check, so no change slips between the two.
-    let rx = web.ctx.tournaments.subscribe();
-    match web.ctx.tournaments.read(id, |_, rev| rev).await {
-        Ok(_) => {}
+    let rx = web.ctx.tournaments.subscribe(id);
+    let public = match public_view(&web.ctx, id).await {
+        Ok(public) => public,
         Err(RegistryError::NotFound(_)) => return not_found(&format!("no tournament {id}")),
         Err(e) => {
             tracing::error!(error = %e, "opening a live stream");
             return error(StatusCode::INTERNAL_SERVER_ERROR, "internal error");
         }
-    }
+    };
     let state = LiveState {
         id,
         rx,
         stop: web.stop.clone(),
         done: false,
+        public,
+        ctx: Arc::clone(&web.ctx),
         _permit: permit,
     };
     let stream = futures::stream::unfold(state, next_message);
@@ -590,9 +645,11 @@ fn export_stem(t: &Tournament, id: TournamentId) -> String {
     }
 }
 
-/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces, as a download.
+/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces for the caller, as a
+/// download (with auth on, the public's stops before the first unpublished round).
 async fn export(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Response {
     let Path((id, format)) = match path {
@@ -618,7 +675,8 @@ async fn export(
         Ok(stem) => stem,
         Err(_) => return not_found(&format!("no tournament {tid}")),
     };
-    let params = Params::positional(vec![json!(tid), json!(format)]);
+    let params =
+        Params::positional(vec![json!(tid), json!(format)]).with_caller(caller_of(&caller));
     let answer = match crate::rpc::call(&web.ctx, method, params).await {
         Ok(v) => v,
         Err(e) => {
@@ -734,7 +792,7 @@ async fn aga_files(
     let Ok((stem, shown)) = seen else {
         return Err(not_found(&format!("no tournament {tid}")));
     };
-    let params = Params::positional(vec![json!(tid), json!("aga")]);
+    let params = Params::positional(vec![json!(tid), json!("aga")]).with_caller(caller.clone());
     let answer = crate::rpc::call(ctx, method, params).await.map_err(|e| {
         error(
             StatusCode::BAD_REQUEST,

@@ -12,6 +12,7 @@ pub mod simulate;
 pub mod system;
 pub mod tournament;
 pub mod tournament_io;
+pub mod tournament_live;
 pub mod tournament_standings;
 
 use super::Method;
@@ -25,6 +26,7 @@ pub fn all() -> Vec<&'static Method> {
         pairing::METHODS,
         score::METHODS,
         tournament::METHODS,
+        tournament_live::METHODS,
         tournament_io::METHODS,
         tournament_standings::METHODS,
         simulate::METHODS,

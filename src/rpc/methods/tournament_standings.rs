@@ -5,6 +5,7 @@
 //! points), SODOS in points too, CAT as the category number from 1, rank as OpenGotha's
 //! integer (−30 = 30k … 8 = 9d) beside its text. Codes 1040–1059 are this file's.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -17,6 +18,7 @@ use crate::tournament::Tournament;
 use crate::tournament::crosstable::{Crosstable, crosstable};
 use crate::tournament::model::{Criterion, RoundNumber, TournamentData, format_rank};
 use crate::tournament::standings::{CRITERIA, Row, display_value, parse_criterion};
+use crate::tournament::visibility;
 
 pub mod codes {
     /// `after_round` beyond the tournament's rounds.
@@ -52,24 +54,43 @@ fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcEr
     }
 }
 
-/// Runs `f` on the tournament's data and revision: inline for small tournaments, on the
-/// blocking pool over a copy for large ones; within the call's time budget either way
-/// (-32012 when it runs out: at the deadline for a large one).
+/// What of the tournament a caller may not see: with auth on and a caller who does not direct
+/// it, `Some((first, paired))` when round `first` (of the `paired` rounds paired) is not
+/// published; the data `compute` hands on then stops before it.
+type Hidden = Option<(RoundNumber, RoundNumber)>;
+
+/// Runs `f` on the tournament's data as `p`'s caller may see it (the public's stops before
+/// the first unpublished round, with auth on), its revision and what it leaves out: inline
+/// for small tournaments, on the blocking pool over a copy for large ones; within the call's
+/// time budget either way (-32012 when it runs out: at the deadline for a large one).
 async fn compute<R: Send + 'static>(
     ctx: &Ctx,
+    p: &Params,
     id: TournamentId,
-    f: impl FnOnce(&TournamentData, u64) -> R + Send + 'static,
+    f: impl FnOnce(&TournamentData, u64, Hidden) -> R + Send + 'static,
 ) -> Result<R, RpcError> {
     let budget = crate::rpc::current_budget();
     let f = std::sync::Mutex::new(Some(f));
     let copied = ctx
         .tournaments
         .read(id, |t: &Tournament, rev| {
+            let (data, hidden) = if super::tournament::public_only(ctx, p, t) {
+                let data = visibility::public_data(&t.data);
+                let hidden = (data.rounds.len() < t.data.rounds.len()).then(|| {
+                    (
+                        data.rounds.len() as RoundNumber + 1,
+                        t.data.rounds.len() as RoundNumber,
+                    )
+                });
+                (data, hidden)
+            } else {
+                (Cow::Borrowed(&t.data), None)
+            };
             if t.data.players.len() > INLINE_PLAYERS {
-                Err((Box::new(t.data.clone()), rev))
+                Err((Box::new(data.into_owned()), rev, hidden))
             } else {
                 let f = f.lock().ok().and_then(|mut g| g.take());
-                Ok(f.map(|f| crate::rpc::under(budget.as_ref(), || f(&t.data, rev))))
+                Ok(f.map(|f| crate::rpc::under(budget.as_ref(), || f(&data, rev, hidden))))
             }
         })
         .await
@@ -77,18 +98,29 @@ async fn compute<R: Send + 'static>(
     let lost = || RpcError::internal("internal error: standings not computed");
     match copied {
         Ok(r) => r.ok_or_else(lost)?,
-        Err((data, rev)) => {
+        Err((data, rev, hidden)) => {
             let f = f.lock().ok().and_then(|mut g| g.take()).ok_or_else(lost)?;
-            crate::rpc::off_workers(&ctx.heavy, move || Ok(f(&data, rev))).await
+            crate::rpc::off_workers(&ctx.heavy, move || Ok(f(&data, rev, hidden))).await
         }
     }
 }
 
 /// The round to report after: the given one (0 … the tournament's rounds, or beyond when more
-/// rounds were paired than planned), else the last paired round.
-fn after_round(t: &TournamentData, asked: Option<RoundNumber>) -> Result<RoundNumber, RpcError> {
+/// rounds were paired than planned), else the last paired round; never one the caller may
+/// not see the results of (`hidden`).
+fn after_round(
+    t: &TournamentData,
+    asked: Option<RoundNumber>,
+    hidden: Hidden,
+) -> Result<RoundNumber, RpcError> {
     let paired = t.rounds.len() as RoundNumber;
     let last = t.settings.rounds.max(paired);
+    match (asked, hidden) {
+        (Some(r), Some((first, paired))) if (first..=paired).contains(&r) => {
+            Err(super::tournament::not_published(first))
+        }
+        _ => Ok(()),
+    }?;
     match asked {
         None => Ok(paired),
         Some(r) if r <= last => Ok(r),
@@ -177,8 +209,8 @@ async fn standings(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
     let crit = criteria(p.opt(2, "criteria")?)?;
-    compute(&ctx, id, move |t, rev| {
-        let r = after_round(t, asked)?;
+    compute(&ctx, &p, id, move |t, rev, hidden| {
+        let r = after_round(t, asked, hidden)?;
         let crit = crit.unwrap_or_else(|| t.settings.placement.clone());
         let st = crate::tournament::standings::standings(t, r, &crit);
         // Stopped at the budget, the rows are meaningless: do not build a reply of them.
@@ -237,8 +269,8 @@ fn crosstable_json(t: &TournamentData, x: &Crosstable, rev: u64) -> Value {
 async fn crosstable_method(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
-    compute(&ctx, id, move |t, rev| {
-        let r = after_round(t, asked)?;
+    compute(&ctx, &p, id, move |t, rev, hidden| {
+        let r = after_round(t, asked, hidden)?;
         let x = crosstable(t, r, &t.settings.placement, r, false);
         crate::budget::check()?;
         Ok(crosstable_json(t, &x, rev))
@@ -398,7 +430,7 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         struct NoOptions {}
         crate::rpc::input::from_value::<NoOptions>(o, "options")?;
     }
-    compute(&ctx, id, move |t, rev| {
+    compute(&ctx, &p, id, move |t, rev, hidden| {
         // The OpenGotha and AGA files come from tournament_io. They hold the whole tournament,
         // so a round to stop after would be silently ignored: refuse it instead.
         if super::tournament_io::EXPORT_FORMATS.contains(&format.as_str()) {
@@ -420,7 +452,7 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             return Ok(v);
         }
         let r = match asked {
-            Some(_) => Some(after_round(t, asked)?),
+            Some(_) => Some(after_round(t, asked, hidden)?),
             None => None,
         };
         let e = export_file(t, &format, r, options.as_ref())?;

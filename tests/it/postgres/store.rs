@@ -777,7 +777,6 @@ async fn three_daemons_on_one_database_agree() {
     let Some(pg) = Postgres::start() else { return };
     let url = pg.database("daemons");
     let regs = vec![daemon(&url).await, daemon(&url).await, daemon(&url).await];
-    let mut watch = regs[0].subscribe();
 
     // Created on one daemon, found by the others on first access.
     let created =
@@ -791,6 +790,8 @@ async fn three_daemons_on_one_database_agree() {
             assert_eq!(reg.read(id, |_, seq| seq).await.unwrap(), 1);
         }
     }
+    // Daemon 0 follows each tournament from here (one event each), whoever writes it.
+    let mut watches: Vec<_> = ids.iter().map(|&id| regs[0].subscribe(id)).collect();
 
     let games = ids
         .iter()
@@ -835,28 +836,25 @@ async fn three_daemons_on_one_database_agree() {
         }
     }
 
-    // Daemon 0's subscribers heard of every change, whoever wrote it, in each log's order.
-    let mut heads = std::collections::HashMap::new();
-    while let Ok(change) = watch.try_recv() {
-        match change {
-            Change::Created { id, events } => {
-                assert!(heads.insert(id, events.len() as u64).is_none());
+    // Daemon 0's subscribers heard of every change, whoever wrote it, in each log's order,
+    // each of its own tournament only.
+    for (&id, watch) in ids.iter().zip(&mut watches) {
+        let mut head = 1;
+        while let Ok(change) = watch.try_recv() {
+            match change {
+                Change::Appended {
+                    id: of,
+                    first_seq,
+                    events,
+                } => {
+                    assert_eq!((of, first_seq), (id, head), "tournament {id} in order");
+                    head += events.len() as u64;
+                }
+                Change::Deleted { .. } => panic!("nothing was deleted"),
             }
-            Change::Appended {
-                id,
-                first_seq,
-                events,
-            } => {
-                let head = heads.get_mut(&id).expect("created first");
-                assert_eq!(*head, first_seq, "tournament {id} in order");
-                *head += events.len() as u64;
-            }
-            Change::Deleted { .. } => panic!("nothing was deleted"),
         }
-    }
-    for &id in &ids {
         let seq = fresh.read(id, |_, s| s).await.unwrap();
-        assert_eq!(heads.get(&id), Some(&seq), "subscriber saw all of {id}");
+        assert_eq!(head, seq, "subscriber saw all of {id}");
     }
 
     // A delete on one daemon reaches the others.

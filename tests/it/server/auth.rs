@@ -1044,3 +1044,167 @@ async fn tokens_survive_a_restart() {
     }
     server.stop().await;
 }
+
+/// With auth on, the open reads show the public what the web pages show it: an unpublished
+/// round is a draft (paired, hidden), its events, results and games are left out of every read
+/// of a caller without the director or admin token, until the round is published.
+#[tokio::test]
+async fn with_auth_on_open_reads_leave_out_unpublished_rounds() {
+    let server = Server::start_with(with_admin()).await;
+    let (id, dt) = create(&server, &admin()).await;
+    let director = Auth::Bearer(dt);
+    let mut players = vec![];
+    for k in 0..4 {
+        let v = call(
+            &server,
+            Proto::Json,
+            &director,
+            "tournament.player.add",
+            vec![json!(id), player(&format!("Vis{k}"))],
+        )
+        .await
+        .expect("player.add");
+        players.push(v["player_id"].clone());
+    }
+    let write = |method: &'static str, params: Vec<Value>| {
+        let server = &server;
+        let director = director.clone();
+        async move {
+            call(server, Proto::Json, &director, method, params)
+                .await
+                .unwrap_or_else(|e| panic!("{method}: {e:?}"))
+        }
+    };
+    write("tournament.round.pair", vec![json!(id), json!(1)]).await;
+    write(
+        "tournament.result.set",
+        vec![json!(id), json!(1), json!(1), json!("W+")],
+    )
+    .await;
+    // Every read both protocols answer, as (method, params).
+    let reads = || -> Vec<(&'static str, Vec<Value>)> {
+        vec![
+            ("tournament.get", vec![json!(id)]),
+            ("tournament.round.get", vec![json!(id), json!(1)]),
+            ("tournament.events", vec![json!(id)]),
+            ("tournament.standings", vec![json!(id)]),
+            ("tournament.crosstable", vec![json!(id)]),
+            ("tournament.export", vec![json!(id), json!("h9")]),
+            ("tournament.export", vec![json!(id), json!("opengotha")]),
+        ]
+    };
+    let as_ = |auth: Auth, method: &'static str, params: Vec<Value>| {
+        let server = &server;
+        async move { call(server, Proto::Json, &auth, method, params).await }
+    };
+    for (method, params) in reads() {
+        let public = as_(Auth::None, method, params.clone()).await.unwrap();
+        let dir = as_(director.clone(), method, params.clone()).await.unwrap();
+        let adm = as_(admin(), method, params.clone()).await.unwrap();
+        assert_eq!(
+            dir, adm,
+            "{method}: the director and the admin see the same"
+        );
+        assert_ne!(public, dir, "{method}: the public sees less");
+        let text = public.to_string();
+        assert!(
+            !text.contains("W+") && !text.contains("result_set"),
+            "{method}: {text}"
+        );
+    }
+    let public = |method: &'static str, params: Vec<Value>| as_(Auth::None, method, params);
+    let round = public("tournament.round.get", vec![json!(id), json!(1)])
+        .await
+        .unwrap();
+    assert_eq!(
+        (&round["paired"], &round["hidden"], &round["games"]),
+        (&json!(true), &json!(true), &json!([]))
+    );
+    let events = public("tournament.events", vec![json!(id)]).await.unwrap();
+    let kinds: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "withheld").count(),
+        2,
+        "{kinds:?}"
+    );
+    let standings = public("tournament.standings", vec![json!(id)])
+        .await
+        .unwrap();
+    assert_eq!(standings["after_round"], 0, "{standings}");
+    // What only the draft holds is refused, naming the round.
+    for (method, params) in [
+        ("tournament.standings", vec![json!(id), json!(1)]),
+        ("tournament.crosstable", vec![json!(id), json!(1)]),
+        ("tournament.export", vec![json!(id), json!("h9"), json!(1)]),
+        ("tournament.game.sgf", vec![json!(id), json!(1), json!(1)]),
+        (
+            "tournament.round.explain",
+            vec![json!(id), json!(2), players[0].clone(), players[1].clone()],
+        ),
+    ] {
+        for proto in [Proto::Json, Proto::Xml] {
+            let r = call(&server, proto, &Auth::None, method, params.clone()).await;
+            let (c, m) = r.expect_err(method);
+            assert_eq!(c, 1037, "{method}: {m}");
+            assert!(m.contains("round 1 is not published"), "{method}: {m}");
+            let r = call(&server, proto, &director, method, params.clone()).await;
+            assert!(!matches!(r, Err((1037, _))), "{method}: {r:?}");
+        }
+    }
+    // Published: the public reads what the director reads.
+    write("tournament.round.publish", vec![json!(id), json!(1)]).await;
+    for (method, params) in reads() {
+        let public = as_(Auth::None, method, params.clone()).await.unwrap();
+        let dir = as_(director.clone(), method, params.clone()).await.unwrap();
+        assert_eq!(public, dir, "{method}");
+    }
+    // Auth off: everyone is the director.
+    let open = Server::start().await;
+    let v = call(
+        &open,
+        Proto::Json,
+        &Auth::None,
+        "tournament.create",
+        vec![json!({"rounds": 2})],
+    )
+    .await
+    .unwrap();
+    let oid = v["id"].clone();
+    for k in 0..2 {
+        call(
+            &open,
+            Proto::Json,
+            &Auth::None,
+            "tournament.player.add",
+            vec![oid.clone(), player(&format!("Open{k}"))],
+        )
+        .await
+        .unwrap();
+    }
+    call(
+        &open,
+        Proto::Json,
+        &Auth::None,
+        "tournament.round.pair",
+        vec![oid.clone(), json!(1)],
+    )
+    .await
+    .unwrap();
+    let r = call(
+        &open,
+        Proto::Json,
+        &Auth::None,
+        "tournament.round.get",
+        vec![oid, json!(1)],
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["games"].as_array().unwrap().len(), 1, "{r}");
+    open.stop().await;
+    server.stop().await;
+}

@@ -832,7 +832,15 @@ async fn with_auth_on_unpublished_rounds_are_for_the_director_only() {
         .await;
     }
     call_as(&s, "tournament.round.pair", json!([id, 1]), &dt).await;
-    let t = s.state().await;
+    // The log as the director reads it: the public's leaves the draft round's events out.
+    let ev = call_as(&s, "tournament.events", json!([id, 0]), &dt).await;
+    let events: Vec<goswiss::tournament::Event> = ev["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| serde_json::from_value(e["event"].clone()).expect("event"))
+        .collect();
+    let t = Tournament::replay(&events).expect("replay");
     let g = t.data.round(1).unwrap().games[0].clone();
     let white = t.data.player(g.white).unwrap().name.clone();
 
@@ -1030,4 +1038,75 @@ async fn downloads_say_what_their_files_write_otherwise() {
             .expect("get");
     assert_eq!(r.headers()["x-export-warnings"], "0");
     s.server.stop().await;
+}
+
+/// With auth on, the live stream (anonymous: an `EventSource` sends no token) says that a
+/// draft round changed, but not what: an unpublished round's events are not named, as the
+/// public pages do not show them; once published they are.
+#[tokio::test]
+async fn with_auth_on_the_live_stream_does_not_name_a_draft_rounds_events() {
+    const ADMIN: &str = "admin-web-live-0123456789abcdef";
+    let server = Server::start_with(goswiss::config::Config {
+        admin_token: goswiss::config::Secret(ADMIN.into()),
+        ..goswiss::config::Config::default()
+    })
+    .await;
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {ADMIN}").parse().unwrap(),
+    );
+    let admin = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let url = server.url("/jsonrpc");
+    let ok = |method: &'static str, params: Value| {
+        let (admin, url) = (&admin, &url);
+        async move {
+            let v = common::rpc::jsonrpc(admin, url, method, params).await;
+            v.get("result")
+                .cloned()
+                .unwrap_or_else(|| panic!("{method}: {v}"))
+        }
+    };
+    let id = ok("tournament.create", json!([{"rounds": 2}])).await["id"].clone();
+    for (name, rank) in [("Ai", "1d"), ("Bo", "2k"), ("Cy", "3k"), ("Di", "4k")] {
+        ok(
+            "tournament.player.add",
+            json!([id, {"name": name, "rank": rank}]),
+        )
+        .await;
+    }
+    ok("tournament.round.pair", json!([id, 1])).await;
+    let mut live = client()
+        .get(server.url(&format!("/t/{id}/live")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(live.status(), 200);
+    let mut expect = async |revision: &Value, kinds: Value| {
+        let want = format!("\"revision\":{revision}");
+        let seen = read_until(&mut live, &want, Duration::from_secs(60)).await;
+        let line = seen
+            .lines()
+            .find(|l| l.contains(&want))
+            .unwrap_or_else(|| panic!("{seen}"));
+        let data: Value = serde_json::from_str(line.trim_start_matches("data:").trim()).unwrap();
+        assert_eq!(data["kinds"], kinds, "{line}");
+    };
+    let set = ok("tournament.result.set", json!([id, 1, 1, "W+"])).await;
+    expect(&set["revision"], json!([])).await;
+    let added = ok(
+        "tournament.player.add",
+        json!([id, {"name": "Ed", "rank": "5k"}]),
+    )
+    .await;
+    expect(&added["revision"], json!(["player_registered"])).await;
+    let published = ok("tournament.round.publish", json!([id, 1])).await;
+    expect(&published["revision"], json!(["round_published"])).await;
+    let set = ok("tournament.result.set", json!([id, 1, 1, "B+"])).await;
+    expect(&set["revision"], json!(["result_set"])).await;
+    drop(live);
+    server.stop().await;
 }
