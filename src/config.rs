@@ -400,6 +400,8 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "simulation_idle_secs",
         "seconds a running simulation may go unasked about before it stops (60; 0 never)",
+    ),
+    (
         "max_subscriptions_per_connection",
         "tournament.subscribe subscriptions per WebSocket session (100; 0 no limit)",
     ),
