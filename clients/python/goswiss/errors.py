@@ -45,6 +45,7 @@ __all__ = [
     "MatchesOutstanding",
     "MatchmakerError",
     "MethodNotFound",
+    "NeedsWebSocket",
     "NoPairing",
     "NoPairingExists",
     "NoRecord",
@@ -56,6 +57,7 @@ __all__ = [
     "NobodyToPair",
     "NotATournament",
     "NotEnded",
+    "NotPublished",
     "NotSgf",
     "OffBoard",
     "PairingCostsTooLarge",
@@ -69,6 +71,7 @@ __all__ = [
     "RecordRefused",
     "RepeatedPlayers",
     "RepetitionNotEnough",
+    "ReplyTooBig",
     "RequestTooBig",
     "RoundHasResults",
     "RoundPending",
@@ -84,6 +87,7 @@ __all__ = [
     "SgfUnreadable",
     "StaleRevision",
     "StorageUnavailable",
+    "SubscriptionLimit",
     "TooManyPlayers",
     "TooManyRearrangements",
     "TooManyTournamentPlayers",
@@ -226,6 +230,30 @@ class QuotaExceeded(ServerFault):
     """-32011: the caller's tournament quota is used up."""
 
     code = -32011
+
+
+class SubscriptionLimit(ServerFault):
+    """-32006: too many subscriptions on this connection or from this address."""
+
+    code = -32006
+
+
+class ReplyTooBig(ServerFault):
+    """-32013: the reply would exceed max_reply_bytes."""
+
+    code = -32013
+
+
+class NeedsWebSocket(ProtocolFault):
+    """-32020: the method (tournament.subscribe/unsubscribe) needs a WebSocket."""
+
+    code = -32020
+
+
+class NotPublished(TournamentError):
+    """1037: with auth on, the round is not published yet (a draft's record or explanation)."""
+
+    code = 1037
 
 
 class BudgetExceeded(ServerFault):
@@ -607,6 +635,10 @@ ERRORS: Final[dict[int, type[Fault]]] = {
         ConcurrentChange,
         Unauthorized,
         QuotaExceeded,
+        SubscriptionLimit,
+        ReplyTooBig,
+        NeedsWebSocket,
+        NotPublished,
         BudgetExceeded,
         WrongArity,
         BadValue,
