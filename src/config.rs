@@ -93,6 +93,10 @@ pub struct Config {
     /// runs out of work sleeps and is woken again, and with more threads than their share of
     /// the CPUs the daemons spend that much more switching between them.
     pub worker_threads: u32,
+    /// Most bytes one tournament's log (of either kind) may hold, counting its stored events'
+    /// bodies (game records included); a write that would pass it is refused (tournament.*:
+    /// 1037; matchmaker.*: fault 2) and nothing is recorded. 0: no limit.
+    pub max_tournament_bytes: u64,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -164,6 +168,7 @@ impl Default for Config {
             max_heavy_calls: 0,
             pg_commit_linger_us: 500,
             worker_threads: 0,
+            max_tournament_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -266,6 +271,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "worker_threads",
         "threads serving calls (0: one per CPU; at most 1024)",
+    ),
+    (
+        "max_tournament_bytes",
+        "bytes of stored events one tournament's log may hold (67108864; 0 no limit)",
     ),
 ];
 
