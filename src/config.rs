@@ -65,11 +65,25 @@ pub struct Config {
     #[serde(deserialize_with = "flag")]
     pub matchmaker_auth: bool,
     /// Most tournaments (both kinds) that callers holding the admin token may have created and
-    /// not deleted since the daemon started; 0: no limit.
+    /// not deleted, with auth on; 0: no limit.
     pub max_tournaments_per_token: u32,
     /// Most tournaments (both kinds) that callers without the admin token may have created and
-    /// not deleted from one client address since the daemon started; 0: no limit.
+    /// not deleted from one network prefix (`quota_ipv4_prefix`, `quota_ipv6_prefix`), with
+    /// auth on and `open_creation`; 0: no limit. Counted in the database, so a restart keeps
+    /// the counts. With auth off nothing limits creations.
     pub max_tournaments_per_address: u32,
+    /// With auth on, callers without the admin token may create tournaments (each within its
+    /// network prefix's quota, and getting the new tournament's director token); off, creating
+    /// (`tournament.create`, `tournament.import`, `matchmaker.create_tournament`) needs the
+    /// admin token.
+    #[serde(deserialize_with = "flag")]
+    pub open_creation: bool,
+    /// Leading bits of an IPv4 client address that name its network for the creation quota:
+    /// every address of one /24 counts together by default (at most 32).
+    pub quota_ipv4_prefix: u8,
+    /// The same for IPv6 addresses: one /64 by default, what a single host or home is
+    /// usually given (at most 128).
+    pub quota_ipv6_prefix: u8,
     /// Milliseconds a call's heavy work (pairing, parsing, scoring, and in `tournament.*` /
     /// `matchmaker.*` a round's pairing, standings, imports and exports) may take before it is
     /// stopped and answered -32012; 0: no limit. The work also stops when its client closes
@@ -83,6 +97,10 @@ pub struct Config {
     /// more wait their turn, within their time budget. Each can hold hundreds of megabytes at
     /// its caps, so this bounds the daemon's memory too. 0: the number of CPUs.
     pub max_heavy_calls: u32,
+    /// Turns at heavy work kept for calls made with the admin token or a tournament's director
+    /// token (its writes), on top of `max_heavy_calls`, so that anonymous heavy calls cannot
+    /// keep directors waiting. Auth off: not used (nobody is told apart). 0: none.
+    pub director_heavy_calls: u32,
     /// PostgreSQL only: microseconds the writer waits for more writes before it commits a
     /// batch, when the previous batch held more than one (other calls are writing at the
     /// same time; a lone caller never waits). Fewer, larger transactions when several daemons
@@ -163,9 +181,13 @@ impl Default for Config {
             matchmaker_auth: false,
             max_tournaments_per_token: 0,
             max_tournaments_per_address: 1000,
+            open_creation: false,
+            quota_ipv4_prefix: 24,
+            quota_ipv6_prefix: 64,
             request_budget_ms: 10_000,
             max_matchmaker_players: 10_000,
             max_heavy_calls: 0,
+            director_heavy_calls: 1,
             pg_commit_linger_us: 500,
             worker_threads: 0,
             max_tournament_bytes: 64 * 1024 * 1024,
@@ -246,11 +268,23 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ),
     (
         "max_tournaments_per_token",
-        "tournaments the admin token may have created and not deleted (0 no limit)",
+        "with auth on, tournaments the admin token may have created and not deleted (0 no limit)",
     ),
     (
         "max_tournaments_per_address",
-        "tournaments a caller without it may create from one address (1000; 0 no limit)",
+        "with auth on, tournaments callers without it may have from one network prefix (1000; 0 no limit)",
+    ),
+    (
+        "open_creation",
+        "with auth on, callers without the admin token may create tournaments (false)",
+    ),
+    (
+        "quota_ipv4_prefix",
+        "leading bits of an IPv4 address counted together for the quota (24)",
+    ),
+    (
+        "quota_ipv6_prefix",
+        "leading bits of an IPv6 address counted together for the quota (64)",
     ),
     (
         "request_budget_ms",
@@ -263,6 +297,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "max_heavy_calls",
         "heavy calls computing at once; more wait, within their budget (0: the CPUs)",
+    ),
+    (
+        "director_heavy_calls",
+        "with auth on, heavy turns kept for admin and director calls, beyond max_heavy_calls (1)",
     ),
     (
         "pg_commit_linger_us",

@@ -210,6 +210,12 @@ fn run() -> anyhow::Result<()> {
             for warning in unknown_variable_warnings() {
                 tracing::warn!("{warning}");
             }
+            if config.auth && !config.admin_token.is_set() && !config.open_creation {
+                tracing::warn!(
+                    "auth is on without admin_token and open_creation is off: nobody can create \
+                     tournaments (set admin_token, or open_creation = true)"
+                );
+            }
             if config.worker_threads > goswiss::config::MAX_WORKER_THREADS {
                 anyhow::bail!(
                     "worker_threads is {}: at most {} (0: one per CPU)",

@@ -317,8 +317,8 @@ pub async fn serve(
         registry: registry.with_heavy_turns(Arc::clone(&heavy)),
         tournaments: tournaments.with_heavy_turns(Arc::clone(&heavy)),
         heavy,
+        directors_heavy: Ctx::director_permits(&config),
         config,
-        quotas: Default::default(),
     });
     // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.
     let follower = Arc::clone(&ctx);

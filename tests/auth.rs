@@ -1,11 +1,16 @@
 //! Tokens and quotas end to end: director and admin tokens over XML-RPC and JSON-RPC (HTTP and
 //! WebSocket), Bearer and Basic; wrong and foreign tokens refused; rotation; `matchmaker_auth`;
-//! creation quotas; tokens surviving a restart; tokens absent from logs, the events log and
-//! the database file.
+//! who may create (the admin, or anyone with `open_creation`) and the creation quotas per
+//! network prefix, kept by the database across restarts (SQLite, and PostgreSQL shared by two
+//! daemons); tokens surviving a restart; tokens absent from logs, the events log and the
+//! database file; a flood of writes at the ids about to be created taking over none of them.
 
 mod common;
+mod postgres_common;
 
 use std::io::Write;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
@@ -49,7 +54,26 @@ async fn call(
     method: &str,
     params: Vec<Value>,
 ) -> Result<Value, (i64, String)> {
-    let c = client();
+    call_with(&client(), server, proto, auth, method, params).await
+}
+
+/// A client whose connections come from `ip` (any 127.x.y.z is this machine's loopback).
+fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(ip.parse::<IpAddr>().unwrap())
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+async fn call_with(
+    c: &reqwest::Client,
+    server: &Server,
+    proto: Proto,
+    auth: &Auth,
+    method: &str,
+    params: Vec<Value>,
+) -> Result<Value, (i64, String)> {
     let mut req = match proto {
         Proto::Xml => {
             let mut body = format!(
@@ -101,6 +125,10 @@ fn with_admin() -> Config {
         admin_token: Secret(ADMIN.into()),
         ..Config::default()
     }
+}
+
+fn admin() -> Auth {
+    Auth::Bearer(ADMIN.into())
 }
 
 /// A player with a name no other call of this binary uses (names must be unique).
@@ -176,8 +204,8 @@ async fn writes_need_the_director_or_admin_token_on_both_protocols() {
     captured();
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start_on(&dir.path().join("auth.db"), with_admin()).await;
-    let (t1, d1) = create(&server, &Auth::None).await;
-    let (t2, d2) = create(&server, &Auth::Bearer(d1.clone())).await;
+    let (t1, d1) = create(&server, &admin()).await;
+    let (t2, d2) = create(&server, &admin()).await;
     assert_ne!(d1, d2);
     let add = |id: i64| vec![json!(id), player("P")];
     for proto in [Proto::Xml, Proto::Json] {
@@ -320,16 +348,26 @@ async fn writes_need_the_director_or_admin_token_on_both_protocols() {
     .await
     .expect("admin rotates");
     assert!(v["director_token"].is_string());
-    // matchmaker.* stays open by default (rswiss clients send no token).
-    let m = call(
+    // matchmaker.*'s checkouts and commits stay open by default (rswiss clients send no
+    // token); creating is the admin's, as for tournament.*.
+    let r = call(
         &server,
         Proto::Xml,
         &Auth::None,
         "matchmaker.create_tournament",
         vec![json!([1, 2, 3, 4])],
     )
+    .await;
+    assert_eq!(code(r), -32010);
+    let m = call(
+        &server,
+        Proto::Xml,
+        &admin(),
+        "matchmaker.create_tournament",
+        vec![json!([1, 2, 3, 4])],
+    )
     .await
-    .expect("matchmaker open");
+    .expect("the admin creates");
     call(
         &server,
         Proto::Xml,
@@ -388,7 +426,7 @@ async fn writes_need_the_director_or_admin_token_on_both_protocols() {
 #[tokio::test]
 async fn websocket_sessions_carry_the_upgrade_token() {
     let server = Server::start_with(with_admin()).await;
-    let (id, token) = create(&server, &Auth::None).await;
+    let (id, token) = create(&server, &admin()).await;
     for (auth, want_ok) in [
         (Auth::None, false),
         (Auth::Bearer(token.clone()), true),
@@ -498,28 +536,153 @@ async fn matchmaker_auth_closes_matchmaker_writes_to_all_but_the_admin() {
     server.stop().await;
 }
 
+/// The three ways to create a tournament.
+fn creations() -> Vec<(&'static str, Vec<Value>)> {
+    vec![
+        ("tournament.create", vec![json!({"rounds": 3})]),
+        (
+            "tournament.import",
+            vec![
+                json!("aga"),
+                json!({"register": "USA1 Doe, John 2d\nUSA2 Roe, Jane 1k\n", "rounds": []}),
+            ],
+        ),
+        ("matchmaker.create_tournament", vec![json!([1, 2, 3, 4])]),
+    ]
+}
+
 #[tokio::test]
-async fn creation_quotas_count_per_address_and_for_the_admin() {
+async fn with_auth_on_creating_needs_the_admin_token_unless_creation_is_open() {
+    let server = Server::start_with(with_admin()).await;
+    let (_, director) = create(&server, &admin()).await;
+    for proto in [Proto::Xml, Proto::Json] {
+        for (method, params) in creations() {
+            // A director token is not the admin's.
+            for who in [Auth::None, Auth::Bearer(director.clone())] {
+                let (c, msg) = call(&server, proto, &who, method, params.clone())
+                    .await
+                    .unwrap_err();
+                assert_eq!(c, -32010, "{proto:?} {method} {who:?}");
+                assert!(
+                    msg.contains("needs the admin token") && msg.contains("open_creation"),
+                    "{msg}"
+                );
+            }
+            call(&server, proto, &admin(), method, params)
+                .await
+                .unwrap_or_else(|e| panic!("{proto:?} {method}: {e:?}"));
+        }
+    }
+    server.stop().await;
+
+    // Open creation: anyone creates, and gets the director token of what it made.
     let server = Server::start_with(Config {
-        max_tournaments_per_address: 3,
-        max_tournaments_per_token: 2,
+        open_creation: true,
         ..with_admin()
     })
     .await;
-    let anon = Auth::None;
-    let (a, _) = create(&server, &anon).await;
+    for (method, params) in creations() {
+        call(&server, Proto::Json, &Auth::None, method, params)
+            .await
+            .unwrap_or_else(|e| panic!("{method}: {e:?}"));
+    }
+    let (id, token) = create(&server, &Auth::None).await;
     call(
         &server,
+        Proto::Json,
+        &Auth::Bearer(token),
+        "tournament.player.add",
+        vec![json!(id), player("O")],
+    )
+    .await
+    .expect("the creator directs it");
+    server.stop().await;
+
+    // Director tokens only (no admin token): nobody creates unless creation is open, and the
+    // refusal says what the operator must do.
+    let server = Server::start_with(Config {
+        auth: true,
+        ..Config::default()
+    })
+    .await;
+    let (c, msg) = call(
+        &server,
+        Proto::Json,
+        &Auth::None,
+        "tournament.create",
+        vec![],
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(c, -32010);
+    assert!(
+        msg.contains("has none") && msg.contains("admin_token or open_creation"),
+        "{msg}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn with_auth_off_nothing_limits_creations() {
+    let server = Server::start_with(Config {
+        max_tournaments_per_address: 2,
+        ..Config::default()
+    })
+    .await;
+    for _ in 0..5 {
+        for (method, params) in creations() {
+            call(&server, Proto::Json, &Auth::None, method, params)
+                .await
+                .unwrap_or_else(|e| panic!("{method}: {e:?}"));
+        }
+    }
+    server.stop().await;
+}
+
+/// Creates a tournament from `ip` with `auth`: its id, or the error code.
+async fn create_from(server: &Server, ip: &str, auth: &Auth) -> Result<i64, i64> {
+    call_with(
+        &client_from(ip),
+        server,
+        Proto::Json,
+        auth,
+        "tournament.create",
+        vec![json!({"rounds": 1})],
+    )
+    .await
+    .map(|v| v["id"].as_i64().unwrap())
+    .map_err(|(c, _)| c)
+}
+
+#[tokio::test]
+async fn creation_quotas_count_per_network_prefix_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("quotas.db");
+    let config = Config {
+        open_creation: true,
+        max_tournaments_per_address: 3,
+        max_tournaments_per_token: 2,
+        ..with_admin()
+    };
+    let server = Server::start_on(&db, config.clone()).await;
+    // Three addresses of one /24 share its quota, over both kinds of tournament.
+    let a = create_from(&server, "127.0.0.2", &Auth::None)
+        .await
+        .unwrap();
+    call_with(
+        &client_from("127.0.0.3"),
+        &server,
         Proto::Xml,
-        &anon,
+        &Auth::None,
         "matchmaker.create_tournament",
         vec![json!([1, 2])],
     )
     .await
     .expect("second");
-    let (_, d3) = create(&server, &anon).await;
-    // A director token is not the admin's: it counts for its address.
-    let r = call(
+    let (_, d3) = create(&server, &Auth::None).await;
+    // A director token is not the admin's: it counts for its network.
+    let r = call_with(
+        &client_from("127.0.0.4"),
         &server,
         Proto::Json,
         &Auth::Bearer(d3),
@@ -529,22 +692,22 @@ async fn creation_quotas_count_per_address_and_for_the_admin() {
     .await;
     let (c, msg) = r.unwrap_err();
     assert_eq!(c, -32011);
-    assert!(msg.contains("max_tournaments_per_address = 3"), "{msg}");
-    let r = call(
-        &server,
-        Proto::Xml,
-        &anon,
-        "matchmaker.create_tournament",
-        vec![json!([1, 2])],
-    )
-    .await;
-    assert_eq!(code(r), -32011);
+    assert!(
+        msg.contains("127.0.0.0/24") && msg.contains("max_tournaments_per_address = 3"),
+        "{msg}"
+    );
+    for ip in ["127.0.0.1", "127.0.0.200"] {
+        assert_eq!(create_from(&server, ip, &Auth::None).await, Err(-32011));
+    }
+    // Another /24 has its own.
+    create_from(&server, "127.0.1.1", &Auth::None)
+        .await
+        .unwrap();
     // A failed creation takes no slot; a deletion gives one back.
-    let admin = Auth::Bearer(ADMIN.into());
     call(
         &server,
         Proto::Json,
-        &admin,
+        &admin(),
         "tournament.delete",
         vec![json!(a)],
     )
@@ -553,23 +716,278 @@ async fn creation_quotas_count_per_address_and_for_the_admin() {
     let r = call(
         &server,
         Proto::Json,
-        &anon,
+        &Auth::None,
         "tournament.create",
         vec![json!({"rounds": -1})],
     )
     .await;
     assert_eq!(code(r), -32602);
-    create(&server, &anon).await;
+    let back = create_from(&server, "127.0.0.9", &Auth::None)
+        .await
+        .unwrap();
     assert_eq!(
-        code(call(&server, Proto::Json, &anon, "tournament.create", vec![]).await),
-        -32011
+        create_from(&server, "127.0.0.9", &Auth::None).await,
+        Err(-32011)
     );
     // The admin has its own quota.
-    create(&server, &admin).await;
-    create(&server, &admin).await;
-    let r = call(&server, Proto::Json, &admin, "tournament.create", vec![]).await;
+    create(&server, &admin()).await;
+    create(&server, &admin()).await;
+    let r = call(&server, Proto::Json, &admin(), "tournament.create", vec![]).await;
     assert!(r.unwrap_err().1.contains("max_tournaments_per_token = 2"));
     server.stop().await;
+
+    // After a restart the counts are the same.
+    let server = Server::start_on(&db, config.clone()).await;
+    assert_eq!(
+        create_from(&server, "127.0.0.5", &Auth::None).await,
+        Err(-32011)
+    );
+    assert_eq!(
+        create_from(&server, "127.0.0.5", &admin()).await,
+        Err(-32011)
+    );
+    call(
+        &server,
+        Proto::Json,
+        &admin(),
+        "tournament.delete",
+        vec![json!(back)],
+    )
+    .await
+    .expect("delete");
+    create_from(&server, "127.0.0.5", &Auth::None)
+        .await
+        .unwrap();
+    server.stop().await;
+
+    // With every address its own network (/32), the same database counts each alone.
+    let server = Server::start_on(
+        &db,
+        Config {
+            quota_ipv4_prefix: 32,
+            ..config
+        },
+    )
+    .await;
+    for ip in ["127.0.0.2", "127.0.0.3", "127.0.0.4"] {
+        create_from(&server, ip, &Auth::None).await.unwrap();
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creation_quotas_are_shared_by_the_daemons_of_one_postgres_database() {
+    let Some(pg) = postgres_common::Postgres::start() else {
+        return;
+    };
+    let url = pg.database("quotas");
+    let config = Config {
+        open_creation: true,
+        max_tournaments_per_address: 2,
+        ..with_admin()
+    };
+    let db = std::path::PathBuf::from(&url);
+    let one = Server::start_on(&db, config.clone()).await;
+    let two = Server::start_on(&db, config.clone()).await;
+    let first = create_from(&one, "127.0.0.2", &Auth::None).await.unwrap();
+    create_from(&two, "127.0.0.3", &Auth::None).await.unwrap();
+    assert_eq!(
+        create_from(&one, "127.0.0.4", &Auth::None).await,
+        Err(-32011)
+    );
+    assert_eq!(
+        create_from(&two, "127.0.0.4", &Auth::None).await,
+        Err(-32011)
+    );
+    one.stop().await;
+    let one = Server::start_on(&db, config).await;
+    assert_eq!(
+        create_from(&one, "127.0.0.4", &Auth::None).await,
+        Err(-32011),
+        "after a restart"
+    );
+    // A deletion on one daemon gives the slot back on the other.
+    call(
+        &two,
+        Proto::Json,
+        &admin(),
+        "tournament.delete",
+        vec![json!(first)],
+    )
+    .await
+    .expect("delete");
+    create_from(&one, "127.0.0.4", &Auth::None).await.unwrap();
+    one.stop().await;
+    two.stop().await;
+}
+
+/// One WebSocket session's calls, one at a time.
+struct Session {
+    ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    next: u64,
+}
+
+impl Session {
+    async fn open(server: &Server) -> Session {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", server.addr))
+            .await
+            .expect("upgrade");
+        Session { ws, next: 0 }
+    }
+
+    async fn call(&mut self, method: &str, params: Vec<Value>) -> Result<Value, (i64, String)> {
+        self.next += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
+        self.ws.send(Message::text(msg.to_string())).await.unwrap();
+        let reply: Value = loop {
+            match self.ws.next().await.expect("open").expect("message") {
+                Message::Text(t) => break serde_json::from_str(&t).unwrap(),
+                Message::Ping(_) | Message::Pong(_) => continue,
+                other => panic!("unexpected {other:?}"),
+            }
+        };
+        match reply.get("error") {
+            Some(e) => Err((
+                e["code"].as_i64().unwrap(),
+                e["message"].as_str().unwrap_or("").to_string(),
+            )),
+            None => Ok(reply["result"].clone()),
+        }
+    }
+}
+
+/// The writes a flooder tries on tournament `id`.
+fn flood(id: i64, k: usize) -> (&'static str, Vec<Value>) {
+    match k % 3 {
+        0 => ("tournament.token.rotate", vec![json!(id)]),
+        1 => (
+            "tournament.settings.set",
+            vec![json!(id), json!({"name": "Taken over"})],
+        ),
+        _ => ("tournament.player.add", vec![json!(id), player("Flood")]),
+    }
+}
+
+/// The takeover the hardening found: writes at the ids about to be created passed the token
+/// check (no tournament yet) and ran once the real creator's tournament had landed under that
+/// id. Here a creator makes tournaments one after another while flooders on JSON-RPC, XML-RPC
+/// and WebSocket send rotations, settings and players to the next ids without a token (and
+/// with another tournament's): none may succeed, and the creator's token must still open every
+/// tournament it made, which must hold nothing the flooders sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flood_of_writes_at_the_next_ids_takes_over_no_tournament() {
+    const CREATIONS: usize = 150;
+    const MAX_TRIES_PER_FLOODER: usize = 200_000;
+    let server = Arc::new(Server::start_with(with_admin()).await);
+    let (own, own_token) = create(&server, &admin()).await;
+    let next = Arc::new(AtomicI64::new(own + 1));
+    let done = Arc::new(AtomicBool::new(false));
+    let successes = Arc::new(Mutex::new(Vec::<String>::new()));
+    let tries = Arc::new(AtomicUsize::new(0));
+    let mut flooders = Vec::new();
+    for (k, transport) in ["json", "xml", "ws", "json", "xml", "ws"]
+        .iter()
+        .enumerate()
+    {
+        let (server, next, done, successes, tries) = (
+            Arc::clone(&server),
+            Arc::clone(&next),
+            Arc::clone(&done),
+            Arc::clone(&successes),
+            Arc::clone(&tries),
+        );
+        // Half the flooders send no token, half the token of a tournament of their own.
+        let auth = if k < 3 {
+            Auth::None
+        } else {
+            Auth::Bearer(own_token.clone())
+        };
+        let transport = *transport;
+        flooders.push(tokio::spawn(async move {
+            let mut ws = match transport {
+                "ws" => Some(Session::open(&server).await),
+                _ => None,
+            };
+            let c = client();
+            let mut n = 0;
+            while !done.load(Ordering::SeqCst) && n < MAX_TRIES_PER_FLOODER {
+                let id = next.load(Ordering::SeqCst) + (n % 2) as i64;
+                let (method, params) = flood(id, n / 2 + k);
+                let r = match (&mut ws, transport) {
+                    (Some(ws), _) => ws.call(method, params).await,
+                    (None, "xml") => {
+                        call_with(&c, &server, Proto::Xml, &auth, method, params).await
+                    }
+                    (None, _) => call_with(&c, &server, Proto::Json, &auth, method, params).await,
+                };
+                match r {
+                    Ok(v) => successes
+                        .lock()
+                        .unwrap()
+                        .push(format!("{transport} {method} on {id}: {v}")),
+                    Err((1001 | -32010, _)) => {}
+                    Err(e) => panic!("{transport} {method} on {id}: unexpected {e:?}"),
+                }
+                n += 1;
+                tries.fetch_add(1, Ordering::SeqCst);
+            }
+        }));
+    }
+    // Every flooder is at work before the first creation.
+    for _ in 0..6000 {
+        if tries.load(Ordering::SeqCst) >= flooders.len() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(
+        tries.load(Ordering::SeqCst) >= flooders.len(),
+        "the flood started"
+    );
+    let mut made = Vec::new();
+    for _ in 0..CREATIONS {
+        let (id, token) = create(&server, &admin()).await;
+        next.store(id + 1, Ordering::SeqCst);
+        made.push((id, token));
+    }
+    done.store(true, Ordering::SeqCst);
+    for f in flooders {
+        f.await.expect("flooder");
+    }
+    let successes = successes.lock().unwrap().clone();
+    assert!(successes.is_empty(), "takeovers: {successes:?}");
+    for (id, token) in made {
+        call(
+            &server,
+            Proto::Json,
+            &Auth::Bearer(token),
+            "tournament.player.add",
+            vec![json!(id), player("Mine")],
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the creator's token no longer opens {id}: {e:?}"));
+        let t = call(
+            &server,
+            Proto::Json,
+            &Auth::None,
+            "tournament.get",
+            vec![json!(id)],
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            t["revision"],
+            json!(2),
+            "{id} holds only its creation and one player: {t}"
+        );
+    }
+    Arc::try_unwrap(server)
+        .ok()
+        .expect("one owner")
+        .stop()
+        .await;
 }
 
 #[tokio::test]
@@ -577,8 +995,8 @@ async fn tokens_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("auth.db");
     let server = Server::start_on(&db, with_admin()).await;
-    let (t1, d1) = create(&server, &Auth::None).await;
-    let (t2, d2) = create(&server, &Auth::None).await;
+    let (t1, d1) = create(&server, &admin()).await;
+    let (t2, d2) = create(&server, &admin()).await;
     let v = call(
         &server,
         Proto::Json,

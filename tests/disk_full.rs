@@ -127,7 +127,8 @@ async fn a_full_disk_fails_writes_and_health_until_space_returns() {
     // Space comes back: health recovers by itself (its probe), then writes work.
     std::fs::remove_file(&filler).expect("remove filler");
     let mut recovered = false;
-    for _ in 0..100 {
+    // Up to 60 s (a bound only a hang reaches): the probe runs every 500 ms.
+    for _ in 0..600 {
         if health(&c, &server).await == 200 {
             recovered = true;
             break;

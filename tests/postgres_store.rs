@@ -11,7 +11,7 @@ use goswiss::matchmaker::{EngineError, MatchState, PairingMode, Tournament};
 use goswiss::rpc::registry::{Change, Registry, RegistryError};
 use goswiss::store::postgres::PostgresStore;
 use goswiss::store::sqlite::SqliteStore;
-use goswiss::store::{LogKind, RawEvent, Store, StoreError};
+use goswiss::store::{LogKind, Owner, RawEvent, Store, StoreError};
 use postgres_common::Postgres;
 
 fn ev(kind: &'static str, n: u32) -> RawEvent {
@@ -173,6 +173,129 @@ async fn the_store_contract_holds_for_postgres() {
     // The schema is versioned: a second daemon opening it migrates nothing and sees the data.
     let again = PostgresStore::open(&url).await.unwrap();
     assert_eq!(again.load_all().await.unwrap().len(), 2);
+}
+
+/// Creation quotas as the store keeps them (`Store::create_owned`): per owner key, counted in
+/// the step that creates, seen by another store on the same database (another daemon, or this
+/// one after a restart), a deletion giving the slot back, and creations at the same time through
+/// both stores never past the cap.
+async fn quotas(store: &dyn Store, other: &dyn Store) {
+    let owner = |key: &str, cap: u32| Owner {
+        key: key.into(),
+        cap,
+    };
+    let net = || owner("198.51.100.0/24", 2);
+    let create = |s: &'static str| vec![ev(s, 0)];
+    let mut mine = Vec::new();
+    for _ in 0..2 {
+        let id = store
+            .create_owned(LogKind::Tournament, create("created"), net())
+            .await
+            .unwrap();
+        mine.push(id.expect("under the cap"));
+    }
+    let held = store.load_all().await.unwrap().len();
+    let full = store
+        .create_owned(LogKind::Matchmaker, create("created"), net())
+        .await
+        .unwrap();
+    assert_eq!(full, None, "both kinds count");
+    let full = other
+        .create_owned(LogKind::Tournament, create("created"), net())
+        .await
+        .unwrap();
+    assert_eq!(full, None, "the other store counts the same rows");
+    assert_eq!(
+        store.load_all().await.unwrap().len(),
+        held,
+        "a refused creation stores nothing"
+    );
+    // Other keys, plain creations and uncapped owners are not held back by it, and do not count
+    // for it.
+    assert!(
+        other
+            .create_owned(
+                LogKind::Tournament,
+                create("created"),
+                owner("198.51.101.0/24", 2)
+            )
+            .await
+            .unwrap()
+            .is_some()
+    );
+    store
+        .create(LogKind::Tournament, create("created"))
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        let admin = store
+            .create_owned(LogKind::Tournament, create("created"), owner("admin", 0))
+            .await
+            .unwrap();
+        assert!(admin.is_some(), "cap 0: no limit");
+    }
+    // A deletion gives the slot back, once.
+    store.delete(mine[0]).await.unwrap();
+    let again = other
+        .create_owned(LogKind::Tournament, create("created"), net())
+        .await
+        .unwrap();
+    assert!(again.is_some());
+    let full = store
+        .create_owned(LogKind::Tournament, create("created"), net())
+        .await
+        .unwrap();
+    assert_eq!(full, None);
+    // Sixteen creations at once through both stores for three slots: three land.
+    let racers = (0..16).map(|k| {
+        let s = if k % 2 == 0 { store } else { other };
+        s.create_owned(
+            LogKind::Tournament,
+            create("created"),
+            owner("203.0.113.0/24", 3),
+        )
+    });
+    let landed = futures::future::join_all(racers)
+        .await
+        .into_iter()
+        .map(|r| r.unwrap())
+        .filter(Option::is_some)
+        .count();
+    assert_eq!(landed, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creation_quotas_are_counted_by_the_store_for_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("q.db");
+    let store = SqliteStore::open(&path).await.unwrap();
+    let other = SqliteStore::open(&path).await.unwrap();
+    quotas(&store, &other).await;
+    // Reopened, the counts are the same.
+    store.close().await.unwrap();
+    other.close().await.unwrap();
+    let reopened = SqliteStore::open(&path).await.unwrap();
+    let full = reopened
+        .create_owned(
+            LogKind::Tournament,
+            vec![ev("created", 0)],
+            Owner {
+                key: "203.0.113.0/24".into(),
+                cap: 3,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(full, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creation_quotas_are_counted_by_the_store_for_postgres() {
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database("quotas");
+    let store = PostgresStore::open(&url).await.unwrap();
+    let other = PostgresStore::open(&url).await.unwrap();
+    quotas(&store, &other).await;
 }
 
 /// Waits until `feed`'s store hears `writer`'s creations (its LISTEN starts in the background:
@@ -393,6 +516,35 @@ async fn a_store_hears_only_of_the_tournaments_it_follows() {
     );
 }
 
+/// Waits until `n` sessions of `url`'s database wait for a lock, looking every 10 ms for at
+/// most 60 s. (From a connection of its own: in a transaction `pg_stat_activity` is read once.)
+async fn lock_waiters(url: &str, n: i64) {
+    let (c, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let limit = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let waiting: i64 = c
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        if waiting >= n {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < limit,
+            "{waiting} sessions wait for a lock after 60 s, not {n}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// An append racing a read that signs the store up: either the read sees the append's
 /// events, or the append notifies the store. A third connection holds the tournament's row
 /// lock while both queue behind it, in each order in turn.
@@ -426,17 +578,18 @@ async fn an_append_racing_a_sign_up_is_read_or_heard() {
             let writer = Arc::clone(&writer);
             async move { writer.append(t, 1, vec![ev("x", 1)]).await.unwrap() }
         };
-        // The second waits behind the first for the row's lock.
+        // The second waits behind the first for the row's lock: each is started once the one
+        // before it waits there.
         let (read, append) = if read_first {
             let read = tokio::spawn(read);
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            lock_waiters(&url, 1).await;
             (read, tokio::spawn(append))
         } else {
             let append = tokio::spawn(append);
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            lock_waiters(&url, 1).await;
             (tokio::spawn(read), append)
         };
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        lock_waiters(&url, 2).await;
         holder.batch_execute("COMMIT").await.unwrap();
         append.await.unwrap();
         let seen = read.await.unwrap();
@@ -473,7 +626,8 @@ async fn listeners_that_are_gone_are_removed_from_the_watchers() {
     reader.close().await.unwrap();
     drop(reader);
     let mut gone = false;
-    for _ in 0..200 {
+    // Up to 60 s: a bound only a hang reaches.
+    for _ in 0..2400 {
         if watchers(&url, &[t]).await.1.len() == 1 {
             gone = true;
             break;
@@ -529,13 +683,17 @@ async fn after_a_postgres_restart_a_store_follows_again_what_it_reads() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let mut resynced = false;
-    while let Ok(change) = tokio::time::timeout(Duration::from_millis(500), feed.recv()).await {
-        // Creations of the probes may still arrive; then the resync.
-        let change = change.unwrap();
-        resynced |= change.is_resync();
+    // Creations of the probes may still arrive; then the resync.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("the feed told its followers to check everything within 60 s")
+            .unwrap();
+        if change.is_resync() {
+            break;
+        }
     }
-    assert!(resynced, "the feed told its followers to check everything");
     // Reading t again signs the new channel up (the old one went with its connection).
     store.load_since(t, 1).await.unwrap().unwrap();
     let mut written = false;

@@ -266,11 +266,13 @@ async fn walk_both(server: &Server) -> Vec<i64> {
 }
 
 /// The same walk-through with auth on: the script keeps the director token `tournament.create`
-/// returns and sends it with every write, as the README says a director must.
+/// returns and sends it with every write, as the README says a director must. Director tokens
+/// only, with creation open to anyone (there is no admin token to create with).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_walk_through_runs_with_auth_on() {
     let server = Server::start_with(goswiss::config::Config {
         auth: true,
+        open_creation: true,
         ..goswiss::config::Config::default()
     })
     .await;

@@ -1,7 +1,7 @@
 //! Cinderblock's own tests (t/33-scorable.t, from Games::Go::Cinderblock 0.12)
 //! reproduced exactly: return values, category counts and `scores()`.
 
-use goswiss::go::{Category, Position, Scorable, Stone, Xy};
+use goswiss::go::{Category, MarkMode, Position, Scorable, Stone, Xy};
 
 fn at(s: &Scorable, row: u8, col: u8) -> usize {
     s.position().index(Xy::new(col, row)).unwrap()
@@ -103,7 +103,7 @@ fn chain_mode_marks_one_chain() {
     assert_eq!(region.deanimate(0), Some(true));
     assert_eq!(region.dead(Stone::Black), vec![0, 2]);
     let mut chain = Scorable::new(pos, 0.0);
-    chain.mode = goswiss::go::MarkMode::Chain;
+    chain.mode = MarkMode::Chain;
     assert_eq!(chain.deanimate(0), Some(true));
     assert_eq!(chain.dead(Stone::Black), vec![0]);
     assert_eq!(chain.reanimate(0), Some(true));
@@ -112,5 +112,63 @@ fn chain_mode_marks_one_chain() {
     assert_eq!(
         chain.categories(),
         Scorable::new(chain.position().clone(), 0.0).categories()
+    );
+}
+
+#[test]
+fn a_dead_chain_beside_a_living_stone_of_its_colour_concedes_nothing() {
+    // Black's corner group lives with its eye at a1 (top left); a black stone in White's
+    // area (f3 from the top) is dead on its own, marked chain by chain. The open lower area
+    // joins the two, so the dead stone's region holds Black's living group: that region is
+    // not White's, and neither is the living group's eye.
+    let rows = [".b.w..", "bb.w..", "...w..", "...w.b", "...w..", "......"];
+    let pos = Position::from_rows(&rows).unwrap();
+    let fresh = Scorable::new(pos.clone(), 0.0);
+    let stone = at(&fresh, 3, 5);
+    let rebuilt = Scorable::with_dead(pos.clone(), 0.0, &[stone]);
+    assert_eq!(rebuilt.category(stone), Category::DeadBlack);
+    for i in (0..pos.len()).filter(|&i| i != stone) {
+        assert_eq!(rebuilt.category(i), fresh.category(i), "point {i}");
+    }
+    assert_eq!(rebuilt.category(at(&fresh, 0, 0)), Category::DerivedBlack);
+    assert_eq!(rebuilt.territory(Stone::White), 0);
+    // Black: its eye, less the dead stone; White: the dead stone. (goscorer's territory
+    // score of this position is the same, B 0 and W 1: tests/score_goscorer.rs.)
+    let sc = rebuilt.scores();
+    assert_eq!((sc.black, sc.white), (0.0, 1.0));
+    // A chain-mode session that kills the stone is in the same state, and reviving it gives
+    // the fresh one back.
+    let mut s = Scorable::new(pos.clone(), 0.0);
+    s.mode = MarkMode::Chain;
+    assert_eq!(s.deanimate(stone), Some(true));
+    assert_eq!(s.categories(), rebuilt.categories());
+    assert_eq!(s.reanimate(stone), Some(true));
+    assert_eq!(s.categories(), fresh.categories());
+
+    // Once the corner group is marked dead too (a solid block here, no eye), no living
+    // black stone shares the region: the dead stones concede it, in the rebuild and in the
+    // session alike, and reviving the group takes it back.
+    let rows = ["bb.w..", "bb.w..", "...w..", "...w.b", "...w..", "......"];
+    let pos = Position::from_rows(&rows).unwrap();
+    let corner = pos.index(Xy::new(0, 0)).unwrap();
+    let mut s = Scorable::new(pos.clone(), 0.0);
+    s.mode = MarkMode::Chain;
+    assert_eq!(s.deanimate(stone), Some(true));
+    assert_eq!(
+        s.territory(Stone::White),
+        0,
+        "the corner group still shares the region"
+    );
+    assert_eq!(s.deanimate(corner), Some(true));
+    assert_eq!(s.dead(Stone::Black).len(), 5);
+    let rebuilt = Scorable::with_dead(pos.clone(), 0.0, &[corner, stone]);
+    assert_eq!(s.categories(), rebuilt.categories());
+    // Every empty point is White's known territory.
+    assert_eq!(s.count(Category::KnownWhite), 26);
+    assert_eq!(s.reanimate(corner), Some(true));
+    assert_eq!(s.territory(Stone::White), 0);
+    assert_eq!(
+        s.categories(),
+        Scorable::with_dead(pos, 0.0, &[stone]).categories()
     );
 }

@@ -1,10 +1,11 @@
 //! Property tests: random games of legal moves never panic, keep stone counts consistent
 //! with captures and the incremental hash equal to one computed from scratch, and replay
-//! through SGF to the same position; Cinderblock marking keeps its invariants.
+//! through SGF to the same position; Cinderblock marking keeps its invariants, and marking
+//! chain by chain leaves the state that the stateless rebuild from the dead stones gives.
 
 use goswiss::go::{
-    Board, Category, GameState, PlayRules, Position, Preset, ReplayOptions, Scorable, Stone, Xy,
-    replay,
+    Board, Category, GameState, MarkMode, PlayRules, Position, Preset, ReplayOptions, Scorable,
+    Stone, Xy, replay,
 };
 use goswiss::sgf::{Colour, Game};
 use proptest::prelude::*;
@@ -58,6 +59,22 @@ fn play_out(
         );
     }
     (g, made)
+}
+
+fn other(s: Stone) -> Stone {
+    match s {
+        Stone::Black => Stone::White,
+        Stone::White => Stone::Black,
+        Stone::Empty => Stone::Empty,
+    }
+}
+
+fn alive(s: Stone) -> Category {
+    if s == Stone::Black {
+        Category::AliveBlack
+    } else {
+        Category::AliveWhite
+    }
 }
 
 fn scratch_hash(b: &Board) -> u64 {
@@ -147,6 +164,57 @@ proptest! {
             if t.deanimate(i) == Some(true) {
                 prop_assert_eq!(t.reanimate(i), Some(true));
                 prop_assert_eq!(t.categories(), fresh.categories());
+            }
+        }
+    }
+
+    /// `score.toggle_dead` in chain mode rebuilds its session from the dead stones
+    /// (`Scorable::with_dead`) at every call: a toggle must leave the state that rebuild gives,
+    /// and the region of a dead chain goes to the opponent only when no living stone of the
+    /// chain's colour is in it. (One colour's chains are toggled: two colours' dead chains
+    /// reaching the same empty point is left to the order they are marked in.)
+    #[test]
+    fn chain_marking_agrees_with_the_rebuild(
+        cells in prop::collection::vec(0u8..4, 1..=49),
+        width in 1u8..=7,
+        picks in prop::collection::vec(0usize..49, 0..12),
+        white in any::<bool>(),
+    ) {
+        let width = width.min(cells.len() as u8).max(1);
+        let height = (cells.len() / width as usize).max(1) as u8;
+        let n = width as usize * height as usize;
+        let stones: Vec<Stone> = cells[..n].iter().map(|&c| match c {
+            1 => Stone::Black, 2 => Stone::White, _ => Stone::Empty,
+        }).collect();
+        let (own, known_opp) = if white {
+            (Stone::White, Category::KnownBlack)
+        } else {
+            (Stone::Black, Category::KnownWhite)
+        };
+        let pos = Position::from_cells(width, height, stones);
+        let mut s = Scorable::new(pos.clone(), 0.0);
+        s.mode = MarkMode::Chain;
+        for &p in &picks {
+            let i = p % n;
+            if pos.at(i) != own {
+                continue;
+            }
+            prop_assert_eq!(s.transanimate(i), Some(true));
+            let rebuilt = Scorable::with_dead(pos.clone(), 0.0, &s.dead(own));
+            prop_assert_eq!(s.categories(), rebuilt.categories());
+            // Conceded points: the empty points reached from a dead stone through anything
+            // but the opponent's stones, when no living stone of its colour is reached.
+            let mut conceded = vec![false; n];
+            for d in s.dead(own) {
+                let area: Vec<usize> = pos.flood(d, |t| t != other(own));
+                if area.iter().all(|&j| pos.at(j) != own || s.category(j) != alive(own)) {
+                    for j in area {
+                        conceded[j] |= pos.at(j) == Stone::Empty;
+                    }
+                }
+            }
+            for (j, &c) in conceded.iter().enumerate() {
+                prop_assert_eq!(s.category(j) == known_opp, c, "point {}", j);
             }
         }
     }

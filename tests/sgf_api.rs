@@ -132,6 +132,103 @@ fn collections() {
     );
 }
 
+/// `sgf.parse` with `collection: true` answers one shape, a list of games, whatever the number
+/// of games: a game that does not load is an error entry in its place, in a one-game file as
+/// in a longer one, on every wire. Only what fails the whole input is a fault.
+#[test]
+fn sgf_parse_collections_answer_one_shape() {
+    use goswiss::rpc::methods::sgf::parse_on_wire;
+    use goswiss::rpc::{Answer, Params, Wire, answer};
+    use serde_json::json;
+
+    let parse = |sgf: &str, opts: serde_json::Value, wire: Wire| {
+        parse_on_wire(&Params::positional(vec![json!(sgf), opts]).with_wire(wire))
+    };
+    let collection = json!({"collection": true});
+    let entries = |sgf: &str| -> Vec<serde_json::Value> {
+        let v = parse(sgf, collection.clone(), Wire::Value)
+            .unwrap_or_else(|e| panic!("{sgf}: a fault ({e:?}), not a list"))
+            .into_value()
+            .unwrap();
+        v["games"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{sgf}: {v}"))
+            .clone()
+    };
+    let bad_size = json!({"error": {"code": 710, "kind": "board_size", "class": "ValueError",
+                                     "message": "size out of range: 30"}});
+    // A bad game alone, and the same game after a good one: the same entry.
+    assert_eq!(entries("(;SZ[30])"), vec![bad_size.clone()]);
+    let two = entries("(;GN[a])(;SZ[30])");
+    assert_eq!(two.len(), 2);
+    assert_eq!(two[0]["nodes"][0]["props"]["GN"]["value"], "a");
+    assert_eq!(two[1], bad_size);
+    assert_eq!(
+        entries("(;SZ[x])"),
+        vec![
+            json!({"error": {"code": 710, "kind": "board_size", "class": "ValueError",
+                              "message": "bad SZ property: b'x'"}})
+        ]
+    );
+    // A syntax error in the first game ends the list there, as in any game.
+    let syntax = |n: usize, what: &str| {
+        json!({"error": {"code": 710, "kind": "syntax", "class": "ValueError",
+                         "message": format!("error parsing game {n}: {what}")}})
+    };
+    assert_eq!(entries("(;B)"), vec![syntax(0, "property with no values")]);
+    assert_eq!(
+        entries("(;B)(;GN[a])"),
+        vec![syntax(0, "property with no values")]
+    );
+    assert_eq!(
+        entries("(;B[aa]"),
+        vec![syntax(0, "unexpected end of SGF data")]
+    );
+    assert_eq!(
+        entries("(;GN[a])(;B)")[1],
+        syntax(1, "property with no values")
+    );
+    // The JSON-RPC and XML-RPC texts are the encodings of the same list, not faults.
+    for sgf in ["(;SZ[30])", "(;B)"] {
+        let value = parse(sgf, collection.clone(), Wire::Value)
+            .unwrap()
+            .into_value()
+            .unwrap();
+        match parse(sgf, collection.clone(), Wire::Json).unwrap() {
+            Answer::Json(text) => {
+                assert_eq!(
+                    serde_json::from_str::<serde_json::Value>(text.get()).unwrap(),
+                    value
+                )
+            }
+            other => panic!("{sgf}: {other:?}"),
+        }
+        let xml = Wire::Xml { nil_ok: false };
+        match (
+            parse(sgf, collection.clone(), xml).unwrap(),
+            answer::encode(xml, &value).unwrap(),
+        ) {
+            (Answer::Xml(got), Answer::Xml(want)) => assert_eq!(got, want),
+            other => panic!("{sgf}: {other:?}"),
+        }
+    }
+    // Without `collection` a game that does not load is the call's fault, as before; with it,
+    // only what fails the whole input is.
+    let e = parse("(;SZ[30])", json!({}), Wire::Value).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (710, "size out of range: 30"));
+    for (sgf, opts, message) in [
+        ("junk", collection.clone(), "no SGF data found"),
+        (
+            "(;GN[a])",
+            json!({"collection": true, "encoding": "nope"}),
+            "unknown encoding: nope",
+        ),
+    ] {
+        let e = parse(sgf, opts, Wire::Value).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (710, message));
+    }
+}
+
 #[test]
 fn node_cap_stops_the_parse_where_it_is_passed() {
     let capped = |max| LoadOptions {

@@ -501,13 +501,13 @@ async fn the_live_stream_delivers_a_result_set_over_rpc() {
         .ok("tournament.result.set", json!([id, 1, table, "B+"]))
         .await;
     let revision = set["revision"].as_u64().unwrap();
-    let seen = read_until(&mut live, "\n\n", Duration::from_secs(5)).await;
+    let seen = read_until(&mut live, "\n\n", Duration::from_secs(60)).await;
     assert!(seen.contains("event: change"), "{seen}");
     assert!(seen.contains(&format!("\"revision\":{revision}")), "{seen}");
     assert!(seen.contains("result_set"), "{seen}");
     // A deleted tournament ends the stream.
     s.ok("tournament.delete", json!([id])).await;
-    let seen = read_until(&mut live, "event: deleted", Duration::from_secs(5)).await;
+    let seen = read_until(&mut live, "event: deleted", Duration::from_secs(60)).await;
     assert!(seen.contains("event: deleted"), "{seen}");
     drop(live);
     // Shutdown is not held up by an open stream.
@@ -519,8 +519,10 @@ async fn the_live_stream_delivers_a_result_set_over_rpc() {
             .unwrap();
     let started = Instant::now();
     s2.server.stop().await;
+    // Held up, it would take the 10 s grace for busy connections; under that, however loaded
+    // the machine (the store's flush on a busy disk included).
     assert!(
-        started.elapsed() < Duration::from_secs(5),
+        started.elapsed() < Duration::from_secs(9),
         "{:?}",
         started.elapsed()
     );
@@ -809,12 +811,14 @@ async fn with_auth_on_unpublished_rounds_are_for_the_director_only() {
         c: client(),
         id: 0,
     };
-    let created = s
-        .ok(
-            "tournament.create",
-            json!([{"name": "Closed Open", "rounds": 3, "board_size": 9}]),
-        )
-        .await;
+    // With auth on, creating is the operator's (the admin token).
+    let created = call_as(
+        &s,
+        "tournament.create",
+        json!([{"name": "Closed Open", "rounds": 3, "board_size": 9}]),
+        ADMIN,
+    )
+    .await;
     s.id = created["id"].as_i64().unwrap();
     let id = s.id;
     let dt = created["director_token"].as_str().unwrap().to_string();

@@ -14,6 +14,7 @@ the whole set in well under a minute. Figures are wall-clock: give the machine's
 """
 
 import argparse
+import http.client
 import json
 import os
 import resource
@@ -298,19 +299,127 @@ def slow_readers(d, quick):
     return status == 200, f"{n} clients not reading {len(body) / 1e6:.1f} MB records' replies: /health {status} in {took * 1000:.0f} ms"
 
 
+ADMIN = "attack-admin-token-0123456789abcdef"
+AUTH_ON = {"GOSWISS_ADMIN_TOKEN": ADMIN, "GOSWISS_REQUEST_BUDGET_MS": "60000"}
+
+
+def call_as(d, method, params, token=None, source=None, timeout=120):
+    """One JSON-RPC call with `token` from `source` (a loopback address): the reply object."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=timeout,
+                                      source_address=(source, 0) if source else None)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        conn.request("POST", "/jsonrpc", body, headers)
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
 def quota(d, quick):
-    """An anonymous caller runs out of tournaments at its address's quota."""
+    """With auth on and open creation, 40 addresses of one /24 share its quota."""
     t = time.monotonic()
     made = 0
-    code = None
-    for _ in range(1_100):
-        status, reply, _ = d.call("tournament.create", [{"name": "flood", "rounds": 1}])
+    codes = set()
+    for k in range(1_100):
+        reply = call_as(d, "tournament.create", [{"name": "flood", "rounds": 1}],
+                        source=f"127.0.0.{1 + k % 40}")
         code = code_of(reply)
-        if code is not None:
-            break
-        made += 1
+        if code is None:
+            made += 1
+        else:
+            codes.add(code)
     took = time.monotonic() - t
-    return made == 1_000 and code == -32011, f"created {made:,} in {took:.2f} s, then code {code}"
+    return made == 1_000 and codes == {-32011}, (
+        f"1,100 creations from 40 addresses of 127.0.0.0/24: {made:,} made in {took:.2f} s, "
+        f"the rest refused with {sorted(codes)}")
+
+
+def quota_off(d, quick):
+    """With auth off a local simulation creates as many tournaments as it needs."""
+    t = time.monotonic()
+    codes = [code_of(d.call("tournament.create", [{"name": "sim", "rounds": 1}])[1])
+             for _ in range(1_100)]
+    made = codes.count(None)
+    return made == 1_100, f"auth off: {made:,} of 1,100 creations from 127.0.0.1 in {time.monotonic() - t:.2f} s"
+
+
+def takeover(d, quick):
+    """Anonymous writes flooded at the next ids while the admin creates: none may land."""
+    n = 100 if quick else 400
+    state = {"next": 1, "done": False, "landed": [], "tries": 0}
+
+    def flood(k):
+        methods = [("tournament.token.rotate", lambda i: [i]),
+                   ("tournament.settings.set", lambda i: [i, {"name": "taken"}]),
+                   ("tournament.player.add", lambda i: [i, {"name": f"X{k}", "rank": "1d"}])]
+        j = 0
+        while not state["done"] and j < 1_000_000:
+            target = state["next"] + j % 2
+            method, params = methods[(j // 2 + k) % 3]
+            reply = call_as(d, method, params(target))
+            if code_of(reply) is None:
+                state["landed"].append((method, target))
+            state["tries"] += 1
+            j += 1
+
+    threads = [threading.Thread(target=flood, args=(k,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    made = []
+    t = time.monotonic()
+    for _ in range(n):
+        reply = call_as(d, "tournament.create", [{"name": "mine", "rounds": 1}], token=ADMIN)
+        made.append((reply["result"]["id"], reply["result"]["director_token"]))
+        state["next"] = made[-1][0] + 1
+    took = time.monotonic() - t
+    state["done"] = True
+    for th in threads:
+        th.join()
+    lost = [i for i, token in made
+            if code_of(call_as(d, "tournament.player.add", [i, {"name": "Me", "rank": "2k"}],
+                               token=token)) is not None]
+    return not state["landed"] and not lost, (
+        f"{n} creations in {took:.2f} s under {state['tries']:,} anonymous writes at the next ids: "
+        f"{len(state['landed'])} landed, {len(lost)} tournaments no longer open to their creator")
+
+
+def director_turns(d, quick):
+    """A director's round.pair of 600 players, alone and while anonymous pairings hold the heavy turns."""
+    register = "".join(f"USA{i} Player{i}, Given  {i % 29 + 1}k\n" for i in range(1, 601))
+    events = []
+    for _ in range(2):
+        made = call_as(d, "tournament.import", ["aga", {"register": register, "rounds": []}],
+                       token=ADMIN)
+        events.append((made["result"]["id"], made["result"]["director_token"]))
+
+    def pair(k):
+        tid, token = events[k]
+        t = time.monotonic()
+        reply = call_as(d, "tournament.round.pair", [tid, 1], token=token)
+        return time.monotonic() - t, code_of(reply)
+
+    alone, code1 = pair(0)
+    done = [False]
+    size = 1_500 if quick else 3_000
+
+    def anonymous():
+        while not done[0]:
+            call_as(d, "pairing.pair", [players(size)], timeout=300)
+
+    threads = [threading.Thread(target=anonymous) for _ in range(6)]
+    for th in threads:
+        th.start()
+    time.sleep(1.0)  # the anonymous calls hold every general turn
+    flooded, code2 = pair(1)
+    done[0] = True
+    for th in threads:
+        th.join()
+    return code1 is None and code2 is None and flooded < 3.0, (
+        f"round 1 of 600 players: alone {alone:.2f} s; another event's beside 6 anonymous "
+        f"pairing.pair loops of {size:,} players {flooded:.2f} s")
 
 
 def cross_site(d, quick):
@@ -379,7 +488,10 @@ ATTACKS = [
     ("multicall_health", multicall_health, {}),
     ("slow_bodies", slow_bodies, {}),
     ("slow_readers", slow_readers, {}),
-    ("quota", quota, {}),
+    ("quota", quota, dict(AUTH_ON, GOSWISS_OPEN_CREATION="true")),
+    ("quota_off", quota_off, {}),
+    ("takeover", takeover, AUTH_ON),
+    ("director_turns", director_turns, AUTH_ON),
     ("cross_site", cross_site, {}),
     ("echo_cap", echo_cap, {}),
     ("fd_limit", fd_limit, {"nofile": 200}),

@@ -154,7 +154,7 @@ pub enum DateStyle {
 
 /// Options of the modern results report.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ReportOptions {
     /// The tournament description (default: the TOURNEY directive).
     pub tourney: Option<String>,

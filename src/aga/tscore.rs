@@ -12,7 +12,7 @@ use super::tourney::Tournament;
 
 /// `tscore` command-line options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TscoreOptions {
     /// `-fr N`: the last round to count; `None` stops before the first round with a `?` result.
     pub final_round: Option<i64>,

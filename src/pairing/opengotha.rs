@@ -104,6 +104,10 @@ impl Crit {
         }
         CRITS.iter().find(|(_, n)| *n == u).map(|(c, _)| *c)
     }
+    /// Every criterion's name, as [`Crit::name`] gives it.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        CRITS.iter().map(|(_, n)| *n)
+    }
     pub fn name(self) -> &'static str {
         CRITS
             .iter()

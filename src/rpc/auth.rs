@@ -1,4 +1,5 @@
-//! Who is calling and what they may do: tokens, access classes and creation quotas.
+//! Who is calling and what they may do: tokens, access classes, who may create tournaments
+//! and how many.
 //!
 //! A caller presents a token as `Authorization: Bearer TOKEN` or as the password of HTTP Basic
 //! (`http://any:TOKEN@host/`, which Python's xmlrpc.client and Ruby's XMLRPC::Client send
@@ -9,21 +10,26 @@
 //! With auth on (`admin_token` set, or `auth = true`), `tournament.*` writes need the
 //! tournament's director token or the admin token, and with `matchmaker_auth` the
 //! `matchmaker.*` writes need the admin token; reads and the stateless namespaces stay open.
-//! Creating tournaments is open to every caller (each gets the new tournament's director
-//! token) but bounded by quotas, auth on or off.
+//! [`authorize`] refuses what it can before a call runs (an unknown tournament, a wrong
+//! token), but the decision that counts for a tournament write is taken again under the
+//! tournament's lock, against the token hash its state holds, in the same step that computes
+//! the write's events ([`Writer`]): a write can never land on a tournament created, or whose
+//! token was rotated, after it was let in.
+//!
+//! Creating tournaments needs the admin token with auth on, unless `open_creation`; then each
+//! caller's network prefix (or the admin token) has a quota, counted by the store in the same
+//! step as each creation ([`Creator`], [`crate::store::Store::create_owned`]). With auth off
+//! anyone may create, without a quota.
 
-use std::collections::HashMap;
-use std::net::IpAddr;
-use std::sync::Mutex;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use axum::http::{HeaderMap, header};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::{Answer, Ctx, Method, Params, RpcError};
-use crate::store::TournamentId;
+use super::{Ctx, Method, Params, RpcError};
+use crate::store::{Owner, TournamentId};
 
 /// This layer's error codes (README "Error codes").
 pub mod codes {
@@ -132,14 +138,14 @@ enum Access {
     Admin,
     /// A write to this `tournament.*` tournament.
     Director(TournamentId),
-    /// Creates a tournament: counted against the caller's quota.
+    /// Creates a tournament: the admin's (with auth on, unless `open_creation`), counted
+    /// against the caller's quota.
     Create,
 }
 
-/// `tournament.*` methods anyone may call with auth on: they change nothing, or (create)
-/// are bounded by quotas instead. Any other `tournament.*` method whose first parameter is a
-/// tournament id is a write needing the tournament's token, so a method added later is closed
-/// until it is listed here.
+/// `tournament.*` methods anyone may call with auth on: they change nothing. Any other
+/// `tournament.*` method whose first parameter is a tournament id is a write needing the
+/// tournament's token, so a method added later is closed until it is listed here.
 const TOURNAMENT_READS: &[&str] = &[
     "tournament.get",
     "tournament.list",
@@ -180,13 +186,19 @@ fn access(ctx: &Ctx, method: &Method, params: &Params) -> Result<Access, RpcErro
     Ok(Access::Create)
 }
 
-/// What [`settle`] does once the call has run.
-pub enum Ticket {
-    None,
-    /// A reserved quota slot: kept for the new tournament, or given back on failure.
-    Create(Owner),
-    /// A tournament being deleted: its slot is given back if the delete succeeds.
-    Delete(TournamentId),
+/// What [`authorize`] found out about a call it let through.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Grant {
+    directs: bool,
+}
+
+impl Grant {
+    /// With auth on, whether the call is made with the admin token, or is a write to a
+    /// tournament made with that tournament's director token: such calls may take the
+    /// directors' turns at heavy work (`director_heavy_calls`), which anonymous work cannot.
+    pub fn directs(&self) -> bool {
+        self.directs
+    }
 }
 
 fn unauthorized(method: &Method, what: &str, caller: &Caller) -> RpcError {
@@ -204,55 +216,124 @@ fn unauthorized(method: &Method, what: &str, caller: &Caller) -> RpcError {
     )
 }
 
-/// Whether `caller` may act as the director of a tournament whose director token hash (hex)
-/// is `stored`: anyone with auth off, else the holder of that token or of the admin token —
-/// the rule [`authorize`] applies to the tournament's writes. The web pages ask it to decide
-/// who sees rounds not yet published.
-pub fn directs(ctx: &Ctx, caller: &Caller, stored: Option<&str>) -> bool {
-    !ctx.config.auth_on()
-        || caller.is_admin(ctx)
-        || stored.and_then(from_hex).is_some_and(|h| caller.holds(&h))
+/// Who a call writes to tournaments as. Decided once from the call's token; a write asks
+/// [`Writer::opens`] of the tournament's state under its lock, in the same step that computes
+/// the write, so a tournament created, or a token rotated, after the call was let in is judged
+/// as it is when the write lands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Writer {
+    /// Auth off, or the admin token: every tournament.
+    Anyone,
+    /// The hash of the token sent, if any: it opens the tournaments it is the director token
+    /// of.
+    Holder(Option<TokenHash>),
 }
 
-/// Checks a call before it runs; the ticket goes to [`settle`] afterwards.
-pub async fn authorize(ctx: &Ctx, method: &Method, params: &Params) -> Result<Ticket, RpcError> {
+impl Writer {
+    pub fn of(ctx: &Ctx, caller: &Caller) -> Writer {
+        if !ctx.config.auth_on() || caller.is_admin(ctx) {
+            Writer::Anyone
+        } else {
+            Writer::Holder(caller.token)
+        }
+    }
+
+    /// Whether this writer may write to a tournament whose director token hash (hex) is
+    /// `stored` (`None`: it has none, and only the admin may).
+    pub fn opens(&self, stored: Option<&str>) -> bool {
+        match self {
+            Writer::Anyone => true,
+            Writer::Holder(token) => match (token, stored.and_then(from_hex)) {
+                (Some(t), Some(h)) => same(t, &h),
+                _ => false,
+            },
+        }
+    }
+
+    /// The answer to a write this writer may not make to tournament `id`.
+    pub fn refusal(&self, id: TournamentId) -> RpcError {
+        let sent = match self {
+            Writer::Holder(Some(_)) => "the token sent does not",
+            _ => "no token was sent",
+        };
+        RpcError::new(
+            codes::UNAUTHORIZED,
+            format!(
+                "unauthorized: writing to tournament {id} needs its director token or the \
+                 admin token ({sent}; use Authorization: Bearer TOKEN)"
+            ),
+        )
+    }
+}
+
+/// Whether `caller` may act as the director of a tournament whose director token hash (hex)
+/// is `stored`: anyone with auth off, else the holder of that token or of the admin token —
+/// the rule every tournament write is held to ([`Writer`]). The web pages ask it to decide
+/// who sees rounds not yet published.
+pub fn directs(ctx: &Ctx, caller: &Caller, stored: Option<&str>) -> bool {
+    Writer::of(ctx, caller).opens(stored)
+}
+
+/// Checks a call before it runs. For a tournament write this is only the early answer (no
+/// such tournament, a wrong token): the write itself checks again under the tournament's lock
+/// ([`Writer`]).
+pub async fn authorize(ctx: &Ctx, method: &Method, params: &Params) -> Result<Grant, RpcError> {
     let caller = params.caller();
     let on = ctx.config.auth_on();
-    match access(ctx, method, params)? {
+    let admin = on && caller.is_admin(ctx);
+    let access = access(ctx, method, params)?;
+    match access {
         Access::Open => {}
         Access::Admin => {
-            if on && !caller.is_admin(ctx) {
+            if on && !admin {
                 return Err(unauthorized(method, "the admin token", caller));
             }
         }
         Access::Director(id) => {
-            if on && !caller.is_admin(ctx) {
+            if on && !admin {
                 let stored = ctx
                     .tournaments
                     .read(id, |t, _| t.director_token.clone())
                     .await;
-                // A missing tournament is the handler's error to give (code 1001).
-                if let Ok(stored) = stored {
-                    let opens = stored
-                        .as_deref()
-                        .and_then(from_hex)
-                        .is_some_and(|h| caller.holds(&h));
-                    if !opens {
+                match stored {
+                    // Refused now, so the call can never run later, when a tournament of that
+                    // id may exist.
+                    Err(crate::rpc::registry::RegistryError::NotFound(_)) => {
+                        return Err(RpcError::new(
+                            super::methods::tournament::codes::NO_TOURNAMENT,
+                            format!("no tournament {id}"),
+                        ));
+                    }
+                    Ok(stored) if !Writer::of(ctx, caller).opens(stored.as_deref()) => {
                         return Err(unauthorized(
                             method,
                             "the tournament's director token or the admin token",
                             caller,
                         ));
                     }
+                    // Any other failure (the store) is the handler's to meet and answer; its
+                    // write is checked under the lock anyway.
+                    _ => {}
                 }
             }
         }
-        Access::Create => return ctx.quotas.reserve(ctx, caller).map(Ticket::Create),
+        Access::Create => {
+            if on && !admin && !ctx.config.open_creation {
+                let what = if ctx.config.admin_token.is_set() {
+                    "the admin token: with auth on only the operator creates tournaments \
+                     (open_creation = false)"
+                } else {
+                    "the admin token, and this daemon has none (auth = true without \
+                     admin_token, open_creation = false): nobody can create tournaments here \
+                     until the operator sets admin_token or open_creation"
+                };
+                return Err(unauthorized(method, what, caller));
+            }
+        }
     }
-    if method.name == "tournament.delete" {
-        return Ok(Ticket::Delete(params.get(0, "tournament_id")?));
-    }
-    Ok(Ticket::None)
+    Ok(Grant {
+        directs: admin || (on && matches!(access, Access::Director(_))),
+    })
 }
 
 /// [`authorize`] for inline (`Handler::Sync`) methods, which never need a tournament's lock:
@@ -269,103 +350,84 @@ pub fn authorize_inline(ctx: &Ctx, method: &Method, params: &Params) -> Result<(
     }
 }
 
-/// Books the call's effect on the quotas.
-pub fn settle(ctx: &Ctx, ticket: Ticket, result: &Result<Answer, RpcError>) {
-    match ticket {
-        Ticket::None => {}
-        Ticket::Create(owner) => {
-            let id = result
-                .as_ref()
-                .ok()
-                .and_then(Answer::as_value)
-                .and_then(|v| match v {
-                    Value::Object(m) => m.get("id").and_then(Value::as_i64),
-                    v => v.as_i64(),
-                });
-            match id {
-                Some(id) => ctx.quotas.keep(owner, id),
-                None => ctx.quotas.give_back(&owner),
-            }
-        }
-        Ticket::Delete(id) => {
-            if result.is_ok() {
-                ctx.quotas.forget(id);
-            }
-        }
-    }
+/// Whom a tournament created by a caller counts against, and its quota: the admin token's
+/// (`max_tournaments_per_token`) or the caller's network prefix's
+/// (`max_tournaments_per_address`). The quotas apply with auth on only; with auth off the
+/// owner is still recorded (so that turning auth on later counts what was made before).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Creator {
+    owner: Owner,
+    setting: &'static str,
 }
 
-/// Whom a created tournament counts against.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Owner {
-    Admin,
-    Address(Option<IpAddr>),
-}
+/// The owner key of tournaments created with the admin token.
+pub const ADMIN_OWNER: &str = "admin";
 
-/// Tournaments created per owner since the daemon started, less those deleted. In memory
-/// only: a restart starts every count again.
-#[derive(Default)]
-pub struct Quotas {
-    inner: Mutex<QuotaBook>,
-}
-
-#[derive(Default)]
-struct QuotaBook {
-    counts: HashMap<Owner, u32>,
-    owners: HashMap<TournamentId, Owner>,
-}
-
-impl Quotas {
-    fn book(&self) -> std::sync::MutexGuard<'_, QuotaBook> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Takes a slot for a tournament about to be created (taken before, so that concurrent
-    /// creations cannot overshoot).
-    fn reserve(&self, ctx: &Ctx, caller: &Caller) -> Result<Owner, RpcError> {
-        let (owner, cap, setting) = if caller.is_admin(ctx) {
+impl Creator {
+    pub fn of(ctx: &Ctx, caller: &Caller) -> Creator {
+        let c = &ctx.config;
+        let on = c.auth_on();
+        let (key, cap, setting) = if on && caller.is_admin(ctx) {
             (
-                Owner::Admin,
-                ctx.config.max_tournaments_per_token,
+                ADMIN_OWNER.to_string(),
+                c.max_tournaments_per_token,
                 "max_tournaments_per_token",
             )
         } else {
             (
-                Owner::Address(caller.addr),
-                ctx.config.max_tournaments_per_address,
+                network(caller.addr, c.quota_ipv4_prefix, c.quota_ipv6_prefix),
+                c.max_tournaments_per_address,
                 "max_tournaments_per_address",
             )
         };
-        let mut book = self.book();
-        let n = book.counts.entry(owner.clone()).or_insert(0);
-        if cap > 0 && *n >= cap {
-            return Err(RpcError::new(
-                codes::FORBIDDEN,
-                format!(
-                    "forbidden: quota exceeded, this caller already has {n} tournaments \
-                     ({setting} = {cap}); delete some or ask the operator"
-                ),
-            ));
-        }
-        *n += 1;
-        Ok(owner)
-    }
-
-    fn give_back(&self, owner: &Owner) {
-        let mut book = self.book();
-        if let Some(n) = book.counts.get_mut(owner) {
-            *n = n.saturating_sub(1);
+        Creator {
+            owner: Owner {
+                key,
+                cap: if on { cap } else { 0 },
+            },
+            setting,
         }
     }
 
-    fn keep(&self, owner: Owner, id: TournamentId) {
-        self.book().owners.insert(id, owner);
+    /// What the store records and counts.
+    pub fn owner(&self) -> Owner {
+        self.owner.clone()
     }
 
-    fn forget(&self, id: TournamentId) {
-        let owner = self.book().owners.remove(&id);
-        if let Some(owner) = owner {
-            self.give_back(&owner);
+    /// The answer when the store found the quota full.
+    pub fn over_quota(&self) -> RpcError {
+        let Owner { key, cap } = &self.owner;
+        let whose = if key == ADMIN_OWNER {
+            "the admin token has".to_string()
+        } else {
+            format!("the callers of network {key} have")
+        };
+        RpcError::new(
+            codes::FORBIDDEN,
+            format!(
+                "forbidden: quota exceeded, {whose} {cap} tournaments already ({} = {cap}); \
+                 delete some or ask the operator",
+                self.setting
+            ),
+        )
+    }
+}
+
+/// The network `addr` is counted in for the quotas: its first `v4` (IPv4) or `v6` (IPv6)
+/// bits, as `address/bits` with the rest zeroed (an IPv4 address mapped into IPv6 is taken
+/// as IPv4). Lengths past the address's are the whole address.
+pub fn network(addr: Option<IpAddr>, v4: u8, v6: u8) -> String {
+    match addr.map(|a| a.to_canonical()) {
+        None => "unknown".into(),
+        Some(IpAddr::V4(a)) => {
+            let bits = u32::from(v4.min(32));
+            let mask = u32::MAX.checked_shl(32 - bits).unwrap_or(0);
+            format!("{}/{bits}", Ipv4Addr::from(u32::from(a) & mask))
+        }
+        Some(IpAddr::V6(a)) => {
+            let bits = u32::from(v6.min(128));
+            let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+            format!("{}/{bits}", Ipv6Addr::from(u128::from(a) & mask))
         }
     }
 }
@@ -410,6 +472,50 @@ mod tests {
     }
 
     #[test]
+    fn networks_keep_the_prefix_bits_only() {
+        let ip = |s: &str| Some(s.parse::<IpAddr>().unwrap());
+        assert_eq!(network(ip("203.0.113.77"), 24, 64), "203.0.113.0/24");
+        assert_eq!(
+            network(ip("127.0.0.1"), 24, 64),
+            network(ip("127.0.0.40"), 24, 64)
+        );
+        assert_ne!(
+            network(ip("127.0.0.1"), 24, 64),
+            network(ip("127.0.1.1"), 24, 64)
+        );
+        assert_eq!(network(ip("127.0.1.1"), 16, 64), "127.0.0.0/16");
+        assert_eq!(network(ip("10.1.2.3"), 32, 64), "10.1.2.3/32");
+        assert_eq!(network(ip("10.1.2.3"), 40, 64), "10.1.2.3/32");
+        assert_eq!(network(ip("10.1.2.3"), 0, 64), "0.0.0.0/0");
+        assert_eq!(
+            network(ip("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), 24, 64),
+            "2001:db8:1:2::/64"
+        );
+        assert_eq!(network(ip("2001:db8:1:2::9"), 24, 48), "2001:db8:1::/48");
+        assert_eq!(network(ip("::1"), 24, 200), "::1/128");
+        assert_eq!(network(ip("::ffff:192.0.2.9"), 24, 64), "192.0.2.0/24");
+        assert_eq!(network(None, 24, 64), "unknown");
+    }
+
+    #[test]
+    fn a_writer_opens_only_what_its_token_directs() {
+        let (token, hashed) = new_token();
+        let other = new_token().1;
+        let holder = Writer::Holder(Some(hash(&token)));
+        assert!(holder.opens(Some(&hashed)));
+        assert!(!holder.opens(Some(&other)));
+        assert!(
+            !holder.opens(None),
+            "a tournament without a token is the admin's"
+        );
+        assert!(!holder.opens(Some("not hex")));
+        assert!(!Writer::Holder(None).opens(Some(&hashed)));
+        assert!(Writer::Anyone.opens(None) && Writer::Anyone.opens(Some(&other)));
+        assert_eq!(holder.refusal(7).code, codes::UNAUTHORIZED);
+        assert!(holder.refusal(7).message.contains("tournament 7"));
+    }
+
+    #[test]
     fn hashes_compare_and_round_trip() {
         let (token, hashed) = new_token();
         assert!(
@@ -425,5 +531,308 @@ mod tests {
         assert_eq!(to_hex(&h), hashed);
         assert!(from_hex("zz").is_none());
         assert_ne!(new_token().0, token);
+    }
+}
+
+/// Tournament writes and heavy turns through the method table, on a daemon's state without its
+/// HTTP front: calls that slip past [`authorize`] (as a racing one could), and the directors'
+/// share of heavy turns with the general turns held.
+#[cfg(test)]
+mod calls {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::config::{Config, Secret};
+    use crate::rpc::registry::Registry;
+    use crate::rpc::{Handler, RpcResult, lookup};
+    use crate::store::Store;
+    use crate::store::sqlite::SqliteStore;
+
+    const ADMIN: &str = "admin-token-for-the-unit-tests";
+
+    fn with_admin() -> Config {
+        Config {
+            admin_token: Secret(ADMIN.into()),
+            // No time budget: nothing here may depend on how fast the machine is.
+            request_budget_ms: 0,
+            ..Config::default()
+        }
+    }
+
+    async fn daemon(config: Config) -> (tempfile::TempDir, Arc<Ctx>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn Store> =
+            Arc::new(SqliteStore::open(dir.path().join("t.db")).await.unwrap());
+        let heavy = Ctx::heavy_permits(&config);
+        let ctx = Ctx {
+            registry: Registry::open(Arc::clone(&store), &[])
+                .unwrap()
+                .with_heavy_turns(Arc::clone(&heavy)),
+            tournaments: Registry::open(store, &[])
+                .unwrap()
+                .with_heavy_turns(Arc::clone(&heavy)),
+            heavy,
+            directors_heavy: Ctx::director_permits(&config),
+            config,
+        };
+        (dir, Arc::new(ctx))
+    }
+
+    fn as_(token: Option<&str>) -> Caller {
+        Caller::new(token, Some("127.0.0.1".parse().unwrap()))
+    }
+
+    async fn call(ctx: &Arc<Ctx>, who: &Caller, method: &str, params: Vec<Value>) -> RpcResult {
+        let params = Params::positional(params).with_caller(who.clone());
+        crate::rpc::call(ctx, lookup(method).unwrap(), params).await
+    }
+
+    /// A method's handler alone, without [`authorize`]: what a call that got past the early
+    /// check (before a rotation, or before its tournament existed) goes on to do.
+    async fn past_the_check(
+        ctx: &Arc<Ctx>,
+        who: &Caller,
+        method: &str,
+        params: Vec<Value>,
+    ) -> RpcResult {
+        let Handler::Async(f) = lookup(method).unwrap().handler else {
+            panic!("{method} is not async")
+        };
+        f(
+            Arc::clone(ctx),
+            Params::positional(params).with_caller(who.clone()),
+        )
+        .await
+    }
+
+    async fn create(ctx: &Arc<Ctx>) -> (i64, String) {
+        let v = call(ctx, &as_(Some(ADMIN)), "tournament.create", vec![json!({})])
+            .await
+            .unwrap();
+        let token = v["director_token"].as_str().unwrap().to_string();
+        (v["id"].as_i64().unwrap(), token)
+    }
+
+    async fn revision(ctx: &Arc<Ctx>, id: i64) -> i64 {
+        let v = call(ctx, &as_(None), "tournament.get", vec![json!(id)]).await;
+        v.unwrap()["revision"].as_i64().unwrap()
+    }
+
+    fn writes(id: i64) -> Vec<(&'static str, Vec<Value>)> {
+        vec![
+            (
+                "tournament.player.add",
+                vec![json!(id), json!({"name": "Intruder", "rank": "1d"})],
+            ),
+            (
+                "tournament.settings.set",
+                vec![json!(id), json!({"name": "Taken"})],
+            ),
+            ("tournament.token.rotate", vec![json!(id)]),
+            ("tournament.archive", vec![json!(id)]),
+            ("tournament.delete", vec![json!(id)]),
+        ]
+    }
+
+    #[tokio::test]
+    async fn a_write_past_the_early_check_is_refused_under_the_lock() {
+        let (_dir, ctx) = daemon(with_admin()).await;
+        let (id, token) = create(&ctx).await;
+        let (_, foreign) = create(&ctx).await;
+        let before = revision(&ctx, id).await;
+        for who in [as_(None), as_(Some(&foreign)), as_(Some("guess"))] {
+            for (method, params) in writes(id) {
+                let r = past_the_check(&ctx, &who, method, params).await;
+                let e = r.expect_err(method);
+                assert_eq!(e.code, codes::UNAUTHORIZED, "{method}: {e:?}");
+                assert!(e.message.contains(&format!("tournament {id}")), "{e:?}");
+            }
+        }
+        assert_eq!(revision(&ctx, id).await, before, "nothing recorded");
+
+        // A rotation that lands between the early check and the write: the old token no
+        // longer writes, the new one does.
+        let v = call(
+            &ctx,
+            &as_(Some(ADMIN)),
+            "tournament.token.rotate",
+            vec![json!(id)],
+        )
+        .await
+        .unwrap();
+        let rotated = v["director_token"].as_str().unwrap().to_string();
+        for (method, params) in writes(id) {
+            let r = past_the_check(&ctx, &as_(Some(&token)), method, params).await;
+            assert_eq!(r.expect_err(method).code, codes::UNAUTHORIZED, "{method}");
+        }
+        let (method, params) = writes(id).remove(0);
+        past_the_check(&ctx, &as_(Some(&rotated)), method, params)
+            .await
+            .expect("the tournament's token writes");
+        past_the_check(
+            &ctx,
+            &as_(Some(&rotated)),
+            "tournament.delete",
+            vec![json!(id)],
+        )
+        .await
+        .expect("and deletes");
+    }
+
+    #[tokio::test]
+    async fn a_write_to_a_missing_tournament_is_refused_before_it_runs() {
+        let (_dir, ctx) = daemon(with_admin()).await;
+        let (id, _) = create(&ctx).await;
+        for (method, params) in writes(id + 1) {
+            let params = Params::positional(params).with_caller(as_(None));
+            let r = authorize(&ctx, lookup(method).unwrap(), &params).await;
+            let e = r.expect_err(method);
+            assert_eq!(e.code, 1001, "{method}: {e:?}");
+        }
+        // With auth off there is nothing to check: the handler answers for itself.
+        let (_dir, open) = daemon(Config::default()).await;
+        let r = call(
+            &open,
+            &as_(None),
+            "tournament.token.rotate",
+            vec![json!(99)],
+        )
+        .await;
+        assert_eq!(r.unwrap_err().code, 1001);
+    }
+
+    /// A tournament of 501 players, over the inline size: its commands run on the blocking
+    /// pool and take a turn at heavy work. Returns its id and director token.
+    async fn big(ctx: &Arc<Ctx>) -> (i64, String) {
+        use crate::tournament::model::{Player, Settings, System, parse_rank};
+        use crate::tournament::{Event, Tournament};
+        let mut created = Tournament::create(Settings::defaults(System::default()), 7).unwrap();
+        let (token, hashed) = new_token();
+        if let Event::Created {
+            director_token_sha256,
+            ..
+        } = &mut created
+        {
+            *director_token_sha256 = Some(hashed);
+        }
+        let mut events = vec![created];
+        let mut state = Tournament::replay(&events).unwrap();
+        for k in 0..501 {
+            let player: Player = serde_json::from_value(json!({
+                "name": format!("Big{k}"),
+                "first_name": "P",
+                "rank": parse_rank(&format!("{}k", 1 + k % 20)).unwrap(),
+            }))
+            .unwrap();
+            let (new, _) = state.register_player(player).unwrap();
+            for e in &new {
+                state.apply(e).unwrap();
+            }
+            events.extend(new);
+        }
+        let id = ctx.tournaments.create(events).await.unwrap();
+        (id, token)
+    }
+
+    const HANG: Duration = Duration::from_secs(120);
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_director_gets_a_heavy_turn_while_anonymous_work_holds_every_other() {
+        let (_dir, ctx) = daemon(Config {
+            max_heavy_calls: 2,
+            director_heavy_calls: 1,
+            ..with_admin()
+        })
+        .await;
+        let (id, token) = big(&ctx).await;
+        // Anonymous heavy work holds every general turn.
+        let held = Arc::clone(&ctx.heavy).acquire_many_owned(2).await.unwrap();
+        let anonymous = {
+            let ctx = Arc::clone(&ctx);
+            tokio::spawn(async move {
+                call(&ctx, &as_(None), "sgf.parse", vec![json!("(;SZ[9];B[ee])")]).await
+            })
+        };
+        // The director's pairing of 501 players gets the directors' turn and completes.
+        let paired = tokio::time::timeout(
+            HANG,
+            call(
+                &ctx,
+                &as_(Some(&token)),
+                "tournament.round.pair",
+                vec![json!(id), json!(1)],
+            ),
+        )
+        .await
+        .expect("the director was kept waiting behind anonymous work")
+        .expect("paired");
+        assert_eq!(paired["games"].as_array().unwrap().len(), 250);
+        // So does the admin's stateless heavy call.
+        tokio::time::timeout(
+            HANG,
+            call(
+                &ctx,
+                &as_(Some(ADMIN)),
+                "sgf.parse",
+                vec![json!("(;SZ[9];B[ee])")],
+            ),
+        )
+        .await
+        .expect("the admin was kept waiting behind anonymous work")
+        .expect("parsed");
+        // The anonymous call is still waiting: the directors' turn is not for it.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            !anonymous.is_finished(),
+            "anonymous work took the directors' turn"
+        );
+        assert_eq!(ctx.directors_heavy.available_permits(), 1);
+        drop(held);
+        tokio::time::timeout(HANG, anonymous)
+            .await
+            .expect("a general turn came free")
+            .unwrap()
+            .expect("parsed");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn with_auth_off_everyone_waits_for_the_same_turns() {
+        let (_dir, ctx) = daemon(Config {
+            max_heavy_calls: 1,
+            director_heavy_calls: 1,
+            request_budget_ms: 0,
+            ..Config::default()
+        })
+        .await;
+        assert_eq!(ctx.directors_heavy.available_permits(), 0);
+        let (id, token) = big(&ctx).await;
+        let held = Arc::clone(&ctx.heavy).acquire_owned().await.unwrap();
+        let director = {
+            let ctx = Arc::clone(&ctx);
+            tokio::spawn(async move {
+                call(
+                    &ctx,
+                    &as_(Some(&token)),
+                    "tournament.round.pair",
+                    vec![json!(id), json!(1)],
+                )
+                .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            !director.is_finished(),
+            "with auth off nobody is told apart"
+        );
+        drop(held);
+        let paired = tokio::time::timeout(HANG, director)
+            .await
+            .expect("the turn came free")
+            .unwrap()
+            .expect("paired");
+        assert_eq!(paired["games"].as_array().unwrap().len(), 250);
     }
 }

@@ -14,6 +14,66 @@ pub mod codes {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// The call ran past `request_budget_ms` (see [`crate::budget`]).
     pub const OVER_BUDGET: i32 = -32012;
+    /// The database cannot be reached ([`StoreError::Unavailable`]); a write may have landed.
+    pub const STORAGE_UNAVAILABLE: i32 = -32008;
+    /// Other daemons kept winning the tournament's compare-and-set; nothing was recorded.
+    pub const STORAGE_CONFLICT: i32 = -32009;
+}
+
+use crate::store::StoreError;
+
+/// The one answer to a store failure, in every namespace (`tournament.*`, `matchmaker.*`,
+/// imports, views). Each message says what is known to be true and how to find out the
+/// rest: a lost connection may have taken a COMMIT's answer with it after the COMMIT
+/// landed, so -32008 never claims the call was not recorded.
+pub fn store_error(e: &StoreError) -> RpcError {
+    match e {
+        StoreError::Unavailable(_) => {
+            tracing::warn!(error = %e, "store unavailable");
+            RpcError::new(
+                codes::STORAGE_UNAVAILABLE,
+                "storage unavailable: the database cannot be reached (the daemon reconnects by \
+                 itself). A write may have been recorded all the same, if the connection was \
+                 lost while it was being committed: read the state back (tournament.get or \
+                 tournament.events; matchmaker.checkedout_matches) before trying it again",
+            )
+        }
+        StoreError::Conflict { id, .. } => RpcError::new(
+            codes::STORAGE_CONFLICT,
+            format!(
+                "tournament {id} was being changed by other daemons on the same database at \
+                 the same time: the call was not recorded; try it again"
+            ),
+        ),
+        StoreError::WriterDied(_) => {
+            tracing::error!(error = %e, "store failure");
+            RpcError::internal(
+                "storage failure: the database writer stopped (see the daemon's log); no write \
+                 can be recorded until the daemon restarts, and one in flight may or may not \
+                 have been: read the state back after the restart",
+            )
+        }
+        StoreError::Closed => RpcError::internal(
+            "storage closed: the daemon is shutting down; the call was not recorded",
+        ),
+        StoreError::Corrupt { id, .. } => {
+            tracing::error!(error = %e, "store failure");
+            RpcError::internal(format!(
+                "storage failure: the log of tournament {id} cannot be read (see the daemon's \
+                 log); nothing was recorded"
+            ))
+        }
+        StoreError::NotFound(id) => RpcError::internal(format!(
+            "storage failure: tournament {id} is not in the database; nothing was recorded"
+        )),
+        StoreError::Database(_) => {
+            tracing::error!(error = %e, "store failure");
+            RpcError::internal(
+                "storage failure: the database refused the write (see the daemon's log); the \
+                 call was not recorded",
+            )
+        }
+    }
 }
 
 /// Longest error message sent: messages quote client input (names, values, parser context),
@@ -107,6 +167,32 @@ impl std::error::Error for RpcError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn store_failures_map_to_one_answer_with_true_messages() {
+        let unavailable = store_error(&StoreError::Unavailable("connection lost".into()));
+        assert_eq!(unavailable.code, -32008);
+        // An ambiguous COMMIT may have landed: the answer must not say it did not.
+        assert!(
+            !unavailable.message.contains("not recorded"),
+            "{unavailable}"
+        );
+        assert!(unavailable.message.contains("may have been recorded"));
+        assert!(unavailable.message.contains("read the state back"));
+        let conflict = store_error(&StoreError::Conflict { id: 7, seq: 3 });
+        assert_eq!(conflict.code, -32009);
+        assert!(conflict.message.contains("tournament 7"));
+        assert!(conflict.message.contains("not recorded"));
+        let full = store_error(&StoreError::Database("disk I/O error".into()));
+        assert_eq!(full.code, -32603);
+        assert!(full.message.contains("not recorded"), "{full}");
+        // Internals stay in the log.
+        assert!(!full.message.contains("disk I/O"), "{full}");
+        let died = store_error(&StoreError::WriterDied("panic".into()));
+        assert_eq!(died.code, -32603);
+        assert!(!died.message.contains("not recorded"), "{died}");
+        assert_eq!(store_error(&StoreError::Closed).code, -32603);
+    }
 
     #[test]
     fn client_text_is_clipped() {

@@ -75,7 +75,9 @@ pub fn openrpc() -> Value {
                 "params": m.params.iter().map(|p| json!({
                     "name": p.name,
                     "required": p.required,
-                    "schema": schema(p.ty),
+                    // The settings and player structs have schemas of their own (rpc::input).
+                    "schema": super::input::param_schema(m.name, p.name)
+                        .unwrap_or_else(|| schema(p.ty)),
                 })).collect::<Vec<_>>(),
                 "result": {"name": "result", "schema": schema(m.returns)},
             })
@@ -85,6 +87,7 @@ pub fn openrpc() -> Value {
         "openrpc": "1.2.6",
         "info": {"title": "goswiss", "version": env!("CARGO_PKG_VERSION")},
         "methods": methods,
+        "components": {"schemas": super::input::components()},
     })
 }
 

@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod auth;
 pub mod error;
+pub mod input;
 pub mod jsonrpc;
 pub mod methods;
 pub mod registry;
@@ -39,16 +40,28 @@ pub struct Ctx {
     pub registry: Registry<crate::matchmaker::Tournament>,
     /// `tournament.*` tournaments (logs of the other kind), over the same store.
     pub tournaments: Registry<crate::tournament::Tournament>,
-    /// Tournaments created per caller, for the creation quotas.
-    pub quotas: auth::Quotas,
     /// Turns at heavy work (`max_heavy_calls` permits): see [`off_workers`].
     pub heavy: Arc<tokio::sync::Semaphore>,
+    /// More turns at heavy work, for directors' and the admin's calls only
+    /// (`director_heavy_calls`): see [`take_turn`].
+    pub directors_heavy: Arc<tokio::sync::Semaphore>,
 }
 
 impl Ctx {
     /// The heavy-work permits for `config`.
     pub fn heavy_permits(config: &Config) -> Arc<tokio::sync::Semaphore> {
         Arc::new(tokio::sync::Semaphore::new(config.heavy_calls()))
+    }
+
+    /// The directors' own heavy-work permits for `config` (none with auth off, where nobody is
+    /// told apart).
+    pub fn director_permits(config: &Config) -> Arc<tokio::sync::Semaphore> {
+        let n = if config.auth_on() {
+            config.director_heavy_calls as usize
+        } else {
+            0
+        };
+        Arc::new(tokio::sync::Semaphore::new(n))
     }
 }
 
@@ -198,13 +211,13 @@ impl Params {
     }
 
     /// A required parameter, deserialized; a missing or ill-typed one is an invalid-params error
-    /// that names it.
+    /// that names it (and the path of a bad value inside it, and the nearest valid key for an
+    /// unknown one: [`input::from_value`]).
     pub fn get<T: DeserializeOwned>(&self, index: usize, name: &str) -> Result<T, RpcError> {
         let value = self
             .raw(index)
             .ok_or_else(|| RpcError::invalid_params(format!("missing parameter {name}")))?;
-        T::deserialize(value)
-            .map_err(|e| RpcError::invalid_params(format!("parameter {name}: {e}")))
+        input::from_value(value, name)
     }
 
     /// An optional parameter: absent or null gives `None`.
@@ -215,9 +228,7 @@ impl Params {
     ) -> Result<Option<T>, RpcError> {
         match self.raw(index) {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => T::deserialize(value)
-                .map(Some)
-                .map_err(|e| RpcError::invalid_params(format!("parameter {name}: {e}"))),
+            Some(value) => input::from_value(value, name).map(Some),
         }
     }
 }
@@ -282,6 +293,11 @@ tokio::task_local! {
     /// take locks and hand their heavy parts to the blocking pool) read it with
     /// [`current_budget`]; calls inside a `system.multicall` get a child of the multicall's.
     static CALL_BUDGET: CallBudget;
+
+    /// The directors' turns at heavy work, when the call [`call`] is serving on this task may
+    /// take them ([`auth::Grant::directs`]): [`take_turn`] looks here, wherever the call's
+    /// heavy work asks for its turn (the registry, [`off_workers`], a multicall's batch).
+    static DIRECTORS_TURNS: Option<Arc<tokio::sync::Semaphore>>;
 }
 
 /// The budget of the call being served on this task; `None` outside [`call`] (the library
@@ -324,12 +340,28 @@ pub fn under<T>(budget: Option<&CallBudget>, f: impl FnOnce() -> T) -> Result<T,
 /// Heavy work past the CPUs only adds memory (a parse or a pairing at its caps holds hundreds
 /// of megabytes), so later calls wait here, and the wait counts against their budget. The
 /// holder keeps the permit for as long as its work runs.
+///
+/// A call made as a director or the admin (with auth on) takes whichever comes first of
+/// those turns and the directors' own (`director_heavy_calls`, which no other call takes), so
+/// anonymous heavy work holding every general turn keeps it waiting no longer than its own
+/// share is busy.
 pub async fn take_turn(
     heavy: &Arc<tokio::sync::Semaphore>,
     deadline: Option<tokio::time::Instant>,
     over: Option<&RpcError>,
 ) -> Result<tokio::sync::OwnedSemaphorePermit, RpcError> {
-    let turn = Arc::clone(heavy).acquire_owned();
+    let general = Arc::clone(heavy).acquire_owned();
+    let turn = async move {
+        match DIRECTORS_TURNS.try_with(Clone::clone).ok().flatten() {
+            Some(own) => tokio::select! {
+                // A general turn when one is free: the directors' share stays for the next.
+                biased;
+                p = general => p,
+                p = own.acquire_owned() => p,
+            },
+            None => general.await,
+        }
+    };
     match (deadline, over) {
         (Some(at), Some(over)) => match tokio::time::timeout_at(at, turn).await {
             Ok(p) => p,
@@ -422,8 +454,22 @@ pub async fn call_on_wire(
         return Err(budget.error());
     }
     let _cancel = budget.budget.cancel_on_drop();
-    let ticket = auth::authorize(ctx, method, &params).await?;
-    let result = CALL_BUDGET
+    let grant = auth::authorize(ctx, method, &params).await?;
+    // The call's heavy work takes its turns knowing whether the directors' share is open to it.
+    let directors_turns = grant.directs().then(|| Arc::clone(&ctx.directors_heavy));
+    DIRECTORS_TURNS
+        .scope(directors_turns, run(ctx, method, params, budget))
+        .await
+}
+
+/// Runs an authorized call's handler under its budget.
+async fn run(
+    ctx: &Arc<Ctx>,
+    method: &'static Method,
+    params: Params,
+    budget: CallBudget,
+) -> Result<Answer, RpcError> {
+    CALL_BUDGET
         .scope(budget, async {
             match method.handler {
                 // A panic is a bug, but it must cost the caller one error, not the connection.
@@ -448,9 +494,7 @@ pub async fn call_on_wire(
                 Handler::Async(f) => f(Arc::clone(ctx), params).await.map(Answer::Value),
             }
         })
-        .await;
-    auth::settle(ctx, ticket, &result);
-    result
+        .await
 }
 
 /// How long past its deadline a heavy call is waited for before -32012 is sent without it.

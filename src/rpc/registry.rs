@@ -27,7 +27,8 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{Mutex, broadcast};
 
 use crate::store::{
-    HeadChange, LogKind, LogPage, RawEvent, Store, StoreError, StoredTournament, TournamentId,
+    HeadChange, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoredTournament,
+    TournamentId,
 };
 
 /// What the registry needs of an event-sourced engine. The engines themselves know nothing of
@@ -794,6 +795,25 @@ impl<E: Engine> Registry<E> {
         Ok(id)
     }
 
+    /// [`Registry::create`] counted against `owner` ([`Store::create_owned`]): `None` when the
+    /// owner has its cap of tournaments already, and nothing was stored.
+    pub async fn create_owned(
+        &self,
+        events: Vec<E::Event>,
+        owner: Owner,
+    ) -> Result<Option<TournamentId>, RegistryError<E::Error>> {
+        let state = E::replay(&events).map_err(RegistryError::Engine)?;
+        let epoch = self.store.feed_epoch();
+        let rows = encode::<E>(&events)?;
+        let bytes: u64 = rows.iter().map(|r| r.body.len() as u64).sum();
+        self.check_budget(0, bytes)?;
+        let created = self.store.create_owned(E::KIND, rows, owner).await?;
+        if let Some(id) = created {
+            self.insert(id, state, events, bytes, epoch);
+        }
+        Ok(created)
+    }
+
     /// Reads a tournament's current state, with the number of events it has (its revision).
     pub async fn read<R>(
         &self,
@@ -920,8 +940,30 @@ impl<E: Engine> Registry<E> {
     /// Deletes a tournament and its log. Calls already waiting on its lock finish first; later
     /// ones find no tournament.
     pub async fn delete(&self, id: TournamentId) -> Result<(), RegistryError<E::Error>> {
+        match self
+            .delete_if(id, |_, _| Ok::<(), std::convert::Infallible>(()))
+            .await?
+        {
+            Ok(()) => Ok(()),
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Registry::delete`] if `allow` lets it: `allow` sees the current state and revision
+    /// under the tournament's lock, in the same step as the deletion (so nothing that lands
+    /// before, such as a new director token, escapes it). Its refusal is handed back and
+    /// nothing is deleted.
+    pub async fn delete_if<X>(
+        &self,
+        id: TournamentId,
+        allow: impl FnOnce(&E, u64) -> Result<(), X>,
+    ) -> Result<Result<(), X>, RegistryError<E::Error>> {
         let entry = self.slot(id).await?;
-        let _guard = entry.slot.lock().await;
+        let mut guard = entry.slot.lock().await;
+        self.refresh(id, &entry, &mut guard).await?;
+        if let Err(refused) = allow(&guard.state, guard.seq) {
+            return Ok(Err(refused));
+        }
         match self.store.delete(id).await {
             // Already deleted by another daemon: the outcome the caller asked for, but the
             // call did not do it.
@@ -929,7 +971,7 @@ impl<E: Engine> Registry<E> {
             Err(e) => return Err(e.into()),
         }
         self.forget(id);
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// Flushes and closes the store.
@@ -1002,6 +1044,14 @@ mod tests {
             events: Vec<RawEvent>,
         ) -> crate::store::StoreFuture<'_, TournamentId> {
             self.inner.create(kind, events)
+        }
+        fn create_owned(
+            &self,
+            kind: LogKind,
+            events: Vec<RawEvent>,
+            owner: Owner,
+        ) -> crate::store::StoreFuture<'_, Option<TournamentId>> {
+            self.inner.create_owned(kind, events, owner)
         }
         fn append(
             &self,
@@ -1160,6 +1210,14 @@ mod tests {
         ) -> crate::store::StoreFuture<'_, TournamentId> {
             self.inner.create(kind, events)
         }
+        fn create_owned(
+            &self,
+            kind: LogKind,
+            events: Vec<RawEvent>,
+            owner: Owner,
+        ) -> crate::store::StoreFuture<'_, Option<TournamentId>> {
+            self.inner.create_owned(kind, events, owner)
+        }
         fn append(
             &self,
             id: TournamentId,
@@ -1234,8 +1292,19 @@ mod tests {
     async fn with_no_subscriber_another_daemons_change_is_read_on_the_next_use_only() {
         let (_dir, store, registry, id) = written_elsewhere().await;
         other_daemon_checks_out(&store, id).await;
-        // The follower takes the change without reading anything.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The follower notes the change (head 3) without reading anything.
+        let noted = || {
+            let map = registry.tournaments.read().unwrap();
+            map.get(&id)
+                .is_some_and(|e| e.heard.load(Ordering::Acquire) >= 3)
+        };
+        for _ in 0..6000 {
+            if noted() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(noted(), "the follower did not note the change in 60 s");
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 0);
         // The next read reads the tail once and sees the other daemon's checkout.
         let (out, seq) = registry

@@ -66,6 +66,9 @@ struct Head {
     kind: String,
     created_at: i64,
     next_seq: i64,
+    /// Whom it counts against for the creation quotas (`rpc::auth`): kept, so a copy keeps the
+    /// counts.
+    owner: Option<String>,
 }
 
 /// One row of `events`.
@@ -254,7 +257,7 @@ impl Db {
     }
 
     async fn heads(&self) -> anyhow::Result<Vec<Head>> {
-        const Q: &str = "SELECT id, kind, created_at, next_seq FROM tournaments ORDER BY id";
+        const Q: &str = "SELECT id, kind, created_at, next_seq, owner FROM tournaments ORDER BY id";
         match self {
             Db::Sqlite(c) => {
                 let mut st = c.prepare(Q).map_err(sql)?;
@@ -265,6 +268,7 @@ impl Db {
                             kind: r.get(1)?,
                             created_at: r.get(2)?,
                             next_seq: r.get(3)?,
+                            owner: r.get(4)?,
                         })
                     })
                     .map_err(sql)?;
@@ -280,6 +284,7 @@ impl Db {
                     kind: r.get(1),
                     created_at: r.get(2),
                     next_seq: r.get(3),
+                    owner: r.get(4),
                 })
                 .collect()),
         }
@@ -365,12 +370,19 @@ impl Db {
             Db::Sqlite(c) => {
                 let mut st = c
                     .prepare_cached(
-                        "INSERT INTO tournaments (id, kind, created_at, next_seq) VALUES (?1, ?2, ?3, ?4)",
+                        "INSERT INTO tournaments (id, kind, created_at, next_seq, owner) \
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
                     )
                     .map_err(sql)?;
                 for h in heads {
-                    st.execute(rusqlite::params![h.id, h.kind, h.created_at, h.next_seq])
-                        .map_err(sql)?;
+                    st.execute(rusqlite::params![
+                        h.id,
+                        h.kind,
+                        h.created_at,
+                        h.next_seq,
+                        h.owner
+                    ])
+                    .map_err(sql)?;
                 }
                 Ok(())
             }
@@ -380,10 +392,13 @@ impl Db {
                     let kinds: Vec<&str> = chunk.iter().map(|h| h.kind.as_str()).collect();
                     let created: Vec<i64> = chunk.iter().map(|h| h.created_at).collect();
                     let next: Vec<i64> = chunk.iter().map(|h| h.next_seq).collect();
+                    let owners: Vec<Option<&str>> =
+                        chunk.iter().map(|h| h.owner.as_deref()).collect();
                     c.execute(
-                        "INSERT INTO tournaments (id, kind, created_at, next_seq) \
-                         SELECT * FROM unnest($1::int8[], $2::text[], $3::int8[], $4::int8[])",
-                        &[&ids, &kinds, &created, &next],
+                        "INSERT INTO tournaments (id, kind, created_at, next_seq, owner) \
+                         SELECT * FROM unnest($1::int8[], $2::text[], $3::int8[], $4::int8[], \
+                         $5::text[])",
+                        &[&ids, &kinds, &created, &next, &owners],
                     )
                     .await
                     .map_err(pg)?;
@@ -677,6 +692,7 @@ mod tests {
             kind: "matchmaker".into(),
             created_at: 0,
             next_seq: n,
+            owner: None,
         };
         assert!(a.check(&[head(2)], "x").is_ok());
         assert!(a.check(&[head(3)], "x").is_err());

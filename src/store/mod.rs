@@ -186,6 +186,15 @@ pub fn cut_page(mut bodies: Vec<String>, max_events: usize, max_bytes: usize) ->
     bodies
 }
 
+/// Whom a new log counts against and how many it may have: its creator's key (a network
+/// prefix, or `admin`: the RPC layer's creation quotas, `rpc::auth`), recorded with the log,
+/// and the most logs the key may hold at once (0: no limit). See [`Store::create_owned`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub key: String,
+    pub cap: u32,
+}
+
 pub trait Store: Send + Sync {
     /// Every tournament with its events in order.
     fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>>;
@@ -251,6 +260,17 @@ pub trait Store: Send + Sync {
     }
     /// Allocates a new tournament id and stores its first events (seq 0..), atomically.
     fn create(&self, kind: LogKind, events: Vec<RawEvent>) -> StoreFuture<'_, TournamentId>;
+    /// [`Store::create`], recorded as `owner.key`'s, unless the logs recorded as that key's
+    /// number `owner.cap` already (a cap of 0: no limit): then nothing is stored and the
+    /// answer is `None`. The count and the creation are one step, so creations at the same
+    /// time (other daemons' too, on a shared database) cannot overshoot the cap, and a deleted
+    /// log no longer counts.
+    fn create_owned(
+        &self,
+        kind: LogKind,
+        events: Vec<RawEvent>,
+        owner: Owner,
+    ) -> StoreFuture<'_, Option<TournamentId>>;
     /// Appends events at `first_seq`, `first_seq + 1`, ... in one transaction. Fails with
     /// [`StoreError::Conflict`] if any of those sequence numbers is taken.
     fn append(

@@ -65,7 +65,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, NoTls, Statement};
 
 use super::{
-    HeadChange, LogHead, LogKind, LogPage, RawEvent, Store, StoreError, StoreFuture,
+    HeadChange, LogHead, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoreFuture,
     StoredTournament, TournamentId,
 };
 
@@ -101,6 +101,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0001_events.sql"),
     include_str!("../../migrations/postgres/0002_events_no_fkey.sql"),
     include_str!("../../migrations/postgres/0003_watchers.sql"),
+    include_str!("../../migrations/postgres/0004_owner.sql"),
 ];
 /// The schema version this build writes (`goswiss_schema.version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -114,9 +115,14 @@ const MIGRATION_LOCK: i64 = 0x0067_6f73_7769_7373;
 // BEGIN, statements and COMMIT go in one round trip. A CTE that changes nothing is only run
 // when referenced: `(SELECT count(*) FROM n) >= 0` references it (it is always true).
 
+/// A creation, recorded as owner `$8`'s unless `$8` has `$9` tournaments already (`$9` = 0: no
+/// limit): then nothing is inserted or notified and no row comes back. With a cap, [`OWNER_LOCK`]
+/// runs first in the same transaction, so this statement's snapshot (taken after the lock) sees
+/// every creation for that owner committed before.
 const CREATE: &str = "WITH t AS (
-    INSERT INTO tournaments (kind, created_at, next_seq, watchers)
-    VALUES ($1, $2, cardinality($3::text[]), $7::text[])
+    INSERT INTO tournaments (kind, created_at, next_seq, watchers, owner)
+    SELECT $1, $2, cardinality($3::text[]), $7::text[], $8::text
+    WHERE $9::bigint = 0 OR (SELECT count(*) FROM tournaments WHERE owner = $8::text) < $9::bigint
     RETURNING id
 ), e AS (
     INSERT INTO events (tournament_id, seq, kind, body, at)
@@ -204,6 +210,11 @@ SELECT t.kind, t.next_seq, w.seq, w.body FROM t LEFT JOIN (
     FROM events WHERE tournament_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3
 ) w ON w.upto <= $4 OR w.seq = $2
 ORDER BY w.seq";
+
+/// Serializes the capped creations of one owner ([`CREATE`]) across daemons until the
+/// transaction ends. Batches take these locks before any row lock (creations come first, in
+/// owner order: [`write_batch`]), so they cannot deadlock with each other or with row locks.
+const OWNER_LOCK: &str = "SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))";
 
 /// Locks a tournament's row before [`DELETE`], in a statement of its own: a statement sees
 /// the rows committed before it started, so [`DELETE`], started once the lock is held, sees
@@ -300,7 +311,9 @@ enum Job {
     Create {
         kind: LogKind,
         rows: Vec<RawEvent>,
-        reply: Reply<TournamentId>,
+        owner: Option<Owner>,
+        /// `None`: the owner's cap was reached, nothing was stored.
+        reply: Reply<Option<TournamentId>>,
     },
     Append {
         id: TournamentId,
@@ -623,6 +636,7 @@ pub(crate) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
 /// The writer's prepared statements (prepared once per connection).
 struct Statements {
     create: Statement,
+    owner_lock: Statement,
     append: Statement,
     append_many: Statement,
     lock: Statement,
@@ -640,6 +654,7 @@ impl Statements {
             .map_err(pg)?;
         Ok(Statements {
             create: client.prepare(CREATE).await.map_err(pg)?,
+            owner_lock: client.prepare(OWNER_LOCK).await.map_err(pg)?,
             append: client.prepare(APPEND).await.map_err(pg)?,
             append_many: client.prepare(APPEND_MANY).await.map_err(pg)?,
             lock: client.prepare(LOCK).await.map_err(pg)?,
@@ -811,7 +826,8 @@ struct Marks<'a> {
 
 /// What one job of a batch did, once its statement ran.
 enum Outcome {
-    Created(TournamentId),
+    /// `None`: the owner's cap was reached.
+    Created(Option<TournamentId>),
     Written,
     /// The compare-and-set found another head: classified after the batch.
     Moved,
@@ -821,10 +837,15 @@ enum Outcome {
 /// Commits a batch of writes in one transaction, pipelined, and answers each job after the
 /// commit. A deadlock or serialization failure (two daemons' batches) is retried whole.
 async fn write_batch(client: &Client, st: &Statements, mut jobs: Vec<Job>, shared: &Shared) {
-    // Row locks in id order on every daemon: no deadlock between two batches.
-    jobs.sort_by_key(|j| match j {
-        Job::Append { id, .. } | Job::Delete { id, .. } => *id,
-        _ => 0,
+    // Row locks in id order on every daemon: no deadlock between two batches. Creations come
+    // first, in owner order: their owner locks are taken before any row lock, in one order.
+    jobs.sort_by(|a, b| {
+        let key = |j: &Job| match j {
+            Job::Append { id, .. } | Job::Delete { id, .. } => (*id, None),
+            Job::Create { owner, .. } => (0, owner.as_ref().map(|o| o.key.clone())),
+            Job::Close { .. } => (0, None),
+        };
+        key(a).cmp(&key(b))
     });
     let at = now_millis();
     // A creation signs this daemon up for its tournament, which its registry caches.
@@ -860,7 +881,7 @@ async fn write_batch(client: &Client, st: &Statements, mut jobs: Vec<Job>, share
         shared.signed(
             epoch,
             outcomes.iter().filter_map(|o| match o {
-                Outcome::Created(id) => Some(*id),
+                Outcome::Created(id) => *id,
                 _ => None,
             }),
         );
@@ -1037,23 +1058,39 @@ async fn run_batch(
     for job in jobs {
         statements.push(async move {
             match job {
-                Job::Create { kind, rows, .. } => {
+                Job::Create {
+                    kind, rows, owner, ..
+                } => {
                     let (kinds, bodies) = columns(rows);
-                    let row = client
-                        .query_one(
-                            &st.create,
-                            &[
-                                &kind.as_str(),
-                                &at,
-                                &kinds,
-                                &bodies,
-                                &CHANNEL,
-                                &marks.origin,
-                                &marks.watchers,
-                            ],
-                        )
-                        .await?;
-                    Ok(Some(Outcome::Created(row.get(0))))
+                    let key = owner.as_ref().map(|o| o.key.as_str());
+                    let cap = owner.as_ref().map_or(0, |o| i64::from(o.cap));
+                    let kind = kind.as_str();
+                    let create_params: [&(dyn ToSql + Sync); 9] = [
+                        &kind,
+                        &at,
+                        &kinds,
+                        &bodies,
+                        &CHANNEL,
+                        &marks.origin,
+                        &marks.watchers,
+                        &key,
+                        &cap,
+                    ];
+                    let created = match key.filter(|_| cap > 0) {
+                        // Both sent now, in this order (join polls them in order), as a
+                        // delete's lock and delete are.
+                        Some(key) => {
+                            let lock_params: [&(dyn ToSql + Sync); 1] = [&key];
+                            let (locked, created) = futures::join!(
+                                client.query_one(&st.owner_lock, &lock_params),
+                                client.query_opt(&st.create, &create_params)
+                            );
+                            locked?;
+                            created?
+                        }
+                        None => client.query_opt(&st.create, &create_params).await?,
+                    };
+                    Ok(Some(Outcome::Created(created.map(|row| row.get(0)))))
                 }
                 Job::Append { rows, .. } if rows.is_empty() => Ok(Some(Outcome::Written)),
                 // Answered by the one statement below.
@@ -1510,7 +1547,32 @@ impl Store for PostgresStore {
     }
 
     fn create(&self, kind: LogKind, rows: Vec<RawEvent>) -> StoreFuture<'_, TournamentId> {
-        self.send(|reply| Job::Create { kind, rows, reply })
+        let created = self.send(|reply| Job::Create {
+            kind,
+            rows,
+            owner: None,
+            reply,
+        });
+        Box::pin(async move {
+            // Without an owner there is no cap to reach.
+            created
+                .await?
+                .ok_or_else(|| StoreError::Database("creation refused".into()))
+        })
+    }
+
+    fn create_owned(
+        &self,
+        kind: LogKind,
+        rows: Vec<RawEvent>,
+        owner: Owner,
+    ) -> StoreFuture<'_, Option<TournamentId>> {
+        self.send(|reply| Job::Create {
+            kind,
+            rows,
+            owner: Some(owner),
+            reply,
+        })
     }
 
     fn append(&self, id: TournamentId, first_seq: u64, rows: Vec<RawEvent>) -> StoreFuture<'_, ()> {

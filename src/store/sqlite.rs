@@ -32,8 +32,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tokio::sync::oneshot;
 
 use super::{
-    LogHead, LogKind, LogPage, RawEvent, Store, StoreError, StoreFuture, StoredTournament,
-    TournamentId,
+    LogHead, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoreFuture,
+    StoredTournament, TournamentId,
 };
 
 /// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
@@ -46,7 +46,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0002_append_log.sql"),
     include_str!("../../migrations/sqlite/0003_log_kind.sql"),
     include_str!("../../migrations/sqlite/0004_health_probe.sql"),
-    include_str!("../../migrations/sqlite/0005_events_by_seq.sql"),
+    include_str!("../../migrations/sqlite/0005_owner.sql"),
+    include_str!("../../migrations/sqlite/0006_events_by_seq.sql"),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).
@@ -97,7 +98,9 @@ enum Job {
     Create {
         kind: LogKind,
         rows: Vec<RawEvent>,
-        reply: Reply<TournamentId>,
+        owner: Option<Owner>,
+        /// `None`: the owner's cap was reached, nothing was stored.
+        reply: Reply<Option<TournamentId>>,
     },
     Append {
         id: TournamentId,
@@ -322,7 +325,32 @@ impl Store for SqliteStore {
     }
 
     fn create(&self, kind: LogKind, rows: Vec<RawEvent>) -> StoreFuture<'_, TournamentId> {
-        self.send(|reply| Job::Create { kind, rows, reply })
+        let created = self.send(|reply| Job::Create {
+            kind,
+            rows,
+            owner: None,
+            reply,
+        });
+        Box::pin(async move {
+            // Without an owner there is no cap to reach.
+            created
+                .await?
+                .ok_or_else(|| StoreError::Database("creation refused".into()))
+        })
+    }
+
+    fn create_owned(
+        &self,
+        kind: LogKind,
+        rows: Vec<RawEvent>,
+        owner: Owner,
+    ) -> StoreFuture<'_, Option<TournamentId>> {
+        self.send(|reply| Job::Create {
+            kind,
+            rows,
+            owner: Some(owner),
+            reply,
+        })
     }
 
     fn append(&self, id: TournamentId, first_seq: u64, rows: Vec<RawEvent>) -> StoreFuture<'_, ()> {
@@ -507,19 +535,37 @@ fn insert_rows(
     Ok(())
 }
 
+/// A creation; `None` when `owner` has its cap of logs already (counted in this transaction,
+/// so the batch's earlier creations count too): then nothing is written.
 fn create(
     conn: &Connection,
     kind: LogKind,
     rows: &[RawEvent],
+    owner: Option<&Owner>,
     at: i64,
-) -> Result<TournamentId, JobError> {
-    let id: TournamentId = conn
+) -> Result<Option<TournamentId>, JobError> {
+    let (key, cap) = match owner {
+        Some(o) => (Some(o.key.as_str()), i64::from(o.cap)),
+        None => (None, 0),
+    };
+    let id: Option<TournamentId> = conn
         .prepare_cached(
-            "INSERT INTO tournaments (created_at, next_seq, kind) VALUES (?1, ?2, ?3) RETURNING id",
+            "INSERT INTO tournaments (created_at, next_seq, kind, owner) \
+             SELECT ?1, ?2, ?3, ?4 \
+             WHERE ?5 = 0 OR (SELECT count(*) FROM tournaments WHERE owner = ?4) < ?5 \
+             RETURNING id",
         )
-        .and_then(|mut s| s.query_row(params![at, rows.len() as i64, kind.as_str()], |r| r.get(0)))
+        .and_then(|mut s| {
+            s.query_row(
+                params![at, rows.len() as i64, kind.as_str(), key, cap],
+                |r| r.get(0),
+            )
+            .optional()
+        })
         .map_err(batch)?;
-    insert_rows(conn, id, 0, rows, at)?;
+    if let Some(id) = id {
+        insert_rows(conn, id, 0, rows, at)?;
+    }
     Ok(id)
 }
 
@@ -568,7 +614,7 @@ fn delete(conn: &Connection, id: TournamentId) -> Result<(), JobError> {
 
 /// A job that went through and waits for the commit to be answered.
 enum Done {
-    Created(Reply<TournamentId>, TournamentId),
+    Created(Reply<Option<TournamentId>>, Option<TournamentId>),
     Written(Reply<()>),
 }
 
@@ -613,7 +659,12 @@ fn write_batch(conn: &Connection, batch: Vec<Job>, shared: &Shared) {
     if failure.is_none() {
         for job in jobs.by_ref() {
             let outcome = match job {
-                Job::Create { kind, rows, reply } => match create(conn, kind, &rows, at) {
+                Job::Create {
+                    kind,
+                    rows,
+                    owner,
+                    reply,
+                } => match create(conn, kind, &rows, owner.as_ref(), at) {
                     Ok(id) => Ok(Done::Created(reply, id)),
                     Err(e) => Err((e, Failed::Create(reply))),
                 },
@@ -691,7 +742,7 @@ fn write_batch(conn: &Connection, batch: Vec<Job>, shared: &Shared) {
 
 /// The reply of a job that failed, whatever its type.
 enum Failed {
-    Create(Reply<TournamentId>),
+    Create(Reply<Option<TournamentId>>),
     Unit(Reply<()>),
 }
 

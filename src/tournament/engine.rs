@@ -12,17 +12,15 @@ use serde::{Deserialize, Serialize};
 
 use super::error::TournamentError;
 use super::model::{
-    Game, MAX_RANK, MAX_ROUNDS, MIN_RANK, Outcome, Player, PlayerId, Record, RecordRef,
-    Registration, Round, RoundNumber, Settings, THIS_EVENT, TournamentData,
+    Game, MAX_EXTRA_BYTES, MAX_EXTRA_VALUE, MAX_RANK, MAX_ROUNDS, MIN_RANK, Outcome, Player,
+    PlayerId, Record, RecordRef, Registration, Round, RoundNumber, Settings, THIS_EVENT,
+    TournamentData,
 };
 use super::patch::{self, PatchOp};
 
 /// Most players one tournament may register (bounds every per-round computation).
 pub const MAX_PLAYERS: usize = 10_000;
-/// Longest text field (names, club, location, …), in characters.
-pub const MAX_TEXT: usize = 200;
-/// Most forbidden pairs a tournament may list.
-pub const MAX_FORBIDDEN_PAIRS: usize = 10_000;
+pub use super::model::{MAX_FORBIDDEN_PAIRS, MAX_TEXT};
 /// The event format written by this version (in [`Event::Created`]).
 pub const FORMAT: u32 = 1;
 
@@ -194,11 +192,12 @@ fn invalid(message: impl Into<String>) -> TournamentError {
 fn check_text(what: &str, s: &str) -> Result<()> {
     if s.chars().count() > MAX_TEXT {
         return Err(invalid(format!(
-            "{what} is longer than {MAX_TEXT} characters"
+            "{what}: {} characters, more than the limit of {MAX_TEXT}",
+            s.chars().count()
         )));
     }
     if s.chars().any(|c| c.is_control() && c != '\t') {
-        return Err(invalid(format!("{what} contains control characters")));
+        return Err(invalid(format!("{what}: contains control characters")));
     }
     Ok(())
 }
@@ -213,45 +212,47 @@ pub const MAX_TEAM_BOARDS: u32 = 10;
 fn check_groups_and_teams(s: &Settings) -> Result<()> {
     if s.clubs_groups.len() > MAX_CLUBS_GROUPS {
         return Err(invalid(format!(
-            "clubs_groups takes at most {MAX_CLUBS_GROUPS} groups"
+            "settings.clubs_groups: at most {MAX_CLUBS_GROUPS} groups"
         )));
     }
     let mut names = std::collections::HashSet::new();
     for g in &s.clubs_groups {
-        check_text("clubs_groups name", &g.name)?;
+        check_text("settings.clubs_groups[].name", &g.name)?;
         if g.name.trim().is_empty() {
-            return Err(invalid("clubs_groups: a group has no name"));
+            return Err(invalid("settings.clubs_groups[].name: a group has no name"));
         }
         if !names.insert(g.name.as_str()) {
             return Err(invalid(format!(
-                "clubs_groups: two groups are named {:?}",
+                "settings.clubs_groups: two groups are named {:?}",
                 g.name
             )));
         }
         if g.clubs.len() > MAX_CLUBS_PER_GROUP {
             return Err(invalid(format!(
-                "clubs_groups: a group holds at most {MAX_CLUBS_PER_GROUP} clubs"
+                "settings.clubs_groups[].clubs: a group holds at most {MAX_CLUBS_PER_GROUP} clubs"
             )));
         }
         for c in &g.clubs {
-            check_text("clubs_groups club", c)?;
+            check_text("settings.clubs_groups[].clubs[]", c)?;
         }
     }
     if s.teams.len() > MAX_TEAMS {
-        return Err(invalid(format!("teams takes at most {MAX_TEAMS} teams")));
+        return Err(invalid(format!(
+            "settings.teams: at most {MAX_TEAMS} teams"
+        )));
     }
     let mut numbers = std::collections::HashSet::new();
     for t in &s.teams {
-        check_text("teams name", &t.name)?;
+        check_text("settings.teams[].name", &t.name)?;
         if t.number == 0 || !numbers.insert(t.number) {
             return Err(invalid(format!(
-                "teams: team numbers must be distinct and at least 1 ({} is not)",
+                "settings.teams[].number: team numbers must be distinct and at least 1 ({} is not)",
                 t.number
             )));
         }
         if t.boards.len() > (MAX_ROUNDS * MAX_TEAM_BOARDS) as usize {
             return Err(invalid(format!(
-                "teams: team {} has more seats than rounds × {MAX_TEAM_BOARDS} boards",
+                "settings.teams[].boards: team {} has more seats than rounds × {MAX_TEAM_BOARDS} boards",
                 t.number
             )));
         }
@@ -259,14 +260,14 @@ fn check_groups_and_teams(s: &Settings) -> Result<()> {
         for b in &t.boards {
             if !(1..=MAX_ROUNDS).contains(&b.round) || !(1..=MAX_TEAM_BOARDS).contains(&b.board) {
                 return Err(invalid(format!(
-                    "teams: team {} has a seat in round {} board {} (rounds 1 … {MAX_ROUNDS}, \
-                     boards 1 … {MAX_TEAM_BOARDS})",
+                    "settings.teams[].boards: team {} has a seat in round {} board {} (rounds 1 … \
+                     {MAX_ROUNDS}, boards 1 … {MAX_TEAM_BOARDS})",
                     t.number, b.round, b.board
                 )));
             }
             if !seats.insert((b.round, b.board)) {
                 return Err(invalid(format!(
-                    "teams: team {} seats two players on board {} of round {}",
+                    "settings.teams[].boards: team {} seats two players on board {} of round {}",
                     t.number, b.board, b.round
                 )));
             }
@@ -278,7 +279,53 @@ fn check_groups_and_teams(s: &Settings) -> Result<()> {
 fn check_rank(what: &str, r: i32) -> Result<()> {
     if !(MIN_RANK..=MAX_RANK).contains(&r) {
         return Err(invalid(format!(
-            "{what} {r} is out of range ({MIN_RANK} = 30k … {MAX_RANK} = 9d)"
+            "{what}: {r} is out of range ({MIN_RANK} = 30k … {MAX_RANK} = 9d)"
+        )));
+    }
+    Ok(())
+}
+
+/// At most the first 100 bytes of a client's `text` (on a character boundary), for messages.
+fn short(text: &str) -> &str {
+    let mut end = text.len().min(100);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// `settings.extra`: element and attribute names are short texts, values at most
+/// [`MAX_EXTRA_VALUE`] characters, the whole at most [`MAX_EXTRA_BYTES`] bytes.
+fn check_extra(
+    extra: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+) -> Result<()> {
+    if extra.len() > 200 {
+        return Err(invalid("settings.extra: at most 200 elements"));
+    }
+    let mut bytes = 0;
+    for (element, attributes) in extra {
+        let at = format!("settings.extra.{}", short(element));
+        check_text(&format!("{at} (element name)"), element)?;
+        if attributes.len() > 200 {
+            return Err(invalid(format!("{at}: at most 200 attributes per element")));
+        }
+        bytes += element.len();
+        for (name, value) in attributes {
+            let at = format!("{at}.{}", short(name));
+            check_text(&format!("{at} (attribute name)"), name)?;
+            let chars = value.chars().count();
+            if chars > MAX_EXTRA_VALUE {
+                return Err(invalid(format!(
+                    "{at}: {chars} characters, more than the limit of {MAX_EXTRA_VALUE}"
+                )));
+            }
+            bytes += name.len() + value.len();
+        }
+    }
+    if bytes > MAX_EXTRA_BYTES {
+        return Err(invalid(format!(
+            "settings.extra: {bytes} bytes of names and values, more than the limit of \
+             {MAX_EXTRA_BYTES}"
         )));
     }
     Ok(())
@@ -287,88 +334,94 @@ fn check_rank(what: &str, r: i32) -> Result<()> {
 /// Checks settings on their own (the engine checks them against the state separately).
 pub fn check_settings(s: &Settings) -> Result<()> {
     for (what, v) in [
-        ("name", &s.name),
-        ("short_name", &s.short_name),
-        ("location", &s.location),
-        ("director", &s.director),
-        ("begin_date", &s.begin_date),
-        ("end_date", &s.end_date),
-        ("rules", &s.rules),
-        ("time.text", &s.time.text),
+        ("settings.name", &s.name),
+        ("settings.short_name", &s.short_name),
+        ("settings.location", &s.location),
+        ("settings.director", &s.director),
+        ("settings.begin_date", &s.begin_date),
+        ("settings.end_date", &s.end_date),
+        ("settings.rules", &s.rules),
+        ("settings.time.text", &s.time.text),
     ] {
         check_text(what, v)?;
     }
     if !(1..=MAX_ROUNDS).contains(&s.rounds) {
         return Err(invalid(format!(
-            "rounds must be 1 … {MAX_ROUNDS}, got {}",
+            "settings.rounds: must be 1 … {MAX_ROUNDS}, got {}",
             s.rounds
         )));
     }
     if !(2..=25).contains(&s.board_size) {
         return Err(invalid(format!(
-            "board_size must be 2 … 25, got {}",
+            "settings.board_size: must be 2 … 25, got {}",
             s.board_size
         )));
     }
-    for (what, k) in [("komi2", s.komi2), ("handicap_komi2", s.handicap_komi2)] {
+    for (what, k) in [
+        ("settings.komi2", s.komi2),
+        ("settings.handicap_komi2", s.handicap_komi2),
+    ] {
         if !(-200..=200).contains(&k) {
             return Err(invalid(format!(
-                "{what} (komi in half points) must be -200 … 200, got {k}"
+                "{what}: komi in half points must be -200 … 200, got {k}"
             )));
         }
     }
     if crate::go::Preset::from_ru(&s.rules).is_none() {
         return Err(invalid(format!(
-            "unknown rules {:?}: japanese, chinese, korean, aga, new_zealand, ing or tromp_taylor",
+            "settings.rules: unknown rules {:?}: japanese, chinese, korean, aga, new_zealand, ing or \
+             tromp_taylor",
             s.rules
         )));
     }
-    check_rank("mcmahon.bar", s.mcmahon.bar)?;
-    check_rank("mcmahon.floor", s.mcmahon.floor)?;
-    check_rank("mcmahon.zero", s.mcmahon.zero)?;
+    check_rank("settings.mcmahon.bar", s.mcmahon.bar)?;
+    check_rank("settings.mcmahon.floor", s.mcmahon.floor)?;
+    check_rank("settings.mcmahon.zero", s.mcmahon.zero)?;
     if s.mcmahon.bar < s.mcmahon.floor {
-        return Err(invalid("mcmahon.bar must not be below mcmahon.floor"));
+        return Err(invalid(
+            "settings.mcmahon.bar: must not be below settings.mcmahon.floor",
+        ));
     }
     check_rank(
-        "handicap.no_handicap_threshold",
+        "settings.handicap.no_handicap_threshold",
         s.handicap.no_handicap_threshold,
     )?;
     if !(-1..=3).contains(&s.handicap.correction) {
         return Err(invalid(format!(
-            "handicap.correction must be -1 … 3, got {}",
+            "settings.handicap.correction: must be -1 … 3, got {}",
             s.handicap.correction
         )));
     }
     if !(0..=9).contains(&s.handicap.ceiling) {
         return Err(invalid(format!(
-            "handicap.ceiling must be 0 … 9, got {}",
+            "settings.handicap.ceiling: must be 0 … 9, got {}",
             s.handicap.ceiling
         )));
     }
     let v = &s.scoring;
     for (what, x) in [
-        ("scoring.nbw2_bye", v.nbw2_bye),
-        ("scoring.nbw2_absent", v.nbw2_absent),
-        ("scoring.mms2_bye", v.mms2_bye),
-        ("scoring.mms2_absent", v.mms2_absent),
+        ("settings.scoring.nbw2_bye", v.nbw2_bye),
+        ("settings.scoring.nbw2_absent", v.nbw2_absent),
+        ("settings.scoring.mms2_bye", v.mms2_bye),
+        ("settings.scoring.mms2_absent", v.mms2_absent),
     ] {
         if !(0..=2).contains(&x) {
             return Err(invalid(format!(
-                "{what} (half points) must be 0, 1 or 2, got {x}"
+                "{what}: half points, must be 0, 1 or 2, got {x}"
             )));
         }
     }
     if s.placement.len() > 12 {
-        return Err(invalid("placement takes at most 12 criteria"));
+        return Err(invalid("settings.placement: at most 12 criteria"));
     }
     if s.categories.len() > 20 {
-        return Err(invalid("categories takes at most 20 limits"));
+        return Err(invalid("settings.categories: at most 20 limits"));
     }
     for (k, &r) in s.categories.iter().enumerate() {
-        check_rank("categories", r)?;
+        check_rank("settings.categories[]", r)?;
         if k > 0 && r >= s.categories[k - 1] {
             return Err(invalid(
-                "categories must list lower rank limits from the strongest down",
+                "settings.categories: must list lower rank limits from the strongest down",
             ));
         }
     }
@@ -386,19 +439,21 @@ pub fn check_settings(s: &Settings) -> Result<()> {
     ] {
         if !(0..=1_000_000_000_000_000).contains(&w) {
             return Err(invalid(format!(
-                "pairing.{what} must be 0 … 10^18, got {w}"
+                "settings.pairing.{what}: must be 0 … 10^18, got {w}"
             )));
         }
     }
     if !p.nx1.is_finite() || !(0.0..=10.0).contains(&p.nx1) {
-        return Err(invalid("pairing.nx1 must be a number in 0 … 10"));
+        return Err(invalid("settings.pairing.nx1: must be a number in 0 … 10"));
     }
     if p.dudd_group_span.is_some_and(|g| g < 1) {
-        return Err(invalid("pairing.dudd_group_span must be at least 1"));
+        return Err(invalid(
+            "settings.pairing.dudd_group_span: must be at least 1",
+        ));
     }
     if p.last_round_seed_system1 > MAX_ROUNDS {
         return Err(invalid(format!(
-            "pairing.last_round_seed_system1 must be at most {MAX_ROUNDS}"
+            "settings.pairing.last_round_seed_system1: must be at most {MAX_ROUNDS}"
         )));
     }
     for (what, x) in [
@@ -406,29 +461,21 @@ pub fn check_settings(s: &Settings) -> Result<()> {
         ("prefer_mms_diff_country", p.prefer_mms_diff_country),
     ] {
         if !(0..=100).contains(&x) {
-            return Err(invalid(format!("pairing.{what} must be 0 … 100")));
+            return Err(invalid(format!("settings.pairing.{what}: must be 0 … 100")));
         }
     }
-    check_rank("pairing.se_rank_threshold", p.se_rank_threshold)?;
+    check_rank("settings.pairing.se_rank_threshold", p.se_rank_threshold)?;
     if p.forbidden_pairs.len() > MAX_FORBIDDEN_PAIRS {
         return Err(invalid(format!(
-            "pairing.forbidden_pairs takes at most {MAX_FORBIDDEN_PAIRS} pairs"
+            "settings.pairing.forbidden_pairs: at most {MAX_FORBIDDEN_PAIRS} pairs"
         )));
     }
     if p.forbidden_pairs.iter().any(|(a, b)| a == b) {
         return Err(invalid(
-            "pairing.forbidden_pairs: a pair names the same player twice",
+            "settings.pairing.forbidden_pairs: a pair names the same player twice",
         ));
     }
-    for (k, v) in &s.extra {
-        check_text("extra element name", k)?;
-        if v.len() > 200 {
-            return Err(invalid("extra: at most 200 attributes per element"));
-        }
-    }
-    if s.extra.len() > 200 {
-        return Err(invalid("extra: at most 200 elements"));
-    }
+    check_extra(&s.extra)?;
     check_groups_and_teams(s)?;
     Ok(())
 }
@@ -436,44 +483,44 @@ pub fn check_settings(s: &Settings) -> Result<()> {
 /// Checks one player's own fields (not against the other players).
 pub fn check_player(p: &Player) -> Result<()> {
     if p.name.trim().is_empty() {
-        return Err(invalid("a player needs a name"));
+        return Err(invalid("player.name: a player needs a name"));
     }
     for (what, v) in [
-        ("name", &p.name),
-        ("first_name", &p.first_name),
-        ("rating_origin", &p.rating_origin),
-        ("grade", &p.grade),
-        ("country", &p.country),
-        ("club", &p.club),
-        ("egf_pin", &p.egf_pin),
-        ("ffg_licence", &p.ffg_licence),
-        ("ffg_licence_status", &p.ffg_licence_status),
-        ("aga_id", &p.aga_id),
-        ("aga_expiration", &p.aga_expiration),
+        ("player.name", &p.name),
+        ("player.first_name", &p.first_name),
+        ("player.rating_origin", &p.rating_origin),
+        ("player.grade", &p.grade),
+        ("player.country", &p.country),
+        ("player.club", &p.club),
+        ("player.egf_pin", &p.egf_pin),
+        ("player.ffg_licence", &p.ffg_licence),
+        ("player.ffg_licence_status", &p.ffg_licence_status),
+        ("player.aga_id", &p.aga_id),
+        ("player.aga_expiration", &p.aga_expiration),
     ] {
         check_text(what, v)?;
     }
-    check_rank("rank", p.rank)?;
+    check_rank("player.rank", p.rank)?;
     if !(-1000..=4000).contains(&p.rating) {
         return Err(invalid(format!(
-            "rating must be -1000 … 4000, got {}",
+            "player.rating: must be -1000 … 4000, got {}",
             p.rating
         )));
     }
     if !(-1..=2).contains(&p.mms_correction) {
         return Err(invalid(format!(
-            "mms_correction must be -1 … 2 (OpenGotha's range), got {}",
+            "player.mms_correction: must be -1 … 2 (OpenGotha's range), got {}",
             p.mms_correction
         )));
     }
     if p.skip.len() > MAX_ROUNDS as usize || p.skip.iter().any(|r| !(1..=MAX_ROUNDS).contains(r)) {
         return Err(invalid(format!(
-            "skip lists rounds 1 … {MAX_ROUNDS}, each once"
+            "player.skip: lists rounds 1 … {MAX_ROUNDS}, each once"
         )));
     }
     if p.withdrawn_after.is_some_and(|r| r > MAX_ROUNDS) {
         return Err(invalid(format!(
-            "withdrawn_after must be at most {MAX_ROUNDS}"
+            "player.withdrawn_after: must be at most {MAX_ROUNDS}"
         )));
     }
     Ok(())

@@ -7,10 +7,19 @@
 //! halves are kept as integer half points (`…2` suffix), as OpenGotha does, so no float ever
 //! decides a place. Every struct deserializes with defaults for missing fields, so stored
 //! events stay readable when fields are added (never rename or remove one).
+//!
+//! Settings and players are read leniently here (a key this version does not know is
+//! ignored), because stored events must replay whatever an older or newer version wrote.
+//! What callers send is checked strictly before it gets here (`rpc::input`, against the JSON
+//! Schema these types derive): unknown keys are refused there, with the nearest valid key.
+//! So a new setting is one field with its doc comment (its description in the schema and in
+//! docs/tournament.md's table), its serde default, its bounds (`#[schemars(range, length)]`)
+//! and, where OpenGotha has it, its XML attribute (`x-opengotha`).
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::pairing::opengotha::{self as og, Crit, DuddMode, SeedSystem};
 
@@ -31,9 +40,91 @@ pub const MAX_RANK: Rank = og::MAX_RANK;
 /// allow more, bounded so every per-round table stays small).
 pub const MAX_ROUNDS: u32 = 64;
 
+/// Longest text field (names, club, location, …), in characters.
+pub const MAX_TEXT: usize = 200;
+
+/// Longest value of one `settings.extra` attribute, in characters.
+pub const MAX_EXTRA_VALUE: usize = 1_000;
+/// Most bytes `settings.extra` may hold in all (element and attribute names and values).
+pub const MAX_EXTRA_BYTES: usize = 64 * 1024;
+
 /// Parses "3d", "12K", "1D"; pro ranks ("2p") count as 9d. `None` for anything else.
 pub fn parse_rank(s: &str) -> Option<Rank> {
     og::parse_rank(s)
+}
+
+/// A rank as callers write it: OpenGotha's integer (−30 … 8) or text ("3d", "20k", "1p"), as
+/// player ranks and every rank-valued setting take it. Stored events hold the integer.
+pub fn deserialize_rank<'de, D: Deserializer<'de>>(d: D) -> Result<Rank, D::Error> {
+    d.deserialize_any(RankVisitor)
+}
+
+/// [`deserialize_rank`] for a list of ranks.
+pub fn deserialize_ranks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Rank>, D::Error> {
+    struct Ranks;
+    impl<'de> serde::de::Visitor<'de> for Ranks {
+        type Value = Vec<Rank>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of ranks")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Vec<Rank>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(RankIn(r)) = a.next_element()? {
+                out.push(r);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Ranks)
+}
+
+/// One rank of a list (see [`deserialize_rank`]).
+struct RankIn(Rank);
+
+impl<'de> Deserialize<'de> for RankIn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_rank(d).map(RankIn)
+    }
+}
+
+struct RankVisitor;
+
+impl serde::de::Visitor<'_> for RankVisitor {
+    type Value = Rank;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a rank like 3d, 20k or 1p, or OpenGotha's integer (30k = -30 … 9d = 8)")
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Rank, E> {
+        Rank::try_from(v).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Rank, E> {
+        Rank::try_from(v).map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Rank, E> {
+        // XML-RPC clients may send a double for a whole number.
+        if v.fract() == 0.0 && (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v) {
+            Ok(v as Rank)
+        } else {
+            Err(E::invalid_value(serde::de::Unexpected::Float(v), &self))
+        }
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Rank, E> {
+        parse_rank(v).ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+    }
+}
+
+/// The JSON Schema of a rank: OpenGotha's integer or the text players write.
+fn rank_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "oneOf": [
+            {"type": "integer", "minimum": MIN_RANK, "maximum": MAX_RANK},
+            {"type": "string", "pattern": "^ *[0-9]+ *[kKdDpP] *$"}
+        ]
+    })
+}
+
+fn ranks_schema(generator: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "array", "items": rank_schema(generator), "maxItems": 20})
 }
 
 /// OpenGotha's spelling of a rank: "12K", "1D".
@@ -46,7 +137,7 @@ pub fn format_rank(r: Rank) -> String {
 }
 
 /// The pairing and placement system (OpenGotha's four; each has its own defaults).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum System {
     #[default]
@@ -68,7 +159,7 @@ impl System {
 }
 
 /// The complementary time system after the basic time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Overtime {
     SuddenDeath,
@@ -97,13 +188,20 @@ impl Default for Overtime {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct TimeSystem {
     /// Main time in minutes.
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet basicTime"))]
     pub basic_minutes: u32,
+    /// The time after the main time: `{kind: sudden_death}`, `{kind: byoyomi, seconds,
+    /// periods}`, `{kind: canadian, stones, seconds}` or `{kind: fischer, increment}`.
+    #[schemars(extend(
+        "x-opengotha" = "GeneralParameterSet complementaryTimeSystem, stdByoYomiTime, nbMovesCanTime, canByoYomiTime, fischerTime"
+    ))]
     pub overtime: Overtime,
     /// Free text shown to players and written into exports (e.g. "60 min + 5×30 s").
+    #[schemars(length(max = MAX_TEXT))]
     pub text: String,
 }
 
@@ -118,11 +216,23 @@ impl Default for TimeSystem {
 }
 
 /// McMahon starting scores: `clamp(rank, floor, bar) − zero + correction`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct McMahon {
+    /// The McMahon bar: players at or above this rank start level (a rank: 3d, or −30 … 8).
+    #[serde(deserialize_with = "deserialize_rank")]
+    #[schemars(schema_with = "rank_schema")]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genMMBar"))]
     pub bar: Rank,
+    /// The McMahon floor: players at or below this rank start level.
+    #[serde(deserialize_with = "deserialize_rank")]
+    #[schemars(schema_with = "rank_schema")]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genMMFloor"))]
     pub floor: Rank,
+    /// The rank whose McMahon score is 0.
+    #[serde(deserialize_with = "deserialize_rank")]
+    #[schemars(schema_with = "rank_schema")]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genMMZero"))]
     pub zero: Rank,
 }
 
@@ -139,13 +249,24 @@ impl Default for McMahon {
 
 /// OpenGotha's handicap policy: pseudo-ranks (MMS-based or rank-based) capped at the
 /// threshold, difference reduced by `correction` toward 0, clamped to `ceiling`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct HandicapPolicy {
+    /// Handicap from the McMahon scores (true) or from the ranks (false).
+    #[schemars(extend("x-opengotha" = "HandicapParameterSet hdBasedOnMMS"))]
     pub based_on_mms: bool,
     /// Pseudo-ranks above this are taken as this (1D by default: no handicap among dans).
+    #[serde(deserialize_with = "deserialize_rank")]
+    #[schemars(schema_with = "rank_schema")]
+    #[schemars(extend("x-opengotha" = "HandicapParameterSet hdNoHdRankThreshold"))]
     pub no_handicap_threshold: Rank,
+    /// Stones taken off the rank difference (1: a one-rank gap is an even game).
+    #[schemars(range(min = -1, max = 3))]
+    #[schemars(extend("x-opengotha" = "HandicapParameterSet hdCorrection"))]
     pub correction: i32,
+    /// Most handicap stones.
+    #[schemars(range(min = 0, max = 9))]
+    #[schemars(extend("x-opengotha" = "HandicapParameterSet hdCeiling"))]
     pub ceiling: i32,
 }
 
@@ -161,16 +282,30 @@ impl Default for HandicapPolicy {
 }
 
 /// What byes and absences are worth, in half points, and how they are counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ScoringValues {
+    /// Number of wins a bye is worth, in half points (0, 1 or 2).
+    #[schemars(range(min = 0, max = 2))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genNBW2ValueBye"))]
     pub nbw2_bye: i32,
+    /// Number of wins an absence is worth, in half points.
+    #[schemars(range(min = 0, max = 2))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genNBW2ValueAbsent"))]
     pub nbw2_absent: i32,
+    /// McMahon points a bye is worth, in half points.
+    #[schemars(range(min = 0, max = 2))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genMMS2ValueBye"))]
     pub mms2_bye: i32,
+    /// McMahon points an absence is worth, in half points.
+    #[schemars(range(min = 0, max = 2))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genMMS2ValueAbsent"))]
     pub mms2_absent: i32,
-    /// genRoundDownNBWMMS: the cumulative bye + absence credit is rounded down to whole points.
+    /// The cumulative bye + absence credit is rounded down to whole points.
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genRoundDownNBWMMS"))]
     pub round_down: bool,
-    /// genCountNotPlayedGamesAsHalfPoint: for SOS, an opponent's unplayed rounds count ½.
+    /// For SOS, an opponent's unplayed rounds count ½.
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet genCountNotPlayedGamesAsHalfPoint"))]
     pub count_not_played_as_half: bool,
 }
 
@@ -189,40 +324,115 @@ impl Default for ScoringValues {
 
 /// OpenGotha's pairing parameter set (the `pai…` attributes), with OpenGotha's defaults for
 /// the tournament's system. Field names follow `pairing::opengotha::Params`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct PairingSettings {
+    /// Weight of avoiding a second game between the same two players.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiBaAvoidDuplGame"))]
     pub avoid_dupl_game: i64,
+    /// Weight of the random term (0: none).
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiBaRandom"))]
     pub random: i64,
+    /// The random term comes from the tournament's seed (replays give the same pairing).
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiBaDeterministic"))]
     pub deterministic_random: bool,
+    /// Weight of balancing each player's white and black games.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiBaBalanceWB"))]
     pub balance_wb: i64,
+    /// Weight of keeping players of different categories apart.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaAvoidMixingCategories"))]
     pub avoid_mixing_categories: i64,
+    /// Weight of pairing players of the same score.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaMinimizeScoreDifference"))]
     pub minimize_score_difference: i64,
+    /// Weight of the draw-up/draw-down rules.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaDUDDWeight"))]
     pub dudd_weight: i64,
+    /// A player drawn up (down) before is drawn down (up) next.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaCompensateDUDD"))]
     pub compensate_dudd: bool,
+    /// Where in the lower group a drawn-up player comes from: top, mid or bot.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaDUDDUpperMode"))]
     pub dudd_upper: Mode3,
+    /// Where in the upper group a drawn-down player comes from: top, mid or bot.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaDUDDLowerMode"))]
     pub dudd_lower: Mode3,
+    /// Weight of the seeding inside a score group.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaMaximizeSeeding"))]
     pub maximize_seeding: i64,
+    /// The last round seeded with `seed_system1` (later rounds use `seed_system2`).
+    #[schemars(range(max = MAX_ROUNDS))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaLastRoundForSeedSystem1"))]
     pub last_round_seed_system1: u32,
+    /// Seeding up to `last_round_seed_system1`: split_and_random, split_and_fold or
+    /// split_and_slip.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaSeedSystem1"))]
     pub seed_system1: Seeding,
+    /// Seeding in the later rounds.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaSeedSystem2"))]
     pub seed_system2: Seeding,
+    /// The placement criterion that orders a score group for the first seeding.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaAdditionalPlacementCritSystem1"))]
     pub additional_crit1: Criterion,
+    /// The same for the second seeding.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiMaAdditionalPlacementCritSystem2"))]
     pub additional_crit2: Criterion,
+    /// Weight of giving as few handicap stones as possible.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiSeMinimizeHandicap"))]
     pub minimize_handicap: i64,
+    /// Weight of keeping players of one club or country apart.
+    #[schemars(range(min = 0, max = MAX_WEIGHT))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiSeAvoidSameGeo"))]
     pub avoid_same_geo: i64,
+    /// How much a score difference is preferred to a same-club pairing, in percent.
+    #[schemars(range(min = 0, max = 100))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiSePreferMMSDiffRatherThanSameClub"))]
     pub prefer_mms_diff_club: i32,
+    /// The same for a same-country pairing.
+    #[schemars(range(min = 0, max = 100))]
+    #[schemars(extend(
+        "x-opengotha" = "PairingParameterSet paiSePreferMMSDiffRatherThanSameCountry"
+    ))]
     pub prefer_mms_diff_country: i32,
+    /// Players from this rank up are paired by the secondary criteria (a rank).
+    #[serde(deserialize_with = "deserialize_rank")]
+    #[schemars(schema_with = "rank_schema")]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiSeRankThreshold"))]
     pub se_rank_threshold: Rank,
+    /// Players with at least half the rounds won are paired by the secondary criteria.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiSeNbWinsThresholdActive"))]
     pub se_nbwins_threshold_active: bool,
+    /// Players at the McMahon bar are paired by the secondary criteria.
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiSeBarThresholdActive"))]
     pub se_bar_threshold_active: bool,
+    /// OpenGotha's standard NX1 factor of the seeding (0 … 10).
+    #[schemars(range(min = 0.0, max = 10.0))]
+    #[schemars(extend("x-opengotha" = "PairingParameterSet paiStandardNX1Factor"))]
     pub nx1: f64,
     /// The later OpenGotha's rules (see docs/pairing.md): DU/DD across every group gap
     /// (`None`) or fewer than this many groups apart (3.51: 4); geography thresholds.
+    #[schemars(range(min = 1))]
     pub dudd_group_span: Option<i32>,
+    /// The later OpenGotha's geography thresholds (docs/pairing.md).
     pub geo_thresholds: bool,
     /// Pairs that must never be paired (siblings, couples, ...), as player ids.
+    #[schemars(length(max = MAX_FORBIDDEN_PAIRS))]
     pub forbidden_pairs: Vec<(PlayerId, PlayerId)>,
 }
+
+/// Largest pairing weight (OpenGotha's weights stay far below; this keeps sums in i64).
+pub const MAX_WEIGHT: i64 = 1_000_000_000_000_000;
+
+/// Most forbidden pairs a tournament may list.
+pub const MAX_FORBIDDEN_PAIRS: usize = 10_000;
 
 impl PairingSettings {
     /// OpenGotha's defaults for a system.
@@ -267,7 +477,7 @@ impl Default for PairingSettings {
 }
 
 /// Where a drawn-up/down player should come from in its group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode3 {
     Top,
@@ -295,7 +505,7 @@ impl From<Mode3> for DuddMode {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Seeding {
     SplitAndRandom,
@@ -333,6 +543,20 @@ impl Serialize for Criterion {
     }
 }
 
+impl JsonSchema for Criterion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Criterion".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = Crit::names().collect();
+        json_schema!({
+            "type": "string",
+            "description": "A placement criterion by OpenGotha's name (any case).",
+            "enum": names,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Criterion {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -343,76 +567,133 @@ impl<'de> Deserialize<'de> for Criterion {
 }
 
 /// Everything about a tournament that is not a player or a game.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Settings {
+    /// The tournament's name.
+    #[schemars(length(max = MAX_TEXT))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet name"))]
     pub name: String,
-    /// A short name without spaces (file names, OpenGotha's shortName).
+    /// A short name without spaces (file names).
+    #[schemars(length(max = MAX_TEXT))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet shortName"))]
     pub short_name: String,
+    /// Where it is played.
+    #[schemars(length(max = MAX_TEXT))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet location"))]
     pub location: String,
+    /// The tournament director.
+    #[schemars(length(max = MAX_TEXT))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet director"))]
     pub director: String,
-    /// ISO dates, YYYY-MM-DD; empty when not set.
+    /// First day, an ISO date (YYYY-MM-DD); empty when not set.
+    #[schemars(length(max = MAX_TEXT))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet beginDate"))]
     pub begin_date: String,
+    /// Last day, an ISO date (YYYY-MM-DD); empty when not set.
+    #[schemars(length(max = MAX_TEXT))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet endDate"))]
     pub end_date: String,
+    /// Number of rounds.
+    #[schemars(range(min = 1, max = MAX_ROUNDS))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet numberOfRounds"))]
     pub rounds: u32,
+    /// Board size (2 … 25).
+    #[schemars(range(min = 2, max = 25))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet size"))]
     pub board_size: u32,
     /// Komi in half points (7.5 → 15), for even games; handicap games use `handicap_komi2`.
+    #[schemars(range(min = -200, max = 200))]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet komi"))]
     pub komi2: i32,
     /// Komi for handicap games, in half points (0.5 → 1 by default).
+    #[schemars(range(min = -200, max = 200))]
     pub handicap_komi2: i32,
     /// Rule set name as `score.*` knows it: japanese, chinese, aga, korean, new_zealand, ing,
     /// tromp_taylor.
+    #[schemars(length(max = MAX_TEXT))]
     pub rules: String,
+    /// The time system.
     pub time: TimeSystem,
     /// An online tournament (EGF class D).
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet bInternet"))]
     pub internet: bool,
+    /// The pairing and placement system: mcmahon, swiss, swisscat or cup. At creation it
+    /// chooses the defaults of `placement`, `mcmahon`, `scoring` and `pairing` (OpenGotha's
+    /// for the system); the defaults shown here are McMahon's.
     pub system: System,
+    /// McMahon starting scores.
     pub mcmahon: McMahon,
+    /// The handicap policy.
     pub handicap: HandicapPolicy,
+    /// What byes and absences are worth.
     pub scoring: ScoringValues,
     /// Placement criteria, in order (OpenGotha's defaults for the system when created).
+    #[schemars(length(max = 12))]
+    #[schemars(extend("x-opengotha" = "PlacementParameterSet PlacementCriterion name"))]
     pub placement: Vec<Criterion>,
     /// Lower rank limit of each category but the last (SwissCat; empty: one category).
+    #[serde(deserialize_with = "deserialize_ranks")]
+    #[schemars(schema_with = "ranks_schema")]
+    #[schemars(extend("x-opengotha" = "GeneralParameterSet Category lowerLimit"))]
     pub categories: Vec<Rank>,
+    /// OpenGotha's pairing parameters.
     pub pairing: PairingSettings,
     /// Parameters read from an imported file that goswiss does not interpret (OpenGotha's
     /// display and publish options, …), kept so an export writes them back unchanged:
     /// element name → attribute → value.
+    #[schemars(length(max = 200))]
+    #[schemars(extend("x-opengotha" = "DPParameterSet, PublishParameterSet, …: every attribute"))]
     pub extra: BTreeMap<String, BTreeMap<String, String>>,
     /// OpenGotha's clubs groups: named sets of clubs (e.g. the clubs of one city) whose
     /// players are near neighbours for the geography criterion of pairing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 1000))]
+    #[schemars(extend("x-opengotha" = "ClubsGroups ClubsGroup"))]
     pub clubs_groups: Vec<ClubsGroup>,
     /// OpenGotha's teams (team tournaments). goswiss neither pairs nor ranks teams; they are
     /// kept so an OpenGotha file keeps them through import and export.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 10000))]
+    #[schemars(extend("x-opengotha" = "Teams Team"))]
     pub teams: Vec<Team>,
 }
 
 /// A named set of clubs; club names compare case-insensitively, as OpenGotha's do.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClubsGroup {
+    /// The group's name.
+    #[schemars(length(max = MAX_TEXT))]
     pub name: String,
+    /// Its clubs' names.
+    #[schemars(length(max = 1000), inner(length(max = MAX_TEXT)))]
     pub clubs: Vec<String>,
 }
 
 /// A team of a team tournament: who sits on which board in which round.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Team {
     /// OpenGotha's team number (1-based).
     pub number: u32,
+    /// The team's name.
+    #[schemars(length(max = MAX_TEXT))]
     pub name: String,
+    /// Who sits where.
+    #[schemars(length(max = 640))]
     pub boards: Vec<TeamBoard>,
 }
 
 /// One seat of a team: `player` on board `board` (1-based) in round `round`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TeamBoard {
+    /// The round.
     pub round: RoundNumber,
+    /// The board, from 1.
     pub board: u32,
+    /// The player's id.
     pub player: PlayerId,
 }
 
@@ -472,7 +753,7 @@ impl Default for Settings {
 }
 
 /// Registration status: preliminary players are listed but not paired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Registration {
     Preliminary,
@@ -480,34 +761,61 @@ pub enum Registration {
     Final,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Player {
+    /// The player's number in the tournament (assigned at registration).
     pub id: PlayerId,
     /// Surname.
+    #[schemars(length(max = MAX_TEXT))]
     pub name: String,
+    /// Given name.
+    #[schemars(length(max = MAX_TEXT))]
     pub first_name: String,
+    /// The rank: text (3d, 12k, 1p) or OpenGotha's integer (−30 … 8).
+    #[serde(deserialize_with = "deserialize_rank")]
+    #[schemars(schema_with = "rank_schema")]
     pub rank: Rank,
     /// EGF-scale rating (GoR); OpenGotha keeps one for every player.
+    #[schemars(range(min = -1000, max = 4000))]
     pub rating: i32,
     /// Where the rating came from ("EGF", "FFG", "AGA", "MAN", "INI", …).
+    #[schemars(length(max = MAX_TEXT))]
     pub rating_origin: String,
     /// The grade the player declared ("3D", "2P"), when it differs from the rank.
+    #[schemars(length(max = MAX_TEXT))]
     pub grade: String,
     /// Two-letter country code (upper case) or empty.
+    #[schemars(length(max = MAX_TEXT))]
     pub country: String,
+    /// The player's club.
+    #[schemars(length(max = MAX_TEXT))]
     pub club: String,
+    /// EGF PIN.
+    #[schemars(length(max = MAX_TEXT))]
     pub egf_pin: String,
+    /// FFG licence number.
+    #[schemars(length(max = MAX_TEXT))]
     pub ffg_licence: String,
+    /// FFG licence status.
+    #[schemars(length(max = MAX_TEXT))]
     pub ffg_licence_status: String,
+    /// AGA id.
+    #[schemars(length(max = MAX_TEXT))]
     pub aga_id: String,
+    /// AGA membership expiry date.
+    #[schemars(length(max = MAX_TEXT))]
     pub aga_expiration: String,
     /// Hand-set McMahon correction (super-bar +1/+2, or negative).
+    #[schemars(range(min = -1, max = 2))]
     pub mms_correction: i32,
     /// Rounds the player does not take part in (absent: scored with the absence values).
+    #[schemars(length(max = MAX_ROUNDS))]
     pub skip: Vec<RoundNumber>,
+    /// final (paired) or preliminary (listed, not paired).
     pub registration: Registration,
     /// Round after which the player withdrew (plays no later round); `None` while in.
+    #[schemars(range(max = MAX_ROUNDS))]
     pub withdrawn_after: Option<RoundNumber>,
 }
 

@@ -88,7 +88,7 @@ impl Browser {
                 break;
             }
             assert!(
-                started.elapsed() < Duration::from_secs(20),
+                started.elapsed() < Duration::from_secs(60),
                 "chromedriver did not start on port {port}"
             );
             tokio::time::sleep(Duration::from_millis(100)).await;

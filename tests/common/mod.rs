@@ -183,6 +183,24 @@ pub fn table_scores(reply: &str) -> std::collections::HashMap<i64, f64> {
     out
 }
 
+/// One at a time: the tests of a binary that take this run alone, as the tests that close the
+/// budget gate (`goswiss::budget::Gate`, which is process-wide) and those doing budgeted work
+/// beside them must.
+pub async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
+    static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    SERIAL.lock().await
+}
+
+/// Waits until `done()`, looking every 10 ms, for at most 60 s (a bound only a hang reaches);
+/// the test fails naming `what` if it never comes.
+pub async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let limit = std::time::Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(std::time::Instant::now() < limit, "waited 60 s for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// A default configuration with a per-request time budget of `ms` milliseconds.
 pub fn with_budget(ms: u64) -> Config {
     Config {

@@ -116,7 +116,7 @@ fn load(p: &Params) -> Result<(Tournament, Value), RpcError> {
 }
 
 fn from_options<T: for<'de> Deserialize<'de>>(options: Value) -> Result<T, RpcError> {
-    T::deserialize(options).map_err(|e| RpcError::invalid_params(format!("parameter options: {e}")))
+    crate::rpc::input::from_value(&options, "options")
 }
 
 fn refusal_error(r: Refusal) -> RpcError {
@@ -460,7 +460,12 @@ pub fn tscore_method(p: &Params) -> RpcResult {
 }
 
 pub fn send2aga_method(p: &Params) -> RpcResult {
-    let (mut t, _) = load(p)?;
+    let (mut t, o) = load(p)?;
+    // Only `mode`: any other option would be ignored, so it is refused.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct NoOptions {}
+    from_options::<NoOptions>(o)?;
     let r = send2aga(&mut t).map_err(refusal_error)?;
     serde_json::to_value(&r).map_err(|e| RpcError::internal(e.to_string()))
 }

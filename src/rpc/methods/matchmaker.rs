@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::matchmaker::{EngineError, Event, PairingMode, PlayerId, Row, Tournament};
 use crate::rpc::registry::{Engine, RegistryError};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
-use crate::store::{LogKind, StoreError, TournamentId};
+use crate::store::{LogKind, TournamentId};
 
 /// Tournaments up to this size run their commands inline: pairing them takes well under a
 /// millisecond, less than a trip to the blocking pool.
@@ -86,23 +86,7 @@ fn registry_error(e: MmError) -> RpcError {
             RpcError::internal("internal error: inconsistent tournament state")
         }
         RegistryError::Engine(e) => RpcError::new(e.code(), e.to_string()),
-        RegistryError::Store(e @ StoreError::Unavailable(_)) => {
-            tracing::warn!(error = %e, "store unavailable");
-            RpcError::new(
-                -32008,
-                "storage unavailable: the call was not recorded; try again",
-            )
-        }
-        RegistryError::Store(StoreError::Conflict { id, .. }) => RpcError::new(
-            -32009,
-            format!(
-                "tournament {id} is being changed by other writers; the call was not recorded, try again"
-            ),
-        ),
-        RegistryError::Store(e) => {
-            tracing::error!(error = %e, "store failure");
-            RpcError::internal("storage failure: the call was not recorded")
-        }
+        RegistryError::Store(e) => crate::rpc::error::store_error(&e),
         RegistryError::OverBudget(e) => e,
     }
 }
@@ -221,8 +205,13 @@ fn options_param(v: Option<&Value>) -> Result<(PairingMode, Option<u64>), RpcErr
                 seed = Some(s as u64);
             }
             other => {
+                let known = ["pairing", "seed"];
                 return Err(fault2(format!(
-                    "unknown option {other:?} (known: pairing, seed)"
+                    "options.{}: unknown option {:?} (nearest valid key: {:?}; valid keys: \
+                     pairing, seed)",
+                    crate::rpc::error::clip(other, crate::rpc::error::MAX_QUOTED_BYTES),
+                    crate::rpc::error::clip(other, crate::rpc::error::MAX_QUOTED_BYTES),
+                    crate::rpc::input::nearest(other, &known).unwrap_or_default()
                 )));
             }
         }
@@ -279,11 +268,13 @@ async fn create_tournament(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let seed = seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let created = Tournament::create(players, additional, allow_repeat, pairing, seed)
         .map_err(|e| registry_error(RegistryError::Engine(e)))?;
+    let creator = crate::rpc::auth::Creator::of(&ctx, p.caller());
     let id = ctx
         .registry
-        .create(vec![created])
+        .create_owned(vec![created], creator.owner())
         .await
-        .map_err(registry_error)?;
+        .map_err(registry_error)?
+        .ok_or_else(|| creator.over_quota())?;
     Ok(json!(id))
 }
 

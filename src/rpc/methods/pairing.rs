@@ -175,18 +175,20 @@ pub(crate) enum SpecError {
 /// weight}, bye?: {bye_term: weight}}` over the preset (`custom`, no terms, without one); a
 /// weight replaces the preset's, 0 removes the term. Shared by `pairing.pair` and
 /// `tournament.round.pair`.
-pub(crate) fn model_spec(raw: &Value) -> Result<Model, SpecError> {
+/// `path` is where the description is in the call (`model`, `options.model`), for messages.
+pub(crate) fn model_spec(raw: &Value, path: &str) -> Result<Model, SpecError> {
     let spec: ModelIn = match raw {
         Value::String(s) => ModelIn {
             preset: Some(s.clone()),
             ..ModelIn::default()
         },
-        v => ModelIn::deserialize(v).map_err(|e| SpecError::Shape(e.to_string()))?,
+        v => crate::rpc::input::from_value(v, path).map_err(|e| SpecError::Shape(e.message))?,
     };
     let preset = spec.preset.as_deref().unwrap_or("custom");
     let mut m = Model::preset(preset).ok_or_else(|| {
         SpecError::Unknown(format!(
-            "unknown model {preset:?}: use gopair, opengotha, opengotha_terms, rswiss or custom"
+            "{path}: unknown model {preset:?}: use gopair, opengotha, opengotha_terms, rswiss or \
+             custom"
         ))
     })?;
     let mut weights: Vec<(&String, &f64)> = spec.weights.iter().collect();
@@ -197,9 +199,11 @@ pub(crate) fn model_spec(raw: &Value) -> Result<Model, SpecError> {
             .find(|(_, n)| *n == name.as_str())
             .map(|(t, _)| *t)
             .ok_or_else(|| {
+                let terms: Vec<&str> = TERMS.iter().map(|(_, n)| *n).collect();
                 SpecError::Unknown(format!(
-                    "unknown term {name:?}: terms are {}",
-                    TERMS.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
+                    "{path}.weights.{name}: unknown term {name:?} (nearest: {:?}); terms are {}",
+                    crate::rpc::input::nearest(name, &terms).unwrap_or_default(),
+                    terms.join(", ")
                 ))
             })?;
         m.terms.retain(|(x, _)| *x != t);
@@ -215,8 +219,12 @@ pub(crate) fn model_spec(raw: &Value) -> Result<Model, SpecError> {
             .find(|(_, n)| *n == name.as_str())
             .map(|(t, _)| *t)
             .ok_or_else(|| {
+                let terms: Vec<&str> = BYE_TERMS.iter().map(|(_, n)| *n).collect();
                 SpecError::Unknown(format!(
-                    "unknown bye term {name:?}: wins, byes, score, rating"
+                    "{path}.bye.{name}: unknown bye term {name:?} (nearest: {:?}); bye terms are \
+                     {}",
+                    crate::rpc::input::nearest(name, &terms).unwrap_or_default(),
+                    terms.join(", ")
                 ))
             })?;
         m.bye.retain(|(x, _)| *x != t);
@@ -235,8 +243,8 @@ fn model_in(p: &Params, index: usize, opts: &OptionsIn) -> Result<Model, RpcErro
         Value::Null => Value::String("gopair".to_string()),
         v => v,
     };
-    let mut m = model_spec(&raw).map_err(|e| match e {
-        SpecError::Shape(m) => RpcError::invalid_params(format!("parameter model: {m}")),
+    let mut m = model_spec(&raw, "model").map_err(|e| match e {
+        SpecError::Shape(m) => RpcError::invalid_params(m),
         SpecError::Unknown(m) => RpcError::new(UNKNOWN_MODEL, m),
     })?;
     if let Some(f) = opts.forbid_repeats {

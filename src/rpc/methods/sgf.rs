@@ -435,8 +435,10 @@ fn game_error_json(e: &SgfError) -> J {
 /// `sgf.parse(sgf, options)` → `{games: [{size, charset, raw_charset, nodes: [...]}]}`.
 ///
 /// With `collection`, each game is loaded on its own: a game that does not load is an error
-/// entry in its place and the other games are kept. A file holding one game that does not
-/// load is a fault, as without `collection`.
+/// entry in its place and the other games are kept, so the answer has one shape however many
+/// games the file holds (a one-game file whose game does not load is a list of that game's
+/// error entry). Only what fails the whole input (no game at all, an unknown `encoding`
+/// option, a cap) is a fault.
 pub fn parse(p: &Params) -> RpcResult {
     parse_on_wire(p)?.into_value()
 }
@@ -471,9 +473,6 @@ pub fn parse_on_wire(p: &Params) -> Result<Answer, RpcError> {
                     format!("the collection has more than {max} nodes, the limit per call"),
                 ),
             })?;
-    if let [Err(e)] = entries.as_slice() {
-        return Err(sgf_error(codes::LOAD, e));
-    }
     let view = GamesView(
         entries
             .iter()
@@ -683,10 +682,24 @@ fn tree_error(msg: impl Into<String>) -> RpcError {
 /// Builds a game from the JSON tree of `sgf.parse` (or a minimal one: nodes with `id`,
 /// `parent`, `props` of raw strings).
 fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
-    let tree = match tree.get("games").and_then(|g| g.get(0)) {
-        Some(g) => g,
-        None => tree,
+    let (tree, at) = match tree.get("games").and_then(|g| g.get(0)) {
+        Some(g) => (g, "tree.games[0]"),
+        None => (tree, "tree"),
     };
+    // The members `sgf.parse` writes are read or ignored as its answer's views; any other is
+    // a misspelling that would drop data without a word.
+    only_keys(tree, at, GAME_KEYS)?;
+    if let Some(J::Array(nodes)) = tree.get("nodes") {
+        for (i, n) in nodes.iter().enumerate() {
+            let at = format!("{at}.nodes[{i}]");
+            only_keys(n, &at, NODE_KEYS)?;
+            if let Some(J::Object(props)) = n.get("props") {
+                for (ident, v) in props {
+                    only_keys(v, &format!("{at}.props.{ident}"), VALUE_KEYS)?;
+                }
+            }
+        }
+    }
     let nodes = tree.get("nodes").and_then(J::as_array).ok_or_else(|| {
         RpcError::invalid_params("parameter tree: expected an object with a nodes array")
     })?;
@@ -782,6 +795,28 @@ fn game_from_json(tree: &J, opts: &Options) -> Result<Game, RpcError> {
         }
     }
     Ok(game)
+}
+
+/// The members of a game, a node and a property value in `sgf.parse`'s answer.
+const GAME_KEYS: &[&str] = &[
+    "charset",
+    "charset_error",
+    "height",
+    "nodes",
+    "raw_charset",
+    "size",
+];
+const NODE_KEYS: &[&str] = &["id", "parent", "children", "props"];
+const VALUE_KEYS: &[&str] = &["raw", "raw_base64", "type", "value"];
+
+/// Refuses a member of the struct `v` (at `path`) that is not one of `keys`.
+fn only_keys(v: &J, path: &str, keys: &[&str]) -> Result<(), RpcError> {
+    if let J::Object(m) = v
+        && let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str()))
+    {
+        return Err(crate::rpc::input::unknown_key(path, k, keys));
+    }
+    Ok(())
 }
 
 /// `sgf.serialise(tree, options)` → `{sgf, charset[, sgf_base64]}`.
@@ -1040,15 +1075,16 @@ mod tests {
         assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
         let e = call(parse, vec![json!([1, 300])]).unwrap_err();
         assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
-        // A syntax error in game 0 of a collection is a fault, as for a single game.
-        let e = call(
+        // A syntax error in game 0 of a collection is its error entry, as in any game.
+        let r = call(
             parse,
             vec![json!("(;B)(;GN[a])"), json!({"collection": true})],
         )
-        .unwrap_err();
+        .unwrap();
         assert_eq!(
-            (e.code, e.message.as_str()),
-            (codes::LOAD, "error parsing game 0: property with no values")
+            r["games"],
+            json!([{"error": {"code": codes::LOAD, "kind": "syntax", "class": "ValueError",
+                              "message": "error parsing game 0: property with no values"}}])
         );
         let r = call(
             parse,
@@ -1106,14 +1142,18 @@ mod tests {
             (e.code, e.message.as_str()),
             (codes::LOAD, "unknown encoding: nope")
         );
-        // One game that does not load: a fault, with or without `collection`.
-        for opts in [json!({}), json!({"collection": true})] {
-            let e = call(parse, vec![json!("(;SZ[30])"), opts]).unwrap_err();
-            assert_eq!(
-                (e.code, e.message.as_str()),
-                (codes::LOAD, "size out of range: 30")
-            );
-        }
+        // One game that does not load: a fault without `collection`, its error entry with it.
+        let e = call(parse, vec![json!("(;SZ[30])"), json!({})]).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (codes::LOAD, "size out of range: 30")
+        );
+        let r = call(parse, vec![json!("(;SZ[30])"), json!({"collection": true})]).unwrap();
+        assert_eq!(
+            r["games"],
+            json!([{"error": {"code": 710, "kind": "board_size", "class": "ValueError",
+                              "message": "size out of range: 30"}}])
+        );
     }
 
     #[test]

@@ -12,13 +12,13 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use crate::rpc::auth::{Caller, Creator, Writer};
 use crate::rpc::registry::{Engine, RegistryError};
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, input};
 use crate::store::{LogKind, TournamentId};
 use crate::tournament::engine::{parse_result_code, result_code};
 use crate::tournament::model::{
     Game, Player, PlayerId, Record, RecordRef, RoundNumber, Settings, System, TournamentData,
-    parse_rank,
 };
 use crate::tournament::pair::PairOptions;
 use crate::tournament::results::{RecordChange, ResultInput, stored_record};
@@ -101,10 +101,7 @@ pub(super) fn registry_error(e: TError) -> RpcError {
             RpcError::new(codes::NO_TOURNAMENT, format!("no tournament {id}"))
         }
         RegistryError::Engine(e) => engine_error(e),
-        RegistryError::Store(e) => {
-            tracing::error!(error = %e, "store failure");
-            RpcError::internal("storage failure: the call was not recorded")
-        }
+        RegistryError::Store(e) => crate::rpc::error::store_error(&e),
         RegistryError::OverBudget(e) => e,
     }
 }
@@ -154,14 +151,20 @@ struct Guard {
     if_revision: Option<u64>,
 }
 
-/// Runs a command under the tournament's lock (durable before it returns) and gives its answer
-/// with the revision after it.
+/// Runs a command of `caller` under the tournament's lock (durable before it returns) and
+/// gives its answer with the revision after it.
+///
+/// With auth on, the caller's token is checked against the tournament's director token hash
+/// as the state holds it under the lock, in the same step that computes the events: a token
+/// rotated, or a tournament created, after the call was let in is judged as it is now (see
+/// `auth::Writer`), and a refused call records nothing.
 ///
 /// The command's computation (a round's pairing, an SGF record's replay) runs within the
 /// call's time budget: stopped at the budget or when the client goes away, it yields no
 /// events, so nothing is recorded, and the call is answered -32012.
 async fn mutate<R, F>(
     ctx: &Ctx,
+    caller: &Caller,
     id: TournamentId,
     if_revision: Option<u64>,
     f: F,
@@ -171,8 +174,12 @@ where
     R: Send + 'static,
 {
     let budget = crate::rpc::current_budget();
+    let writer = Writer::of(ctx, caller);
     ctx.tournaments
         .mutate(id, move |t, seq| {
+            if !writer.opens(t.director_token.as_deref()) {
+                return Ok((Vec::new(), Err(writer.refusal(id))));
+            }
             if let Some(expected) = if_revision
                 && expected != seq
             {
@@ -218,32 +225,42 @@ fn merge(base: &mut Value, patch: Value) {
     }
 }
 
-/// Settings from a partial struct laid over `base`.
-fn settings_over(base: &Settings, patch: Value) -> Result<Settings, RpcError> {
+/// A caller's (partial) settings, checked strictly before anything is laid over them: a
+/// struct, every key known (or refused with the nearest valid one), every value of its type
+/// and within its bounds, each refusal with its path (`settings.handicap.ceiling`).
+fn settings_patch(patch: &Value) -> Result<(), RpcError> {
     if !patch.is_object() {
-        return Err(RpcError::invalid_params("settings must be a struct"));
-    }
-    let mut v = serde_json::to_value(base).map_err(|e| RpcError::internal(e.to_string()))?;
-    merge(&mut v, patch);
-    serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("settings: {e}")))
-}
-
-/// A player struct with ranks given as text ("3d") or OpenGotha's integers.
-fn player_value(mut v: Value) -> Result<Value, RpcError> {
-    let Value::Object(m) = &mut v else {
-        return Err(RpcError::invalid_params("player must be a struct"));
-    };
-    if let Some(Value::String(s)) = m.get("rank") {
-        let r = parse_rank(s).ok_or_else(|| {
-            RpcError::invalid_params(format!("player.rank: {s:?} is not a rank like 3d or 12k"))
-        })?;
-        m.insert("rank".into(), json!(r));
-    }
-    if m.contains_key("id") {
         return Err(RpcError::invalid_params(
-            "player.id is assigned by the tournament and cannot be given",
+            "parameter settings: expected a struct",
         ));
     }
+    input::check(patch, &input::SCHEMAS.settings, "settings")?;
+    // The types: laid over the defaults, whose types are the same as any tournament's.
+    settings_over(&Settings::default(), patch.clone()).map(drop)
+}
+
+/// Settings from a partial struct laid over `base` (checked by [`settings_patch`] first).
+fn settings_over(base: &Settings, patch: Value) -> Result<Settings, RpcError> {
+    let mut v = serde_json::to_value(base).map_err(|e| RpcError::internal(e.to_string()))?;
+    merge(&mut v, patch);
+    input::from_value(&v, "settings")
+}
+
+/// A caller's player struct (`path`: the parameter), checked strictly as settings are; ranks
+/// are text ("3d") or OpenGotha's integers.
+fn player_value(v: Value, path: &str) -> Result<Value, RpcError> {
+    let Value::Object(m) = &v else {
+        return Err(RpcError::invalid_params(format!(
+            "parameter {path}: expected a struct"
+        )));
+    };
+    if m.contains_key("id") {
+        return Err(RpcError::invalid_params(format!(
+            "{path}.id is assigned by the tournament and cannot be given"
+        )));
+    }
+    input::check(&v, &input::SCHEMAS.player, path)?;
+    input::from_value::<Player>(&v, path)?;
     Ok(v)
 }
 
@@ -322,13 +339,10 @@ struct CreateOptions {
 
 async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let patch = p.opt::<Value>(0, "settings")?.unwrap_or_else(|| json!({}));
+    settings_patch(&patch)?;
     let system = match patch.get("system") {
         None | Some(Value::Null) => System::default(),
-        Some(v) => System::deserialize(v).map_err(|e| {
-            RpcError::invalid_params(format!(
-                "settings.system: {e} (mcmahon, swiss, swisscat or cup)"
-            ))
-        })?,
+        Some(v) => input::from_value::<System>(v, "settings.system")?,
     };
     let settings = settings_over(&Settings::defaults(system), patch)?;
     let o: CreateOptions = options(&p, 1)?;
@@ -343,11 +357,13 @@ async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     {
         *director_token_sha256 = Some(hashed);
     }
+    let creator = Creator::of(&ctx, p.caller());
     let id = ctx
         .tournaments
-        .create(vec![created])
+        .create_owned(vec![created], creator.owner())
         .await
-        .map_err(registry_error)?;
+        .map_err(registry_error)?
+        .ok_or_else(|| creator.over_quota())?;
     Ok(json!({"id": id, "revision": 1, "director_token": token}))
 }
 
@@ -355,7 +371,7 @@ async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn token_rotate(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let (token, hashed) = crate::rpc::auth::new_token();
-    let ((), rev) = mutate(&ctx, id, None, move |_| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, None, move |_| {
         Ok((
             vec![Event::DirectorTokenSet {
                 director_token_sha256: hashed.clone(),
@@ -396,13 +412,23 @@ async fn list(ctx: Arc<Ctx>, _p: Params) -> RpcResult {
 async fn delete(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let g: Guard = options(&p, 1)?;
-    if let Some(expected) = g.if_revision {
-        let actual = read(&ctx, id, |_, rev| rev).await?;
-        if actual != expected {
-            return Err(engine_error(TournamentError::Stale { expected, actual }));
-        }
-    }
-    ctx.tournaments.delete(id).await.map_err(registry_error)?;
+    // Checked under the tournament's lock, in the step that deletes it, as every write is.
+    let writer = Writer::of(&ctx, p.caller());
+    ctx.tournaments
+        .delete_if(id, |t, rev| {
+            if !writer.opens(t.director_token.as_deref()) {
+                return Err(writer.refusal(id));
+            }
+            match g.if_revision {
+                Some(expected) if expected != rev => Err(engine_error(TournamentError::Stale {
+                    expected,
+                    actual: rev,
+                })),
+                _ => Ok(()),
+            }
+        })
+        .await
+        .map_err(registry_error)??;
     Ok(json!({"id": id, "deleted": true}))
 }
 
@@ -417,7 +443,7 @@ async fn archive(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let o: ArchiveOptions = options(&p, 1)?;
     let archived = o.archived.unwrap_or(true);
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.archive(archived)?, ()))
     })
     .await?;
@@ -427,8 +453,9 @@ async fn archive(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let patch: Value = p.get(1, "settings")?;
+    settings_patch(&patch)?;
     let g: Guard = options(&p, 2)?;
-    let (settings, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let (settings, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         let s = settings_over(&t.data.settings, patch.clone())
             .map_err(|e| TournamentError::Invalid(e.message))?;
         Ok((t.change_settings(s.clone())?, s))
@@ -486,11 +513,10 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
-    let v = player_value(p.get(1, "player")?)?;
-    let player: Player =
-        serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("player: {e}")))?;
+    let v = player_value(p.get(1, "player")?, "player")?;
+    let player: Player = input::from_value(&v, "player")?;
     let g: Guard = options(&p, 2)?;
-    let (pid, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let (pid, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         t.register_player(player.clone())
     })
     .await?;
@@ -504,9 +530,9 @@ fn player_id(p: &Params, i: usize) -> Result<PlayerId, RpcError> {
 async fn player_update(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let pid = player_id(&p, 1)?;
-    let patch = player_value(p.get(2, "fields")?)?;
+    let patch = player_value(p.get(2, "fields")?, "fields")?;
     let g: Guard = options(&p, 3)?;
-    let (player, rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let (player, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         let mut v = serde_json::to_value(t.player(pid)?)
             .map_err(|e| TournamentError::Corrupt(e.to_string()))?;
         merge(&mut v, patch.clone());
@@ -531,7 +557,7 @@ async fn player_withdraw(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let pid = player_id(&p, 1)?;
     let o: WithdrawOptions = options(&p, 2)?;
     let reinstate = o.reinstate.unwrap_or(false);
-    let (after, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let (after, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let ev = t.withdraw_player(pid, o.after_round, reinstate)?;
         let after = match ev.first() {
             Some(Event::PlayerWithdrawn { after, .. }) => *after,
@@ -555,7 +581,7 @@ async fn player_participation(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         return Err(RpcError::invalid_params("skip: too many rounds"));
     }
     let g: Guard = options(&p, 3)?;
-    let ((), rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         Ok((t.set_participation(pid, skip.clone())?, ()))
     })
     .await?;
@@ -566,7 +592,7 @@ async fn player_remove(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let pid = player_id(&p, 1)?;
     let g: Guard = options(&p, 2)?;
-    let ((), rev) = mutate(&ctx, id, g.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         Ok((t.remove_player(pid)?, ()))
     })
     .await?;
@@ -628,16 +654,23 @@ fn pair_model(v: Option<Value>) -> Result<Option<crate::pairing::model::Model>, 
              (default), gopair, opengotha_terms or custom here",
         ));
     }
-    model_spec(&v).map(Some).map_err(|e| match e {
-        SpecError::Shape(m) => RpcError::new(
-            codes::UNKNOWN_MODEL,
-            format!("options.model: {m} (a preset name or {{preset, weights, bye}})"),
-        ),
-        SpecError::Unknown(m) => RpcError::new(
-            codes::UNKNOWN_MODEL,
-            format!("options.model: {m}").replace(", rswiss or custom", " or custom"),
-        ),
-    })
+    model_spec(&v, "options.model")
+        .map(Some)
+        .map_err(|e| match e {
+            SpecError::Shape(m) => RpcError::new(
+                codes::UNKNOWN_MODEL,
+                format!("{m} (a preset name or {{preset, weights, bye}})"),
+            ),
+            SpecError::Unknown(m) => RpcError::new(
+                codes::UNKNOWN_MODEL,
+                m.replace(
+                    ", rswiss or \
+             custom",
+                    " or custom",
+                )
+                .replace(", rswiss or custom", " or custom"),
+            ),
+        })
 }
 
 async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
@@ -653,8 +686,10 @@ async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         players: o.players,
         model: pair_model(o.model)?,
     };
-    let (report, rev) =
-        mutate(&ctx, id, o.if_revision, move |t| t.pair_round(round, &opts)).await?;
+    let (report, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
+        t.pair_round(round, &opts)
+    })
+    .await?;
     let amount = super::pairing::amount;
     let games: Vec<Value> = report
         .boards
@@ -700,7 +735,7 @@ async fn round_unpair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let o: UnpairOptions = options(&p, 2)?;
     let force = o.force.unwrap_or(false);
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.unpair_round(round, force)?, ()))
     })
     .await?;
@@ -764,7 +799,7 @@ async fn round_set_games(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     if byes.len() > 10_000 {
         return Err(RpcError::invalid_params("options.byes: too many players"));
     }
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let mut list = Vec::with_capacity(games.len());
         for (k, g) in games.iter().enumerate() {
             let mut game = manual_game(t, round, g)?;
@@ -785,7 +820,7 @@ async fn round_add_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let g: GameIn = p.get(2, "game")?;
     let o: Guard = options(&p, 3)?;
-    let (game, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let (game, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let game = manual_game(t, round, &g)?;
         let ev = t.add_game(round, game)?;
         let added = match ev.first() {
@@ -803,7 +838,7 @@ async fn round_remove_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let table: u32 = p.get(2, "table")?;
     let o: Guard = options(&p, 3)?;
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.remove_game(round, table)?, ()))
     })
     .await?;
@@ -816,7 +851,7 @@ async fn round_swap(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let a: PlayerId = p.get(2, "player_a")?;
     let b: PlayerId = p.get(3, "player_b")?;
     let o: Guard = options(&p, 4)?;
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.swap_players(round, a, b)?, ()))
     })
     .await?;
@@ -836,7 +871,7 @@ async fn round_publish(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let round = round_param(&p, 1)?;
     let o: PublishOptions = options(&p, 2)?;
     let published = o.published.unwrap_or(true);
-    let ((), rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.publish_round(round, published)?, ()))
     })
     .await?;
@@ -960,7 +995,7 @@ async fn result_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         record,
         strict: o.strict.unwrap_or(false),
     };
-    let (warnings, rev) = mutate(&ctx, id, o.if_revision, move |t| {
+    let (warnings, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         t.set_result(round, table, input.clone())
     })
     .await?;

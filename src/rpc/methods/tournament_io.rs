@@ -164,9 +164,10 @@ pub fn parse_import(format: &str, data: Value) -> Result<TournamentData, RpcErro
             opengotha_xml::read(&text).map_err(|e| RpcError::new(codes::BAD_FILE, e.to_string()))
         }
         "aga" => {
-            let input: AgaInput = serde_json::from_value(data).map_err(|e| {
+            let input: AgaInput = crate::rpc::input::from_value(&data, "data").map_err(|e| {
                 RpcError::invalid_params(format!(
-                    "data: {{register: text of register.tde, rounds: [text of 1.tde, …]}}: {e}"
+                    "{} (data: {{register: text of register.tde, rounds: [text of 1.tde, …]}})",
+                    e.message
                 ))
             })?;
             aga::import(&input.register, &input.rounds)
@@ -212,11 +213,13 @@ async fn import(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         *director_token_sha256 = Some(hashed);
     }
     let revision = events.len();
+    let creator = crate::rpc::auth::Creator::of(&ctx, p.caller());
     let id = ctx
         .tournaments
-        .create(events)
+        .create_owned(events, creator.owner())
         .await
-        .map_err(registry_error)?;
+        .map_err(registry_error)?
+        .ok_or_else(|| creator.over_quota())?;
     Ok(json!({
         "id": id,
         "revision": revision,
@@ -266,8 +269,7 @@ fn now_save_dt() -> String {
 pub const EXPORT_FORMATS: &[&str] = &["opengotha", "aga", "send2aga", "aga_results"];
 
 pub fn export_data(t: &TournamentData, format: &str, o: &Value) -> RpcResult {
-    let o: ExportOptions = serde_json::from_value(o.clone())
-        .map_err(|e| RpcError::invalid_params(format!("options: {e}")))?;
+    let o: ExportOptions = crate::rpc::input::from_value(o, "options")?;
     match format {
         "opengotha" | "opengotha_xml" => {
             let save_dt = o.save_dt.unwrap_or_else(now_save_dt);

@@ -47,10 +47,7 @@ fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcEr
             tracing::error!(error = %e, "reading a tournament");
             RpcError::internal("internal error: inconsistent tournament state")
         }
-        RegistryError::Store(e) => {
-            tracing::error!(error = %e, "store failure");
-            RpcError::internal("storage failure: the tournament could not be read")
-        }
+        RegistryError::Store(e) => crate::rpc::error::store_error(&e),
         RegistryError::OverBudget(e) => e,
     }
 }
@@ -370,6 +367,15 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         _ => (p.opt(2, "after_round")?, p.opt(3, "options")?),
     };
     let format = format.trim().to_ascii_lowercase();
+    // The tables take no options: a misspelt one must not be ignored without a word.
+    if !super::tournament_io::EXPORT_FORMATS.contains(&format.as_str())
+        && let Some(o) = &options
+    {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct NoOptions {}
+        crate::rpc::input::from_value::<NoOptions>(o, "options")?;
+    }
     compute(&ctx, id, move |t, rev| {
         // The OpenGotha and AGA files come from tournament_io. They hold the whole tournament,
         // so a round to stop after would be silently ignored: refuse it instead.
