@@ -376,16 +376,13 @@ impl<E: Engine> Registry<E> {
         seq: u64,
     ) -> Result<String, RegistryError<E::Error>> {
         let page = self.read_page(id, seq, 1, 0).await?;
-        page.events
-            .into_iter()
-            .next()
-            .ok_or_else(|| {
-                RegistryError::Store(StoreError::Corrupt {
-                    id,
-                    seq,
-                    message: format!("no event {seq} (the log has {})", page.head),
-                })
+        page.events.into_iter().next().ok_or_else(|| {
+            RegistryError::Store(StoreError::Corrupt {
+                id,
+                seq,
+                message: format!("no event {seq} (the log has {})", page.head),
             })
+        })
     }
 
     /// Heavy states' commands take one of these turns before they compute.

@@ -1471,7 +1471,10 @@ impl Store for PostgresStore {
             let rows = self
                 .read(async |r: &mut Reader| {
                     r.client
-                        .query("SELECT id, kind, next_seq FROM tournaments ORDER BY id", &[])
+                        .query(
+                            "SELECT id, kind, next_seq FROM tournaments ORDER BY id",
+                            &[],
+                        )
                         .await
                 })
                 .await?;

@@ -32,8 +32,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tokio::sync::oneshot;
 
 use super::{
-    LogHead, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoreFuture,
-    StoredTournament, TournamentId,
+    LogHead, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoreFuture, StoredTournament,
+    TournamentId,
 };
 
 /// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
@@ -882,12 +882,19 @@ fn load_page(
         // The body's size is known before it is copied out: a page stops before the event
         // that would pass its bytes, without taking that event's text.
         let body = row.get_ref(1).map_err(db)?;
-        let size = body.as_bytes().map_err(|e| StoreError::Database(e.to_string()))?.len();
+        let size = body
+            .as_bytes()
+            .map_err(|e| StoreError::Database(e.to_string()))?
+            .len();
         bytes = bytes.saturating_add(size);
         if !events.is_empty() && bytes > max_bytes {
             break;
         }
-        events.push(body.as_str().map_err(|e| StoreError::Database(e.to_string()))?.to_string());
+        events.push(
+            body.as_str()
+                .map_err(|e| StoreError::Database(e.to_string()))?
+                .to_string(),
+        );
     }
     Ok(Some(LogPage {
         kind,

@@ -723,7 +723,10 @@ impl Tournament {
         if settings == self.data.settings {
             return Ok(vec![]);
         }
-        Ok(vec![Event::settings_changed(&self.data.settings, &settings)?])
+        Ok(vec![Event::settings_changed(
+            &self.data.settings,
+            &settings,
+        )?])
     }
 
     // ---- players --------------------------------------------------------------------------

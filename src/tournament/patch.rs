@@ -70,9 +70,9 @@ fn diff_at(old: &Value, new: &Value, path: &mut String, out: &mut Vec<PatchOp>) 
 pub fn apply(doc: &mut Value, ops: &[PatchOp]) -> Result<(), String> {
     for op in ops {
         let path = match op {
-            PatchOp::Add { path, .. } | PatchOp::Replace { path, .. } | PatchOp::Remove { path } => {
-                path
-            }
+            PatchOp::Add { path, .. }
+            | PatchOp::Replace { path, .. }
+            | PatchOp::Remove { path } => path,
         };
         if path.is_empty() {
             match op {
@@ -140,7 +140,11 @@ mod tests {
             "teams": []
         });
         let ops = diff(&old, &new);
-        let mut sorted = serde_json::to_value(&ops).unwrap().as_array().unwrap().clone();
+        let mut sorted = serde_json::to_value(&ops)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone();
         sorted.sort_by_key(|op| op["path"].as_str().unwrap().to_string());
         assert_eq!(
             Value::Array(sorted),
@@ -184,7 +188,10 @@ mod tests {
                 value: json!(1),
             },
         ] {
-            assert!(apply(&mut doc, std::slice::from_ref(&op)).is_err(), "{op:?}");
+            assert!(
+                apply(&mut doc, std::slice::from_ref(&op)).is_err(),
+                "{op:?}"
+            );
         }
         assert_eq!(doc, json!({"a": {"b": 1}, "n": 3}));
     }

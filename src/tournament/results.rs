@@ -212,7 +212,8 @@ fn whole_record_in(body: &serde_json::Value, table: u32) -> Option<&serde_json::
     if let Some(r) = body.get("record").filter(|r| r.is_object()) {
         return Some(r);
     }
-    let game = |g: &&serde_json::Value| g.get("table").and_then(|t| t.as_u64()) == Some(table.into());
+    let game =
+        |g: &&serde_json::Value| g.get("table").and_then(|t| t.as_u64()) == Some(table.into());
     body.get("games")
         .and_then(|gs| gs.as_array())
         .and_then(|gs| gs.iter().find(game))

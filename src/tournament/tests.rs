@@ -662,7 +662,8 @@ fn record_run() -> (Run, String) {
         .unwrap();
     run.push(ev);
     // A long record (about 100 kB of moves and comments).
-    let mut sgf = String::from("(;GM[1]FF[4]SZ[19]KM[6.5]PB[Player01 Test]PW[Player00 Test]RE[W+R]");
+    let mut sgf =
+        String::from("(;GM[1]FF[4]SZ[19]KM[6.5]PB[Player01 Test]PW[Player00 Test]RE[W+R]");
     for k in 0..2000 {
         sgf.push_str(&format!(";C[move {k} of a long game, with a comment]"));
     }
@@ -691,18 +692,28 @@ fn a_record_stays_in_the_log_and_corrections_do_not_copy_it() {
     let (mut run, sgf) = record_run();
     let size = |run: &Run| serde_json::to_string(&run.t).unwrap().len();
     let before = size(&run);
-    let ev = set(&run, Outcome::WhiteWins, false, RecordChange::Set(sgf.clone()));
+    let ev = set(
+        &run,
+        Outcome::WhiteWins,
+        false,
+        RecordChange::Set(sgf.clone()),
+    );
     run.push(ev);
     // The state knows where the record is, not its text.
     let at = run.t.game(1, 1).unwrap().record.clone().unwrap();
-    assert_eq!((at.text_seq, at.bytes), (run.log.len() as u64 - 1, sgf.len() as u64));
+    assert_eq!(
+        (at.text_seq, at.bytes),
+        (run.log.len() as u64 - 1, sgf.len() as u64)
+    );
     assert!(
         size(&run) < before + 1000,
         "the state grew by {} bytes for a {}-byte record",
         size(&run) - before,
         sgf.len()
     );
-    let stored = serde_json::to_string(run.log.last().unwrap()).unwrap().len();
+    let stored = serde_json::to_string(run.log.last().unwrap())
+        .unwrap()
+        .len();
     assert!(stored > sgf.len());
     // Corrections keep it (no record given), or send the same text again: no second copy.
     for (k, change) in [
@@ -716,28 +727,59 @@ fn a_record_stays_in_the_log_and_corrections_do_not_copy_it() {
         let ev = set(&run, Outcome::WhiteWins, k % 2 == 0, change);
         assert_eq!(ev.len(), 1);
         let body = serde_json::to_string(&ev[0]).unwrap();
-        assert!(body.len() < 1000, "a correction stored {} bytes", body.len());
+        assert!(
+            body.len() < 1000,
+            "a correction stored {} bytes",
+            body.len()
+        );
         run.push(ev);
         assert_eq!(run.stored_record(1, 1).unwrap().sgf, sgf);
-        assert_eq!(run.t.game(1, 1).unwrap().record.as_ref().unwrap().text_seq, at.text_seq);
+        assert_eq!(
+            run.t.game(1, 1).unwrap().record.as_ref().unwrap().text_seq,
+            at.text_seq
+        );
         assert!(size(&run) < before + 1000);
     }
     // Sent again as it is, with the same result: nothing to record.
-    assert!(set(&run, Outcome::WhiteWins, false, RecordChange::Set(sgf.clone())).is_empty());
+    assert!(
+        set(
+            &run,
+            Outcome::WhiteWins,
+            false,
+            RecordChange::Set(sgf.clone())
+        )
+        .is_empty()
+    );
     assert!(set(&run, Outcome::WhiteWins, false, RecordChange::Keep).is_empty());
     // Checked anew against another result: the new warnings are stored, the text is not.
-    let ev = set(&run, Outcome::BlackWins, false, RecordChange::Set(sgf.clone()));
+    let ev = set(
+        &run,
+        Outcome::BlackWins,
+        false,
+        RecordChange::Set(sgf.clone()),
+    );
     assert!(serde_json::to_string(&ev[0]).unwrap().len() < 1000);
     run.push(ev);
     let back = run.stored_record(1, 1).unwrap();
     assert_eq!(back.sgf, sgf);
-    assert!(back.warnings.iter().any(|w| w.starts_with("result_disagrees")), "{:?}", back.warnings);
+    assert!(
+        back.warnings
+            .iter()
+            .any(|w| w.starts_with("result_disagrees")),
+        "{:?}",
+        back.warnings
+    );
     // A correction that keeps it keeps those warnings.
     run.push(set(&run, Outcome::BlackWins, true, RecordChange::Keep));
     assert_eq!(run.stored_record(1, 1).unwrap(), back);
     // Another text is stored whole; removing drops the reference.
     let other = sgf.replace("move 7 ", "move seven ");
-    run.push(set(&run, Outcome::WhiteWins, false, RecordChange::Set(other.clone())));
+    run.push(set(
+        &run,
+        Outcome::WhiteWins,
+        false,
+        RecordChange::Set(other.clone()),
+    ));
     assert_eq!(run.stored_record(1, 1).unwrap().sgf, other);
     run.push(set(&run, Outcome::WhiteWins, false, RecordChange::Remove));
     assert!(run.t.game(1, 1).unwrap().record.is_none());
@@ -760,7 +802,10 @@ fn records_in_logs_written_before_references_still_read() {
     let at = run.t.game(1, 1).unwrap().record.clone().unwrap();
     assert_eq!(at.text_seq, run.log.len() as u64 - 1);
     let back = run.stored_record(1, 1).unwrap();
-    assert_eq!((back.sgf.as_str(), back.warnings.as_slice()), (sgf.as_str(), &["w1".to_string()][..]));
+    assert_eq!(
+        (back.sgf.as_str(), back.warnings.as_slice()),
+        (sgf.as_str(), &["w1".to_string()][..])
+    );
     let swapped = serde_json::from_value::<Event>(serde_json::json!({
         "type": "players_swapped", "round": 1, "byes": [],
         "games": [{"table": 1, "white": 2, "black": 1, "record": {"sgf": "(;SZ[19])", "warnings": ["w2"]}}]
@@ -768,9 +813,15 @@ fn records_in_logs_written_before_references_still_read() {
     .unwrap();
     run.push(vec![swapped]);
     let at = run.t.game(1, 1).unwrap().record.clone().unwrap();
-    assert_eq!((at.text_seq, at.warnings_seq), (run.log.len() as u64 - 1, run.log.len() as u64 - 1));
+    assert_eq!(
+        (at.text_seq, at.warnings_seq),
+        (run.log.len() as u64 - 1, run.log.len() as u64 - 1)
+    );
     let back = run.stored_record(1, 1).unwrap();
-    assert_eq!((back.sgf.as_str(), back.warnings), ("(;SZ[19])", vec!["w2".to_string()]));
+    assert_eq!(
+        (back.sgf.as_str(), back.warnings),
+        ("(;SZ[19])", vec!["w2".to_string()])
+    );
     assert_eq!(Tournament::replay(&run.log).unwrap(), run.t);
 }
 
@@ -779,7 +830,10 @@ fn a_settings_change_stores_only_the_members_that_changed() {
     let mut run = field(3);
     let mut s = run.t.data.settings.clone();
     s.name = "Renamed Open".into();
-    s.extra.insert("DisplayParameterSet".into(), [("a".to_string(), "1".to_string())].into());
+    s.extra.insert(
+        "DisplayParameterSet".into(),
+        [("a".to_string(), "1".to_string())].into(),
+    );
     s.pairing.dudd_group_span = None;
     let ev = run.t.change_settings(s.clone()).unwrap();
     let body = serde_json::to_value(&ev[0]).unwrap();

@@ -425,10 +425,7 @@ async fn game_page(
     let (view, warnings) = match record {
         Ok(Some(Some((at, rules, komi, hd)))) => {
             match crate::rpc::methods::tournament::game_record(ctx, tid, table, &at).await {
-                Ok(rec) => (
-                    Some(game::view(&rec.sgf, &rules, komi, hd)),
-                    rec.warnings,
-                ),
+                Ok(rec) => (Some(game::view(&rec.sgf, &rules, komi, hd)), rec.warnings),
                 Err(e) => (Some(Err(e.message)), Vec::new()),
             }
         }
