@@ -473,12 +473,19 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     // Through the registry first: a tournament of this namespace, brought up to date.
     let revision = read(&ctx, id, |_, rev| rev).await?;
     let from = since.min(revision);
-    let page = ctx
-        .tournaments
-        .read_page(id, from, MAX_EVENTS_PER_CALL, MAX_EVENT_BYTES_PER_CALL)
-        .await
-        .map_err(registry_error)?;
+    let store = Arc::clone(&ctx);
+    let runtime = tokio::runtime::Handle::current();
     crate::rpc::off_workers(&ctx.heavy, move || {
+        // The page is read in the heavy-call turn too, so the pages being built at once, each
+        // up to a megabyte of bodies and its tree of values, are as many as the turns.
+        let page = runtime
+            .block_on(store.tournaments.read_page(
+                id,
+                from,
+                MAX_EVENTS_PER_CALL,
+                MAX_EVENT_BYTES_PER_CALL,
+            ))
+            .map_err(registry_error)?;
         let mut list = Vec::with_capacity(page.events.len());
         for (k, body) in page.events.iter().enumerate() {
             let seq = from + k as u64;
