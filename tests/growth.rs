@@ -79,7 +79,11 @@ async fn all_pages(s: &Server, id: i64) -> (Vec<u64>, Vec<(usize, usize)>, Vec<V
 }
 
 fn check_pages(revisions: &[u64], pages: &[(usize, usize)], head: u64) {
-    assert_eq!(revisions, (1..=head).collect::<Vec<_>>(), "every event once");
+    assert_eq!(
+        revisions,
+        (1..=head).collect::<Vec<_>>(),
+        "every event once"
+    );
     assert!(pages.len() > 2, "{pages:?}");
     for &(n, bytes) in pages {
         // The stored body and the answer's event differ only by what is cleaned from the
@@ -113,7 +117,10 @@ async fn events_come_in_pages_by_bytes_each_event_once_across_a_restart() {
     // Asked past the head: an empty last page.
     let past = s.ok("tournament.events", json!([id, head + 5])).await;
     assert_eq!(past["events"], json!([]));
-    assert_eq!((past["more"].clone(), past["next_since"].clone()), (json!(false), json!(head)));
+    assert_eq!(
+        (past["more"].clone(), past["next_since"].clone()),
+        (json!(false), json!(head))
+    );
     s.stop().await;
 
     let s = Server::start_on(&db, Config::default()).await;
@@ -224,7 +231,10 @@ async fn a_write_past_the_byte_budget_is_refused_and_records_nothing_across_a_re
     s.stop().await;
     let s = Server::start_on(&db, tiny).await;
     let (code, message) = s
-        .call("tournament.create", json!([{"name": "Too big", "rounds": 3}]))
+        .call(
+            "tournament.create",
+            json!([{"name": "Too big", "rounds": 3}]),
+        )
         .await
         .unwrap_err();
     assert_eq!(code, 1037, "{message}");
@@ -278,6 +288,9 @@ async fn a_settings_change_is_stored_as_its_difference_and_replays_after_a_resta
     s.stop().await;
 
     let s = Server::start_on(&db, Config::default()).await;
-    assert_eq!(s.ok("tournament.get", json!([id])).await["settings"], settings);
+    assert_eq!(
+        s.ok("tournament.get", json!([id])).await["settings"],
+        settings
+    );
     s.stop().await;
 }

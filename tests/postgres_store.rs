@@ -115,16 +115,37 @@ async fn contract(store: &dyn Store) {
     );
     let page = |from, n, bytes| store.load_page(a, from, n, bytes);
     let p = page(1, 2, 1000).await.unwrap().unwrap();
-    assert_eq!((p.kind, p.head, p.events), (LogKind::Matchmaker, 4, bodies(&[1, 2])));
-    assert_eq!(page(0, 10, 14).await.unwrap().unwrap().events, bodies(&[0, 1]));
-    assert_eq!(page(0, 10, 20).await.unwrap().unwrap().events, bodies(&[0, 1]));
-    assert_eq!(page(0, 10, 21).await.unwrap().unwrap().events, bodies(&[0, 1, 2]));
+    assert_eq!(
+        (p.kind, p.head, p.events),
+        (LogKind::Matchmaker, 4, bodies(&[1, 2]))
+    );
+    assert_eq!(
+        page(0, 10, 14).await.unwrap().unwrap().events,
+        bodies(&[0, 1])
+    );
+    assert_eq!(
+        page(0, 10, 20).await.unwrap().unwrap().events,
+        bodies(&[0, 1])
+    );
+    assert_eq!(
+        page(0, 10, 21).await.unwrap().unwrap().events,
+        bodies(&[0, 1, 2])
+    );
     assert_eq!(page(2, 10, 1).await.unwrap().unwrap().events, bodies(&[2]));
     assert_eq!(page(2, 0, 0).await.unwrap().unwrap().events, bodies(&[2]));
-    assert_eq!(page(1, 10, 1 << 20).await.unwrap().unwrap().events, bodies(&[1, 2, 3]));
+    assert_eq!(
+        page(1, 10, 1 << 20).await.unwrap().unwrap().events,
+        bodies(&[1, 2, 3])
+    );
     let end = page(4, 10, 1000).await.unwrap().unwrap();
     assert_eq!((end.head, end.events.len()), (4, 0));
-    assert!(store.load_page(b + 1000, 0, 10, 10).await.unwrap().is_none());
+    assert!(
+        store
+            .load_page(b + 1000, 0, 10, 10)
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // Appends to many tournaments at once (a store may commit them as one statement), one
     // of them stale: it alone fails, as a conflict; the others land whole and in order.

@@ -1410,4 +1410,135 @@ mod tests {
         }
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
     }
+
+    /// A `tournament.*` tournament with a 300 kB record on its one game, set and then
+    /// corrected three times (keeping it, and sending it again).
+    async fn with_a_record(
+        registry: &Registry<crate::tournament::Tournament>,
+    ) -> (TournamentId, String) {
+        use crate::tournament::Tournament as T;
+        use crate::tournament::model::{Game, Outcome, Player, Settings, System};
+        use crate::tournament::results::{RecordChange, ResultInput};
+        let created = T::create(
+            Settings {
+                name: "Records".into(),
+                rounds: 3,
+                ..Settings::defaults(System::Mcmahon)
+            },
+            1,
+        )
+        .unwrap();
+        let id = registry.create(vec![created]).await.unwrap();
+        for name in ["A", "B"] {
+            let p = Player {
+                name: name.into(),
+                ..Player::default()
+            };
+            registry
+                .mutate(id, move |t, _| t.register_player(p.clone()))
+                .await
+                .unwrap();
+        }
+        let game = Game {
+            table: 1,
+            white: 1,
+            black: 2,
+            komi2: 13,
+            ..Game::default()
+        };
+        registry
+            .mutate(id, move |t, _| {
+                t.set_round(1, vec![game.clone()], vec![]).map(|e| (e, ()))
+            })
+            .await
+            .unwrap();
+        let sgf = format!(
+            "(;GM[1]FF[4]SZ[19]KM[6.5]RE[W+R];B[pd]C[{}])",
+            "c".repeat(300_000)
+        );
+        for (k, change) in [
+            RecordChange::Set(sgf.clone()),
+            RecordChange::Keep,
+            RecordChange::Set(sgf.clone()),
+            RecordChange::Keep,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let input = ResultInput {
+                outcome: Outcome::WhiteWins,
+                forfeit: k % 2 == 1,
+                record: change,
+                strict: false,
+            };
+            registry
+                .mutate(id, move |t, _| t.set_result(1, 1, input.clone()))
+                .await
+                .unwrap();
+        }
+        (id, sgf)
+    }
+
+    /// What a tournament's resident state takes, as its JSON.
+    async fn resident(
+        registry: &Registry<crate::tournament::Tournament>,
+        id: TournamentId,
+    ) -> usize {
+        registry
+            .read(id, |t, _| serde_json::to_string(t).unwrap().len())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn records_stay_in_the_store_and_the_log_is_counted_across_a_restart() {
+        use crate::tournament::Tournament as T;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
+        let registry = Registry::<T>::open(Arc::clone(&store), &[]).unwrap();
+        let (id, sgf) = with_a_record(&registry).await;
+        let size = resident(&registry, id).await;
+        assert!(size < 20_000, "the state holds {size} bytes");
+        // The record is stored once: the log is one record and small events.
+        let log = store.load_since(id, 0).await.unwrap().unwrap();
+        let stored = body_bytes(&log.events);
+        assert!(stored > 300_000 && stored < 320_000, "{stored}");
+        let at = registry
+            .read(id, |t, _| t.game(1, 1).unwrap().record.clone().unwrap())
+            .await
+            .unwrap();
+        let text: serde_json::Value =
+            serde_json::from_str(&registry.read_event(id, at.text_seq).await.unwrap()).unwrap();
+        assert_eq!(text["record"]["sgf"], serde_json::json!(sgf));
+        store.close().await.unwrap();
+        drop(registry);
+
+        // Reopened: replayed a page at a time, the record still out of the state, and the
+        // byte budget counts the stored log: 10 bytes more than it holds is refused.
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
+        let registry = Registry::<T>::from_store(Arc::clone(&store))
+            .await
+            .unwrap()
+            .with_byte_budget(stored + 10);
+        assert_eq!(resident(&registry, id).await, size);
+        let rev = registry.read(id, |_, rev| rev).await.unwrap();
+        let archive = registry
+            .mutate(id, |t, _| t.archive(true).map(|e| (e, ())))
+            .await;
+        assert!(
+            matches!(
+                &archive,
+                Err(RegistryError::Engine(crate::tournament::TournamentError::LogFull {
+                    budget, size, ..
+                })) if *budget == stored + 10 && *size == stored
+            ),
+            "{archive:?}"
+        );
+        assert_eq!(registry.read(id, |_, rev| rev).await.unwrap(), rev);
+        assert_eq!(
+            store.load_since(id, 0).await.unwrap().unwrap().events.len() as u64,
+            rev
+        );
+    }
 }

@@ -202,12 +202,13 @@ ORDER BY w.ord, e.seq";
 /// A page of one log (see [`Store::load_page`]) in one statement (one snapshot: the head agrees
 /// with the events): the events from `$2` on, at most `$3`, while their bodies' running size
 /// stays within `$4` bytes, and the first one whatever its size. `octet_length` reads a
-/// stored text's size from its header, so the events past the page are sized, not fetched.
+/// stored text's size from its header, so the events past the page are sized, not fetched,
+/// and the range on `seq` keeps the sizing to the page's `$3` events, not the log's rest.
 /// One row with null `seq` when the page is empty; none when the tournament is not there.
 const PAGE: &str = "WITH t AS (SELECT kind, next_seq FROM tournaments WHERE id = $1)
 SELECT t.kind, t.next_seq, w.seq, w.body FROM t LEFT JOIN (
     SELECT seq, body, sum(octet_length(body)) OVER (ORDER BY seq) AS upto
-    FROM events WHERE tournament_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3
+    FROM events WHERE tournament_id = $1 AND seq >= $2 AND seq < $2 + $3 ORDER BY seq LIMIT $3
 ) w ON w.upto <= $4 OR w.seq = $2
 ORDER BY w.seq";
 
@@ -1506,8 +1507,11 @@ impl Store for PostgresStore {
         max_bytes: usize,
     ) -> StoreFuture<'_, Option<LogPage>> {
         Box::pin(async move {
-            let from_seq = i64::try_from(from).unwrap_or(i64::MAX);
-            let limit = i64::try_from(max_events.max(1)).unwrap_or(i64::MAX);
+            // Halves of the range, so that `$2 + $3` in the statement cannot overflow; no
+            // log comes near either.
+            let half = i64::MAX / 2;
+            let from_seq = i64::try_from(from).unwrap_or(half).min(half);
+            let limit = i64::try_from(max_events.max(1)).unwrap_or(half).min(half);
             let bytes = i64::try_from(max_bytes).unwrap_or(i64::MAX);
             let rows = self
                 .read(async |r: &mut Reader| {
