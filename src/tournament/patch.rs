@@ -14,9 +14,21 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
 pub enum PatchOp {
-    Add { path: String, value: Value },
-    Replace { path: String, value: Value },
-    Remove { path: String },
+    // A missing `value` is null: `tournament.events` leaves nulls out of what it shows, and
+    // what it shows must read back as the same operation.
+    Add {
+        path: String,
+        #[serde(default)]
+        value: Value,
+    },
+    Replace {
+        path: String,
+        #[serde(default)]
+        value: Value,
+    },
+    Remove {
+        path: String,
+    },
 }
 
 fn escape(key: &str) -> String {
@@ -104,15 +116,13 @@ pub fn apply(doc: &mut Value, ops: &[PatchOp]) -> Result<(), String> {
             PatchOp::Add { value, .. } => {
                 map.insert(last.clone(), value.clone());
             }
+            // Read leniently, as stored settings are: a member that a later version no longer
+            // writes is set again or left gone, so an old log still replays.
             PatchOp::Replace { value, .. } => {
-                let slot = map
-                    .get_mut(last)
-                    .ok_or_else(|| format!("replace {path:?}: no such member"))?;
-                *slot = value.clone();
+                map.insert(last.clone(), value.clone());
             }
             PatchOp::Remove { .. } => {
-                map.remove(last)
-                    .ok_or_else(|| format!("remove {path:?}: no such member"))?;
+                map.remove(last);
             }
         }
     }
@@ -173,11 +183,11 @@ mod tests {
         let mut doc = json!({"a": {"b": 1}, "n": 3});
         for op in [
             PatchOp::Replace {
-                path: "/missing".into(),
+                path: "/missing/x".into(),
                 value: json!(1),
             },
             PatchOp::Remove {
-                path: "/a/zz".into(),
+                path: "/n/zz".into(),
             },
             PatchOp::Add {
                 path: "/n/x".into(),
@@ -194,5 +204,32 @@ mod tests {
             );
         }
         assert_eq!(doc, json!({"a": {"b": 1}, "n": 3}));
+    }
+
+    #[test]
+    fn a_patch_reads_leniently() {
+        // A member a later version no longer writes: replaced (set again) or removed (gone
+        // already) all the same, so the log replays.
+        let mut doc = json!({"a": {"b": 1}});
+        let ops = vec![
+            PatchOp::Replace {
+                path: "/a/gone".into(),
+                value: json!(2),
+            },
+            PatchOp::Remove {
+                path: "/a/never".into(),
+            },
+        ];
+        apply(&mut doc, &ops).unwrap();
+        assert_eq!(doc, json!({"a": {"b": 1, "gone": 2}}));
+        // A null value left out (as tournament.events shows it) reads as null.
+        let op: PatchOp = serde_json::from_value(json!({"op": "replace", "path": "/a/b"})).unwrap();
+        assert_eq!(
+            op,
+            PatchOp::Replace {
+                path: "/a/b".into(),
+                value: Value::Null
+            }
+        );
     }
 }
