@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 use goswiss::simulation::{Limits, Prepared, Spec, play};
+use goswiss::tournament::Tournament;
 use goswiss::tournament::pair::PairOptions;
-use goswiss::tournament::{Event, Tournament};
 use serde_json::json;
 
 fn spec() -> Prepared {
@@ -45,14 +45,11 @@ fn before_round(p: &Prepared, run: u64, round: u32) -> Tournament {
     let field = play::run_field(&p.field, seed, p.strength_sd);
     let v = &p.variants[0];
     let played = play::play(&v.settings, None, &field, seed, &p.model).expect("plays");
-    let mut events = played.tournament.log.clone();
-    // Drop everything from the round's pairing on.
-    let cut = events
-        .iter()
-        .position(|e| matches!(e, Event::RoundPaired { round: r, .. } if *r == round))
-        .expect("the round was paired");
-    events.truncate(cut);
-    Tournament::replay(&events).expect("replays")
+    // The state before the round was paired: the rounds from it on dropped (the tournament
+    // keeps no log of its events; its data is the whole state).
+    let mut t = played.tournament;
+    t.data.rounds.truncate(round as usize - 1);
+    t
 }
 
 fn bench(c: &mut Criterion) {

@@ -144,6 +144,10 @@ pub struct Config {
     /// Most `tournament.subscribe` subscriptions open at once from one client address, over all
     /// its sessions; more are refused with -32006 naming this setting. 0: no limit.
     pub max_subscriptions_per_address: u32,
+    /// Most bytes one tournament's log (of either kind) may hold, counting its stored events'
+    /// bodies (game records included); a write that would pass it is refused (tournament.*:
+    /// 1038; matchmaker.*: fault 2) and nothing is recorded. 0: no limit.
+    pub max_tournament_bytes: u64,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -246,6 +250,7 @@ impl Default for Config {
             simulation_idle_secs: 60,
             max_subscriptions_per_connection: 100,
             max_subscriptions_per_address: 1000,
+            max_tournament_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -408,6 +413,10 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "max_subscriptions_per_address",
         "tournament.subscribe subscriptions from one address (1000; 0 no limit)",
+    ),
+    (
+        "max_tournament_bytes",
+        "bytes of stored events one tournament's log may hold (67108864; 0 no limit)",
     ),
 ];
 

@@ -329,15 +329,15 @@ pub async fn serve(
     )
     .await
     .with_context(|| format!("opening database {db}"))?;
-    let logs = store
-        .load_all()
+    // Each log is replayed a page at a time: the daemon never holds every log at once.
+    let registry = Registry::from_store(Arc::clone(&store))
         .await
-        .with_context(|| format!("loading tournaments from {db}"))?;
-    let registry = Registry::open(Arc::clone(&store), &logs)
-        .with_context(|| format!("loading tournaments from {db}"))?;
-    let tournaments = Registry::open(Arc::clone(&store), &logs)
-        .with_context(|| format!("loading tournaments from {db}"))?;
-    drop(logs);
+        .with_context(|| format!("loading tournaments from {db}"))?
+        .with_byte_budget(config.max_tournament_bytes);
+    let tournaments = Registry::from_store(Arc::clone(&store))
+        .await
+        .with_context(|| format!("loading tournaments from {db}"))?
+        .with_byte_budget(config.max_tournament_bytes);
     tracing::info!(
         matchmaker = registry.len(),
         tournaments = tournaments.len(),

@@ -32,7 +32,8 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{Mutex, broadcast};
 
 use crate::store::{
-    HeadChange, LogKind, Owner, RawEvent, Store, StoreError, StoredTournament, TournamentId,
+    HeadChange, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoredTournament,
+    TournamentId,
 };
 
 /// What the registry needs of an event-sourced engine. The engines themselves know nothing of
@@ -52,6 +53,16 @@ pub trait Engine: Sized + Send + Sync + 'static {
     fn heavy(&self) -> bool;
     /// The error for a command that panicked: a bug, reported as an engine error.
     fn internal(message: String) -> Self::Error;
+    /// The refusal of a write that would take the log past its byte budget
+    /// ([`Registry::with_byte_budget`]): `size` bytes stored, `adding` more asked for.
+    fn log_full(budget: u64, size: u64, adding: u64) -> Self::Error;
+    /// An event as live subscribers get it once it is event `seq` of the log: an engine may
+    /// leave out what subscribers do not read and could be big (a game record's text), since
+    /// a change waits in the subscribers' buffer until the slowest has read it.
+    fn published(seq: u64, event: Self::Event) -> Self::Event {
+        let _ = seq;
+        event
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -166,10 +177,19 @@ impl<Ev> Drop for Subscription<Ev> {
 /// Changes of the store's feed [`Registry::follow`] handles together at most (one store read).
 const FOLLOW_BURST: usize = 1024;
 
+/// Bytes of event bodies read at once while a log is replayed from the store (at start, or
+/// on first use on a shared database): a log is folded a page at a time, never held whole.
+const REPLAY_PAGE_BYTES: usize = 4 << 20;
+
+/// Events read at once while a log is replayed.
+const REPLAY_PAGE_EVENTS: usize = 10_000;
+
 struct Slot<E> {
     state: E,
     /// Number of events stored so far: the sequence number of the next one.
     seq: u64,
+    /// Bytes of the stored events' bodies: what the log's byte budget counts.
+    bytes: u64,
     /// An append failed without saying whether it landed (the database went away around
     /// its COMMIT): the next use reads the store's tail first, so no caller is answered
     /// from a cache that may lack an event that is in the log.
@@ -192,11 +212,12 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
-    fn new(state: E, seq: u64, epoch: u64) -> Arc<Entry<E>> {
+    fn new(state: E, seq: u64, bytes: u64, epoch: u64) -> Arc<Entry<E>> {
         Arc::new(Entry {
             slot: Arc::new(Mutex::new(Slot {
                 state,
                 seq,
+                bytes,
                 unsure: false,
                 epoch,
             })),
@@ -225,6 +246,13 @@ pub struct Registry<E: Engine> {
     /// a heavy state's command (a big pairing) takes one, like a stateless heavy call. None:
     /// no limit (a registry outside a daemon).
     heavy: Option<Arc<tokio::sync::Semaphore>>,
+    /// Most bytes of event bodies one log may hold (0: no limit): a write that would pass it
+    /// is refused ([`Engine::log_full`]), nothing recorded.
+    max_bytes: u64,
+}
+
+fn body_bytes<S: AsRef<str>>(bodies: &[S]) -> u64 {
+    bodies.iter().map(|b| b.as_ref().len() as u64).sum()
 }
 
 fn decode<E: Engine>(
@@ -271,9 +299,14 @@ impl<E: Engine> Registry<E> {
         let mut map = HashMap::new();
         for t in logs.iter().filter(|t| t.kind == E::KIND) {
             let (state, events) = Self::replay_stored(t)?;
-            map.insert(t.id, Entry::new(state, events.len() as u64, epoch));
+            let bytes = body_bytes(&t.events);
+            map.insert(t.id, Entry::new(state, events.len() as u64, bytes, epoch));
         }
-        Ok(Registry {
+        Ok(Self::with_map(store, shared, map))
+    }
+
+    fn with_map(store: Arc<dyn Store>, shared: bool, map: Entries<E>) -> Registry<E> {
+        Registry {
             shared,
             store,
             tournaments: RwLock::new(map),
@@ -281,6 +314,132 @@ impl<E: Engine> Registry<E> {
             feeds: Arc::new(StdMutex::new(HashMap::new())),
             delivered: AtomicU64::new(0),
             heavy: None,
+            max_bytes: 0,
+        }
+    }
+
+    /// Replays every log of this engine's kind from the store, one log and one page of it at
+    /// a time ([`Store::heads`], [`Store::load_page`]): what the daemon holds while it starts
+    /// is the folded states and one page, never every log at once.
+    pub async fn from_store(store: Arc<dyn Store>) -> Result<Registry<E>, StoreError> {
+        let shared = store.changes().is_some();
+        // As in `open`: on a shared store each is read again on its first use.
+        let epoch = if shared { u64::MAX } else { store.feed_epoch() };
+        let mut map = HashMap::new();
+        for head in store.heads().await? {
+            if head.kind != E::KIND {
+                continue;
+            }
+            // Deleted by another daemon since the heads were read: nothing to serve.
+            if let Some((state, seq, bytes)) = Self::fold_from(&*store, head.id).await? {
+                map.insert(head.id, Entry::new(state, seq, bytes, epoch));
+            }
+        }
+        Ok(Self::with_map(store, shared, map))
+    }
+
+    /// Folds one log read page by page: its state, number of events and bytes; `None` if the
+    /// store does not have it (or it is another engine's).
+    async fn fold_from(
+        store: &dyn Store,
+        id: TournamentId,
+    ) -> Result<Option<(E, u64, u64)>, StoreError> {
+        let mut state: Option<E> = None;
+        let (mut seq, mut bytes) = (0u64, 0u64);
+        loop {
+            let Some(page) = store
+                .load_page(id, seq, REPLAY_PAGE_EVENTS, REPLAY_PAGE_BYTES)
+                .await?
+            else {
+                return Ok(None);
+            };
+            if page.kind != E::KIND {
+                return Ok(None);
+            }
+            if page.events.is_empty() {
+                break;
+            }
+            let events = decode::<E>(id, seq, &page.events)?;
+            bytes += body_bytes(&page.events);
+            drop(page.events);
+            let corrupt = |k: usize, e: E::Error| StoreError::Corrupt {
+                id,
+                seq: seq + k as u64,
+                message: e.to_string(),
+            };
+            match &mut state {
+                None => state = Some(E::replay(&events).map_err(|e| corrupt(0, e))?),
+                Some(s) => {
+                    for (k, e) in events.iter().enumerate() {
+                        s.apply(e).map_err(|e| corrupt(k, e))?;
+                    }
+                }
+            }
+            seq += events.len() as u64;
+            if seq >= page.head {
+                break;
+            }
+        }
+        match state {
+            Some(state) => Ok(Some((state, seq, bytes))),
+            None => Err(StoreError::Corrupt {
+                id,
+                seq: 0,
+                message: "empty log".into(),
+            }),
+        }
+    }
+
+    /// Caps each log at `max_bytes` bytes of event bodies (0: no cap).
+    pub fn with_byte_budget(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Refuses `adding` bytes more to a log of `size` bytes past the budget.
+    fn check_budget(&self, size: u64, adding: u64) -> Result<(), RegistryError<E::Error>> {
+        if self.max_bytes > 0 && size.saturating_add(adding) > self.max_bytes {
+            return Err(RegistryError::Engine(E::log_full(
+                self.max_bytes,
+                size,
+                adding,
+            )));
+        }
+        Ok(())
+    }
+
+    /// A page of a tournament's log read from the store (see [`Store::load_page`]): the log is
+    /// not kept in memory. `NotFound` when the store has no log of this engine by that id.
+    pub async fn read_page(
+        &self,
+        id: TournamentId,
+        from: u64,
+        max_events: usize,
+        max_bytes: usize,
+    ) -> Result<LogPage, RegistryError<E::Error>> {
+        match self
+            .store
+            .load_page(id, from, max_events, max_bytes)
+            .await?
+        {
+            Some(page) if page.kind == E::KIND => Ok(page),
+            _ => Err(RegistryError::NotFound(id)),
+        }
+    }
+
+    /// The body of event `seq` of a tournament's log, read from the store.
+    pub async fn read_event(
+        &self,
+        id: TournamentId,
+        seq: u64,
+    ) -> Result<String, RegistryError<E::Error>> {
+        let page = self.read_page(id, seq, 1, 0).await?;
+        page.events.into_iter().next().ok_or_else(|| {
+            RegistryError::Store(StoreError::Corrupt {
+                id,
+                seq,
+                message: format!("no event {seq} (the log has {})", page.head),
+            })
         })
     }
 
@@ -300,17 +459,25 @@ impl<E: Engine> Registry<E> {
         Ok((state, events))
     }
 
-    /// Caches a tournament of `seq` events unless it is cached already (then the cached one
-    /// wins). Returns the cached entry. `epoch`: the feed's session before the store read or
-    /// created it. Nothing is published: a subscriber reads the state after subscribing, so
-    /// it starts from whichever copy this keeps.
-    fn insert(&self, id: TournamentId, state: E, seq: u64, epoch: u64) -> Arc<Entry<E>> {
+    /// Caches a tournament of `seq` events and `bytes` bytes of stored bodies unless it is
+    /// cached already (then the cached one wins). Returns the cached entry. `epoch`: the
+    /// feed's session before the store read or created it. Nothing is published: a
+    /// subscriber reads the state after subscribing, so it starts from whichever copy this
+    /// keeps.
+    fn insert(
+        &self,
+        id: TournamentId,
+        state: E,
+        seq: u64,
+        bytes: u64,
+        epoch: u64,
+    ) -> Arc<Entry<E>> {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
         self.not_elsewhere(id);
         if let Some(entry) = map.get(&id) {
             return Arc::clone(entry);
         }
-        let entry = Entry::new(state, seq, epoch);
+        let entry = Entry::new(state, seq, bytes, epoch);
         map.insert(id, Arc::clone(&entry));
         entry
     }
@@ -392,11 +559,12 @@ impl<E: Engine> Registry<E> {
         }
         let first_seq = slot.seq;
         slot.seq += events.len() as u64;
+        slot.bytes += body_bytes(&bodies[skip..]);
         entry.seq.store(slot.seq, Ordering::Release);
         self.publish(id, || Change::Appended {
             id,
             first_seq,
-            events: Arc::new(events),
+            events: Arc::new(Self::for_subscribers(first_seq, events)),
         });
         Ok(())
     }
@@ -569,7 +737,8 @@ impl<E: Engine> Registry<E> {
         match self.store.load_since(id, 0).await? {
             Some(t) if t.kind == E::KIND => {
                 let (state, events) = Self::replay_stored(&t)?;
-                Ok(self.insert(id, state, events.len() as u64, epoch))
+                let bytes = body_bytes(&t.events);
+                Ok(self.insert(id, state, events.len() as u64, bytes, epoch))
             }
             _ => {
                 self.not_elsewhere(id);
@@ -592,6 +761,15 @@ impl<E: Engine> Registry<E> {
             rx: Some(rx),
             feeds: Arc::clone(&self.feeds),
         }
+    }
+
+    /// Events appended from `first_seq` on, as subscribers get them ([`Engine::published`]).
+    fn for_subscribers(first_seq: u64, events: Vec<E::Event>) -> Vec<E::Event> {
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(k, e)| E::published(first_seq + k as u64, e))
+            .collect()
     }
 
     /// Whether tournament `id` has subscribers on this daemon.
@@ -682,9 +860,12 @@ impl<E: Engine> Registry<E> {
     ) -> Result<TournamentId, RegistryError<E::Error>> {
         let state = E::replay(&events).map_err(RegistryError::Engine)?;
         let epoch = self.store.feed_epoch();
-        let id = self.store.create(E::KIND, encode::<E>(&events)?).await?;
+        let rows = encode::<E>(&events)?;
+        let bytes: u64 = rows.iter().map(|r| r.body.len() as u64).sum();
+        self.check_budget(0, bytes)?;
+        let id = self.store.create(E::KIND, rows).await?;
         // The change feed may have cached it first; then that copy (the same log) stays.
-        self.insert(id, state, events.len() as u64, epoch);
+        self.insert(id, state, events.len() as u64, bytes, epoch);
         Ok(id)
     }
 
@@ -697,12 +878,12 @@ impl<E: Engine> Registry<E> {
     ) -> Result<Option<TournamentId>, RegistryError<E::Error>> {
         let state = E::replay(&events).map_err(RegistryError::Engine)?;
         let epoch = self.store.feed_epoch();
-        let created = self
-            .store
-            .create_owned(E::KIND, encode::<E>(&events)?, owner)
-            .await?;
+        let rows = encode::<E>(&events)?;
+        let bytes: u64 = rows.iter().map(|r| r.body.len() as u64).sum();
+        self.check_budget(0, bytes)?;
+        let created = self.store.create_owned(E::KIND, rows, owner).await?;
         if let Some(id) = created {
-            self.insert(id, state, events.len() as u64, epoch);
+            self.insert(id, state, events.len() as u64, bytes, epoch);
         }
         Ok(created)
     }
@@ -738,7 +919,7 @@ impl<E: Engine> Registry<E> {
         let mut slot = Arc::clone(&entry.slot).lock_owned().await;
         self.refresh(id, &entry, &mut slot).await?;
         let mut tries = 0;
-        let (first_seq, events, answer) = loop {
+        let (first_seq, events, answer, adding) = loop {
             tries += 1;
             let outcome = if slot.state.heavy() {
                 // The wait for a turn counts against the call's budget, as the command's
@@ -784,8 +965,11 @@ impl<E: Engine> Registry<E> {
             if events.is_empty() {
                 return Ok(answer);
             }
-            match self.store.append(id, slot.seq, encode::<E>(&events)?).await {
-                Ok(()) => break (slot.seq, events, answer),
+            let rows = encode::<E>(&events)?;
+            let adding: u64 = rows.iter().map(|r| r.body.len() as u64).sum();
+            self.check_budget(slot.bytes, adding)?;
+            match self.store.append(id, slot.seq, rows).await {
+                Ok(()) => break (slot.seq, events, answer, adding),
                 Err(StoreError::Conflict { .. }) if tries < MAX_TRIES => {
                     self.catch_up(id, &entry, &mut slot).await?;
                 }
@@ -812,6 +996,7 @@ impl<E: Engine> Registry<E> {
             // fail short of a bug; the sequence number still advances so the log and the
             // cache never disagree on where the next event goes.
             guard.seq += events.len() as u64;
+            guard.bytes += adding;
             entry.seq.store(guard.seq, Ordering::Release);
             for e in &events {
                 guard.state.apply(e).map_err(RegistryError::Engine)?;
@@ -820,7 +1005,7 @@ impl<E: Engine> Registry<E> {
             self.publish(id, || Change::Appended {
                 id,
                 first_seq,
-                events: Arc::new(events),
+                events: Arc::new(Self::for_subscribers(first_seq, events)),
             });
         }
         Ok(answer)
@@ -1486,5 +1671,136 @@ mod tests {
             elsewhere.try_recv(),
             Err(broadcast::error::TryRecvError::Empty)
         ));
+    }
+
+    /// A `tournament.*` tournament with a 300 kB record on its one game, set and then
+    /// corrected three times (keeping it, and sending it again).
+    async fn with_a_record(
+        registry: &Registry<crate::tournament::Tournament>,
+    ) -> (TournamentId, String) {
+        use crate::tournament::Tournament as T;
+        use crate::tournament::model::{Game, Outcome, Player, Settings, System};
+        use crate::tournament::results::{RecordChange, ResultInput};
+        let created = T::create(
+            Settings {
+                name: "Records".into(),
+                rounds: 3,
+                ..Settings::defaults(System::Mcmahon)
+            },
+            1,
+        )
+        .unwrap();
+        let id = registry.create(vec![created]).await.unwrap();
+        for name in ["A", "B"] {
+            let p = Player {
+                name: name.into(),
+                ..Player::default()
+            };
+            registry
+                .mutate(id, move |t, _| t.register_player(p.clone()))
+                .await
+                .unwrap();
+        }
+        let game = Game {
+            table: 1,
+            white: 1,
+            black: 2,
+            komi2: 13,
+            ..Game::default()
+        };
+        registry
+            .mutate(id, move |t, _| {
+                t.set_round(1, vec![game.clone()], vec![]).map(|e| (e, ()))
+            })
+            .await
+            .unwrap();
+        let sgf = format!(
+            "(;GM[1]FF[4]SZ[19]KM[6.5]RE[W+R];B[pd]C[{}])",
+            "c".repeat(300_000)
+        );
+        for (k, change) in [
+            RecordChange::Set(sgf.clone()),
+            RecordChange::Keep,
+            RecordChange::Set(sgf.clone()),
+            RecordChange::Keep,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let input = ResultInput {
+                outcome: Outcome::WhiteWins,
+                forfeit: k % 2 == 1,
+                record: change,
+                strict: false,
+            };
+            registry
+                .mutate(id, move |t, _| t.set_result(1, 1, input.clone()))
+                .await
+                .unwrap();
+        }
+        (id, sgf)
+    }
+
+    /// What a tournament's resident state takes, as its JSON.
+    async fn resident(
+        registry: &Registry<crate::tournament::Tournament>,
+        id: TournamentId,
+    ) -> usize {
+        registry
+            .read(id, |t, _| serde_json::to_string(t).unwrap().len())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn records_stay_in_the_store_and_the_log_is_counted_across_a_restart() {
+        use crate::tournament::Tournament as T;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
+        let registry = Registry::<T>::open(Arc::clone(&store), &[]).unwrap();
+        let (id, sgf) = with_a_record(&registry).await;
+        let size = resident(&registry, id).await;
+        assert!(size < 20_000, "the state holds {size} bytes");
+        // The record is stored once: the log is one record and small events.
+        let log = store.load_since(id, 0).await.unwrap().unwrap();
+        let stored = body_bytes(&log.events);
+        assert!(stored > 300_000 && stored < 320_000, "{stored}");
+        let at = registry
+            .read(id, |t, _| t.game(1, 1).unwrap().record.clone().unwrap())
+            .await
+            .unwrap();
+        let text: serde_json::Value =
+            serde_json::from_str(&registry.read_event(id, at.text_seq).await.unwrap()).unwrap();
+        assert_eq!(text["record"]["sgf"], serde_json::json!(sgf));
+        store.close().await.unwrap();
+        drop(registry);
+
+        // Reopened: replayed a page at a time, the record still out of the state, and the
+        // byte budget counts the stored log: 10 bytes more than it holds is refused.
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
+        let registry = Registry::<T>::from_store(Arc::clone(&store))
+            .await
+            .unwrap()
+            .with_byte_budget(stored + 10);
+        assert_eq!(resident(&registry, id).await, size);
+        let rev = registry.read(id, |_, rev| rev).await.unwrap();
+        let archive = registry
+            .mutate(id, |t, _| t.archive(true).map(|e| (e, ())))
+            .await;
+        assert!(
+            matches!(
+                &archive,
+                Err(RegistryError::Engine(crate::tournament::TournamentError::LogFull {
+                    budget, size, ..
+                })) if *budget == stored + 10 && *size == stored
+            ),
+            "{archive:?}"
+        );
+        assert_eq!(registry.read(id, |_, rev| rev).await.unwrap(), rev);
+        assert_eq!(
+            store.load_since(id, 0).await.unwrap().unwrap().events.len() as u64,
+            rev
+        );
     }
 }

@@ -12,6 +12,7 @@ pub mod error;
 pub mod formats;
 pub mod model;
 pub mod pair;
+pub mod patch;
 pub mod results;
 pub mod standings;
 pub mod visibility;

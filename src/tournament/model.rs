@@ -964,12 +964,84 @@ impl Outcome {
 }
 
 /// A game record attached to a result: the SGF text as submitted, and what checking it found.
+/// This is the record as an event carries it; the state keeps a [`RecordRef`] instead.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Record {
     pub sgf: String,
     /// Warnings returned when it was stored (kept so they can be shown again).
     pub warnings: Vec<String>,
+}
+
+/// Where a game's record is in the tournament's log: what the state keeps of a record. The
+/// text (up to a megabyte) and its warnings stay in the stored events and are read from the
+/// store when asked for (`tournament.game.sgf`, the game page), so a tournament's memory does
+/// not grow with its records, nor with corrections that keep one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordRef {
+    /// The event (its sequence number: revision − 1) whose body holds the SGF text.
+    pub text_seq: u64,
+    /// The event whose body holds the warnings of the game's current result.
+    pub warnings_seq: u64,
+    /// The text's size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the text (hex): a correction sending the same text again refers to the
+    /// stored one instead of storing a second copy.
+    pub sha256: String,
+    /// SHA-256 (hex) of the warnings, one per line: with the text's, tells an unchanged record
+    /// (a call repeated) without reading the store.
+    pub warnings_sha256: String,
+}
+
+/// A placeholder sequence number in a [`RecordRef`] read from an event written before records
+/// were referenced (a swapped game carrying its whole record): the event that holds it, which
+/// [`crate::tournament::Tournament::apply`] fills in.
+pub const THIS_EVENT: u64 = u64::MAX;
+
+impl RecordRef {
+    /// The reference to a record held whole by event `seq`.
+    pub fn held_by(seq: u64, record: &Record) -> RecordRef {
+        RecordRef {
+            text_seq: seq,
+            warnings_seq: seq,
+            bytes: record.sgf.len() as u64,
+            sha256: sha256_hex(record.sgf.as_bytes()),
+            warnings_sha256: warnings_sha256(&record.warnings),
+        }
+    }
+
+    /// Whether `text` is this record's text (same size and hash).
+    pub fn same_text(&self, text: &str) -> bool {
+        self.bytes == text.len() as u64 && self.sha256 == sha256_hex(text.as_bytes())
+    }
+}
+
+pub fn sha256_hex(data: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+pub fn warnings_sha256(warnings: &[String]) -> String {
+    sha256_hex(warnings.join("\n").as_bytes())
+}
+
+/// A game's `record` as stored: a [`RecordRef`], or (in events written before records were
+/// referenced) the whole [`Record`], which is read as a reference to the event holding it.
+fn record_ref<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<RecordRef>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Ref(RecordRef),
+        Whole(Record),
+    }
+    Ok(Option::<Stored>::deserialize(d)?.map(|s| match s {
+        Stored::Ref(r) => r,
+        Stored::Whole(r) => RecordRef::held_by(THIS_EVENT, &r),
+    }))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -988,7 +1060,9 @@ pub struct Game {
     pub forfeit: bool,
     /// Whether the colours are known (OpenGotha's knownColor; false for some imports).
     pub known_colour: bool,
-    pub record: Option<Record>,
+    /// Where the game's record is in the log, if it has one.
+    #[serde(deserialize_with = "record_ref")]
+    pub record: Option<RecordRef>,
 }
 
 impl Default for Game {

@@ -415,9 +415,9 @@ async fn game_page(
                 return None;
             }
             let g = t.data.round(r)?.games.iter().find(|g| g.table == table)?;
-            Some(g.record.as_ref().map(|rec| {
+            Some(g.record.as_ref().map(|at| {
                 (
-                    rec.sgf.clone(),
+                    at.clone(),
                     t.data.settings.rules.clone(),
                     f64::from(g.komi2) / 2.0,
                     g.handicap,
@@ -425,10 +425,16 @@ async fn game_page(
             }))
         })
         .await;
-    let view = match record {
-        Ok(Some(rec)) => rec.map(|(sgf, rules, komi, hd)| game::view(&sgf, &rules, komi, hd)),
+    // The state keeps where the record is; its text and warnings are read from the store.
+    let (view, warnings) = match record {
+        Ok(Some(Some((at, rules, komi, hd)))) => {
+            match crate::rpc::methods::tournament::game_record(ctx, tid, table, &at).await {
+                Ok(rec) => (Some(game::view(&rec.sgf, &rules, komi, hd)), rec.warnings),
+                Err(e) => (Some(Err(e.message)), Vec::new()),
+            }
+        }
         // The page itself says what is missing.
-        _ => None,
+        _ => (None, Vec::new()),
     };
     with_tournament(
         &web,
@@ -436,7 +442,7 @@ async fn game_page(
         &caller,
         q.fragment(),
         &format!("no game at table {table} of round {r} (or the round is not published yet)"),
-        move |id, t, v| pages::game(id, t, r, table, view, v),
+        move |id, t, v| pages::game(id, t, r, table, view, &warnings, v),
     )
     .await
 }

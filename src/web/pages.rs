@@ -885,6 +885,7 @@ pub fn game(
     r: RoundNumber,
     table: u32,
     view: Option<Result<GameView, String>>,
+    warnings: &[String],
     v: Viewer,
 ) -> Option<Page> {
     if !v.shows(tour, r) {
@@ -922,11 +923,9 @@ pub fn game(
             Some(Err(e)) => p.notice { (t(T::RecordUnreadable)) ": " (e) },
             Some(Ok(v)) => (board(v)),
         }
-        @if let Some(rec) = &g.record {
-            @if !rec.warnings.is_empty() {
-                h2 { (t(T::RecordWarnings)) }
-                ul.warnings { @for w in &rec.warnings { li { (w) } } }
-            }
+        @if g.record.is_some() && !warnings.is_empty() {
+            h2 { (t(T::RecordWarnings)) }
+            ul.warnings { @for w in warnings { li { (w) } } }
         }
     };
     Some(page(tid, tour, title, Nav::Round(r), body))

@@ -41,6 +41,7 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "InvalidValue",
+    "LogFull",
     "MatchNotCheckedOut",
     "MatchesOutstanding",
     "MatchmakerError",
@@ -254,6 +255,12 @@ class NotPublished(TournamentError):
     """1037: with auth on, the round is not published yet (a draft's record or explanation)."""
 
     code = 1037
+
+
+class LogFull(TournamentError):
+    """1038: the write would take the tournament's stored log past max_tournament_bytes."""
+
+    code = 1038
 
 
 class BudgetExceeded(ServerFault):
@@ -639,6 +646,7 @@ ERRORS: Final[dict[int, type[Fault]]] = {
         ReplyTooBig,
         NeedsWebSocket,
         NotPublished,
+        LogFull,
         BudgetExceeded,
         WrongArity,
         BadValue,

@@ -18,10 +18,10 @@ use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcRe
 use crate::store::{LogKind, TournamentId};
 use crate::tournament::engine::{parse_result_code, result_code};
 use crate::tournament::model::{
-    Game, Player, PlayerId, RoundNumber, Settings, System, TournamentData,
+    Game, Player, PlayerId, Record, RecordRef, RoundNumber, Settings, System, TournamentData,
 };
 use crate::tournament::pair::PairOptions;
-use crate::tournament::results::{RecordChange, ResultInput};
+use crate::tournament::results::{RecordChange, ResultInput, stored_record};
 use crate::tournament::visibility;
 use crate::tournament::{Event, Tournament, TournamentError};
 
@@ -31,6 +31,11 @@ const INLINE_PLAYERS: usize = 500;
 
 /// Most events one `tournament.events` call returns.
 const MAX_EVENTS_PER_CALL: usize = 1000;
+
+/// Most bytes of stored event bodies one `tournament.events` call returns (a page always has
+/// at least one event, however big): a log of records and imports is many megabytes, and its
+/// answer would be several times that as a tree of values.
+pub const MAX_EVENT_BYTES_PER_CALL: usize = 1 << 20;
 
 /// `tournament.*`'s own codes (the engine's are 1003 and up).
 pub mod codes {
@@ -82,6 +87,18 @@ impl Engine for Tournament {
 
     fn internal(message: String) -> TournamentError {
         TournamentError::Corrupt(message)
+    }
+
+    fn log_full(budget: u64, size: u64, adding: u64) -> TournamentError {
+        TournamentError::LogFull {
+            budget,
+            size,
+            adding,
+        }
+    }
+
+    fn published(seq: u64, event: Event) -> Event {
+        event.without_record_text(seq)
     }
 }
 
@@ -499,34 +516,68 @@ async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(json!({"revision": rev, "settings": to_json(&settings)?}))
 }
 
+/// A page of the log, read from the store (the daemon does not keep logs in memory): at most
+/// [`MAX_EVENTS_PER_CALL`] events and [`MAX_EVENT_BYTES_PER_CALL`] bytes of them, decoded off
+/// the async workers in a heavy-call turn. `next_since` is where the next page starts.
 async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let since: u64 = p.opt(1, "since_revision")?.unwrap_or(0);
-    read(&ctx, id, |t, rev| {
-        let public_only = public_only(&ctx, &p, t);
-        let from = since.min(t.log.len() as u64) as usize;
-        let list: Vec<Value> = t.log[from..]
-            .iter()
-            .take(MAX_EVENTS_PER_CALL)
-            .enumerate()
-            .map(|(k, e)| {
-                // What the public may not see is there, but only as its revision and round.
-                if public_only && !visibility::event_is_public(&t.data, e) {
-                    return withheld_event(from + k + 1, e);
-                }
-                let mut v = json!({
-                    "revision": from + k + 1,
-                    "kind": e.kind(),
-                    "event": event_json(e),
-                });
-                if let Some(r) = e.round() {
-                    v["round"] = json!(r);
-                }
-                v
-            })
-            .collect();
-        let more = t.log.len() > from + list.len();
-        json!({"revision": rev, "events": list, "more": more})
+    // Through the registry first: a tournament of this namespace, brought up to date.
+    // What the public may not see is there, but only as its revision and round: which rounds
+    // are public is read with the revision.
+    let (revision, public) = read(&ctx, id, |t, rev| {
+        (
+            rev,
+            public_only(&ctx, &p, t).then(|| visibility::Publication::of(&t.data)),
+        )
+    })
+    .await?;
+    let from = since.min(revision);
+    let store = Arc::clone(&ctx);
+    let runtime = tokio::runtime::Handle::current();
+    crate::rpc::off_workers(&ctx.heavy, move || {
+        // The page is read in the heavy-call turn too, so the pages being built at once, each
+        // up to a megabyte of bodies and its tree of values, are as many as the turns.
+        let page = runtime
+            .block_on(store.tournaments.read_page(
+                id,
+                from,
+                MAX_EVENTS_PER_CALL,
+                MAX_EVENT_BYTES_PER_CALL,
+            ))
+            .map_err(registry_error)?;
+        let mut list = Vec::with_capacity(page.events.len());
+        for (k, body) in page.events.iter().enumerate() {
+            let seq = from + k as u64;
+            let e: Event = serde_json::from_str(body).map_err(|e| {
+                tracing::error!(id, seq, error = %e, "a stored event does not read");
+                RpcError::internal("internal error: inconsistent tournament state")
+            })?;
+            if let Some(public) = &public
+                && e.round().is_some_and(|r| !public.is_public(r))
+            {
+                list.push(withheld_event((seq + 1) as usize, &e));
+                continue;
+            }
+            let mut v = json!({
+                "revision": seq + 1,
+                "kind": e.kind(),
+                "event": event_json(&e),
+            });
+            if let Some(r) = e.round() {
+                v["round"] = json!(r);
+            }
+            list.push(v);
+        }
+        let next = from + list.len() as u64;
+        // Another daemon may have written past the revision this one knew.
+        let head = page.head.max(revision);
+        Ok(json!({
+            "revision": head,
+            "events": list,
+            "more": next < head,
+            "next_since": next,
+        }))
     })
     .await
 }
@@ -1047,11 +1098,38 @@ async fn result_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     }))
 }
 
+/// A game's stored record, read from the store: the state keeps only where it is.
+pub(crate) async fn game_record(
+    ctx: &Ctx,
+    id: TournamentId,
+    table: u32,
+    record: &RecordRef,
+) -> Result<Record, RpcError> {
+    let read_json = |seq: u64| async move {
+        let body = ctx
+            .tournaments
+            .read_event(id, seq)
+            .await
+            .map_err(registry_error)?;
+        serde_json::from_str::<Value>(&body).map_err(|e| {
+            tracing::error!(id, seq, error = %e, "a stored event does not read");
+            RpcError::internal("internal error: inconsistent tournament state")
+        })
+    };
+    let text = read_json(record.text_seq).await?;
+    let warnings = if record.warnings_seq == record.text_seq {
+        None
+    } else {
+        Some(read_json(record.warnings_seq).await?)
+    };
+    stored_record(&text, warnings.as_ref().unwrap_or(&text), table).map_err(engine_error)
+}
+
 async fn game_sgf(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let round = round_param(&p, 1)?;
     let table: u32 = p.get(2, "table")?;
-    read(&ctx, id, |t, _| {
+    let (mut out, at) = read(&ctx, id, |t, _| {
         // Refused before the game is looked for, so that not even the tables show.
         if t.data.round(round).is_some()
             && !visibility::is_public(&t.data, round)
@@ -1060,21 +1138,26 @@ async fn game_sgf(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             return Err(not_published(round));
         }
         let g = t.game(round, table).map_err(engine_error)?;
-        let rec = g
+        let at = g
             .record
-            .as_ref()
+            .clone()
             .ok_or_else(|| engine_error(TournamentError::NoRecord { round, table }))?;
-        Ok(json!({
-            "round": round,
-            "table": table,
-            "white": g.white,
-            "black": g.black,
-            "result": result_code(g.outcome, g.forfeit),
-            "sgf": rec.sgf,
-            "warnings": rec.warnings,
-        }))
+        Ok::<_, RpcError>((
+            json!({
+                "round": round,
+                "table": table,
+                "white": g.white,
+                "black": g.black,
+                "result": result_code(g.outcome, g.forfeit),
+            }),
+            at,
+        ))
     })
-    .await?
+    .await??;
+    let record = game_record(&ctx, id, table, &at).await?;
+    out["sgf"] = json!(record.sgf);
+    out["warnings"] = json!(record.warnings);
+    Ok(out)
 }
 
 // ---- the table -------------------------------------------------------------------------------
@@ -1140,8 +1223,10 @@ pub static METHODS: &[Method] = &[
         name: "tournament.events",
         params: &[TID, Param::opt("since_revision", "int")],
         returns: "struct",
-        help: "The event log after a revision (default 0), at most 1000 events per call: \
-               {revision, events: [{revision, kind, round?, event}], more}.",
+        help: "The event log after a revision (default 0), as stored, at most 1000 events and \
+               1 MiB of them per call (at least one): {revision, events: [{revision, kind, \
+               round?, event}], more, next_since} (next_since: the since_revision of the next \
+               page).",
         handler: async_handler!(events),
     },
     Method {

@@ -124,7 +124,7 @@ pub fn import_events(mut data: TournamentData, seed: u64) -> Result<Vec<Event>, 
     if !forbidden.is_empty() {
         let mut settings = data.settings.clone();
         settings.pairing.forbidden_pairs = forbidden;
-        events.push(Event::SettingsChanged { settings });
+        events.push(Event::settings_changed(&data.settings, &settings).map_err(not_importable)?);
     }
     Tournament::replay(&events).map_err(not_importable)?;
     Ok(events)

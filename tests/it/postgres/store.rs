@@ -11,7 +11,7 @@ use goswiss::matchmaker::{EngineError, MatchState, PairingMode, Tournament};
 use goswiss::rpc::registry::{Change, Registry, RegistryError};
 use goswiss::store::postgres::PostgresStore;
 use goswiss::store::sqlite::SqliteStore;
-use goswiss::store::{LogKind, Owner, RawEvent, Store, StoreError};
+use goswiss::store::{LogHead, LogKind, Owner, RawEvent, Store, StoreError};
 use postgres_common::Postgres;
 
 fn ev(kind: &'static str, n: u32) -> RawEvent {
@@ -94,6 +94,58 @@ async fn contract(store: &dyn Store) {
     let none = store.load_since(a, 4).await.unwrap().unwrap();
     assert!(none.events.is_empty());
     assert!(store.load_since(b + 1000, 0).await.unwrap().is_none());
+
+    // Every log's head, by id, without its events; pages of one log: by count, by bytes of
+    // bodies (each body here is 7 bytes, a page may hold exactly its cap), and at least one
+    // event however small the cap, so a reader always moves on.
+    assert_eq!(
+        store.heads().await.unwrap(),
+        vec![
+            LogHead {
+                id: a,
+                kind: LogKind::Matchmaker,
+                head: 4
+            },
+            LogHead {
+                id: b,
+                kind: LogKind::Tournament,
+                head: 2
+            },
+        ]
+    );
+    let page = |from, n, bytes| store.load_page(a, from, n, bytes);
+    let p = page(1, 2, 1000).await.unwrap().unwrap();
+    assert_eq!(
+        (p.kind, p.head, p.events),
+        (LogKind::Matchmaker, 4, bodies(&[1, 2]))
+    );
+    assert_eq!(
+        page(0, 10, 14).await.unwrap().unwrap().events,
+        bodies(&[0, 1])
+    );
+    assert_eq!(
+        page(0, 10, 20).await.unwrap().unwrap().events,
+        bodies(&[0, 1])
+    );
+    assert_eq!(
+        page(0, 10, 21).await.unwrap().unwrap().events,
+        bodies(&[0, 1, 2])
+    );
+    assert_eq!(page(2, 10, 1).await.unwrap().unwrap().events, bodies(&[2]));
+    assert_eq!(page(2, 0, 0).await.unwrap().unwrap().events, bodies(&[2]));
+    assert_eq!(
+        page(1, 10, 1 << 20).await.unwrap().unwrap().events,
+        bodies(&[1, 2, 3])
+    );
+    let end = page(4, 10, 1000).await.unwrap().unwrap();
+    assert_eq!((end.head, end.events.len()), (4, 0));
+    assert!(
+        store
+            .load_page(b + 1000, 0, 10, 10)
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // Appends to many tournaments at once (a store may commit them as one statement), one
     // of them stale: it alone fails, as a conflict; the others land whole and in order.

@@ -2,6 +2,7 @@
 
 mod export_egf;
 mod formats_opengotha;
+mod growth;
 mod io;
 mod rpc;
 mod standings_oracle;
