@@ -12,6 +12,7 @@ __all__ = [
     "AsyncMethods",
     "ClubsGroup",
     "Criterion",
+    "GameFormat",
     "HandicapPolicy",
     "McMahon",
     "Mode3",
@@ -63,6 +64,9 @@ UNTYPED_METHODS: tuple[str, ...] = (
     "sgf.parse",
     "sgf.serialise",
     "sgf.validate",
+    "simulate.cancel",
+    "simulate.get",
+    "simulate.start",
     "system.echo",
     "system.listMethods",
     "system.methodSignature",
@@ -115,6 +119,10 @@ class ClubsGroup(TypedDict, total=False):
 
 # A placement criterion by OpenGotha's name (any case).
 Criterion: TypeAlias = 'Literal["NULL", "CAT", "RANK", "RATING", "NBW", "MMS", "STS", "CPS", "SOSW", "SOSWM1", "SOSWM2", "SODOSW", "SOSOSW", "CUSSW", "SOSM", "SOSMM1", "SOSMM2", "SODOSM", "SOSOSM", "CUSSM", "SOSTS", "EXT", "EXR", "DC", "SDC"]'
+
+
+# OpenGotha's `gameFormat`: how much of a game the EGF table's cells say.
+GameFormat: TypeAlias = 'Literal["full", "short"]'
 
 
 class HandicapPolicy(TypedDict, total=False):
@@ -227,9 +235,11 @@ class Settings(TypedDict, total=False):
     board_size: int
     categories: list[int | str]
     clubs_groups: list[ClubsGroup]
+    country: str
     director: str
     end_date: str
     extra: dict[str, dict[str, str]]
+    game_format: GameFormat | None
     handicap: HandicapPolicy
     handicap_komi2: int
     internet: bool
@@ -435,6 +445,18 @@ class SyncMethods:
         """`sgf.validate`: Check a game record against the tournament's expectations: findings (code, severity, node, move), final position, recomputed score."""
         return cast("dict[str, Any]", self._call("sgf.validate", _trim([sgf, expectations, options])))
 
+    def simulate_cancel(self, id: str) -> dict[str, Any]:
+        """`simulate.cancel`: Stops a running simulation; its report covers the runs done → {id, state, done}."""
+        return cast("dict[str, Any]", self._call("simulate.cancel", _trim([id])))
+
+    def simulate_get(self, id: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`simulate.get`: A simulation's progress {state (running, done, cancelled, stopped, failed), done, runs, elapsed_ms, reason} and, once it has ended, its report (options {brief}: without the figures by true rank)."""
+        return cast("dict[str, Any]", self._call("simulate.get", _trim([id, options])))
+
+    def simulate_start(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
+        return cast("dict[str, Any]", self._call("simulate.start", _trim([spec])))
+
     def system_echo(self, value: Any) -> Any:
         """`system.echo`: Returns its argument unchanged: the bare cost of a call over this protocol."""
         return self._call("system.echo", _trim([value]))
@@ -472,7 +494,7 @@ class SyncMethods:
         return cast("dict[str, Any]", self._call("tournament.delete", _trim([tournament_id, options])))
 
     def tournament_events(self, tournament_id: int, since_revision: int | None = None) -> dict[str, Any]:
-        """`tournament.events`: The event log after a revision (default 0), at most 1000 events per call: {revision, events: [{revision, kind, round?, event}], more}."""
+        """`tournament.events`: The event log after a revision (default 0), as stored, at most 1000 events and 1 MiB of them per call (at least one): {revision, events: [{revision, kind, round?, event}], more, next_since} (next_since: the since_revision of the next page)."""
         return cast("dict[str, Any]", self._call("tournament.events", _trim([tournament_id, since_revision])))
 
     def tournament_export(self, tournament_id: int, format: str, after_round: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -702,6 +724,18 @@ class AsyncMethods:
         """`sgf.validate`: Check a game record against the tournament's expectations: findings (code, severity, node, move), final position, recomputed score."""
         return cast("dict[str, Any]", await self._call("sgf.validate", _trim([sgf, expectations, options])))
 
+    async def simulate_cancel(self, id: str) -> dict[str, Any]:
+        """`simulate.cancel`: Stops a running simulation; its report covers the runs done → {id, state, done}."""
+        return cast("dict[str, Any]", await self._call("simulate.cancel", _trim([id])))
+
+    async def simulate_get(self, id: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`simulate.get`: A simulation's progress {state (running, done, cancelled, stopped, failed), done, runs, elapsed_ms, reason} and, once it has ended, its report (options {brief}: without the figures by true rank)."""
+        return cast("dict[str, Any]", await self._call("simulate.get", _trim([id, options])))
+
+    async def simulate_start(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
+        return cast("dict[str, Any]", await self._call("simulate.start", _trim([spec])))
+
     async def system_echo(self, value: Any) -> Any:
         """`system.echo`: Returns its argument unchanged: the bare cost of a call over this protocol."""
         return await self._call("system.echo", _trim([value]))
@@ -739,7 +773,7 @@ class AsyncMethods:
         return cast("dict[str, Any]", await self._call("tournament.delete", _trim([tournament_id, options])))
 
     async def tournament_events(self, tournament_id: int, since_revision: int | None = None) -> dict[str, Any]:
-        """`tournament.events`: The event log after a revision (default 0), at most 1000 events per call: {revision, events: [{revision, kind, round?, event}], more}."""
+        """`tournament.events`: The event log after a revision (default 0), as stored, at most 1000 events and 1 MiB of them per call (at least one): {revision, events: [{revision, kind, round?, event}], more, next_since} (next_since: the since_revision of the next page)."""
         return cast("dict[str, Any]", await self._call("tournament.events", _trim([tournament_id, since_revision])))
 
     async def tournament_export(self, tournament_id: int, format: str, after_round: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
