@@ -196,7 +196,12 @@ fn well_formed(text: &str) -> std::collections::HashMap<String, usize> {
 
 /// The settings a variant was simulated with, as `tournament.create` takes them.
 fn settings_json(p: &Prepared, variant: usize) -> Value {
-    serde_json::to_value(&p.variants[variant].settings).unwrap()
+    let mut v = serde_json::to_value(&p.variants[variant].settings).unwrap();
+    // The daemon leaves unset members (null) out of what it shows.
+    if let Some(m) = v.as_object_mut() {
+        m.retain(|_, x| !x.is_null());
+    }
+    v
 }
 
 /// Replays run `run` of `variant` through `tournament.*` over `client`: the same seed and

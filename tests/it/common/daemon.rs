@@ -21,7 +21,11 @@ pub struct Daemon {
 
 /// The path of the `goswiss` binary (only the goswiss package's tests have one).
 pub fn exe() -> &'static str {
-    option_env!("CARGO_BIN_EXE_goswiss").expect("the goswiss binary is built for these tests")
+    // Not `env!`: the replay package's tests share this module and have no such binary.
+    match option_env!("CARGO_BIN_EXE_goswiss") {
+        Some(exe) => exe,
+        None => panic!("the goswiss binary is built only for the goswiss package's tests"),
+    }
 }
 
 /// `goswiss serve` on 127.0.0.1:0 over `db`, with JSON logs; add arguments and environment
