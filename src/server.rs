@@ -82,16 +82,6 @@ fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-/// Counts one RPC and records its latency. `method` is always a name from the method table
-/// (or "unknown"), never raw client input, so label cardinality stays bounded.
-pub fn record(method: &'static str, proto: &'static str, ok: bool, start: Instant) {
-    let outcome = if ok { "ok" } else { "error" };
-    metrics::counter!("goswiss_rpc_requests_total", "proto" => proto, "method" => method, "outcome" => outcome)
-        .increment(1);
-    metrics::histogram!("goswiss_rpc_duration_seconds", "proto" => proto, "method" => method)
-        .record(start.elapsed().as_secs_f64());
-}
-
 fn is_xml(headers: &HeaderMap) -> Option<bool> {
     let ct = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
     let mime = ct
@@ -143,7 +133,7 @@ async fn serve_xml(app: &App, body: &[u8], ext: &axum::http::Extensions) -> Resp
     let start = Instant::now();
     let call = xmlrpc::handle_as(&app.ctx, body, caller_of(ext));
     let (reply, turn) = crate::rpc::turn::holding_turn(call).await;
-    record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
+    crate::rpc::telemetry::record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
     // The heavy work's turn stays taken until the client has read the reply.
     if let Some(turn) = turn
         && let Some(conn) = ext.get::<Connection>()

@@ -125,7 +125,7 @@ pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
                     }
                     Err(e) => Err(e),
                 };
-                crate::server::record(method.name, "jsonrpc", result.is_ok(), start);
+                crate::rpc::telemetry::record(method.name, "jsonrpc", result.is_ok(), start);
                 result.map_err(to_error)
             }
         });
@@ -318,7 +318,7 @@ where
         let limit = self.limit;
         let answered = super::batch::run_inline(&self.ctx, run, move |key, outcome, started| {
             let (id, method) = key;
-            crate::server::record(method, "jsonrpc", outcome.is_ok(), started);
+            crate::rpc::telemetry::record(method, "jsonrpc", outcome.is_ok(), started);
             let payload = match outcome {
                 Ok(v) => ResponsePayload::success(Answer::Value(v)),
                 Err(e) => ResponsePayload::error(to_error(e)),

@@ -14,6 +14,7 @@ pub mod input;
 pub mod jsonrpc;
 pub mod methods;
 pub mod registry;
+pub mod telemetry;
 pub mod turn;
 pub mod xml_value;
 pub mod xmlrpc;

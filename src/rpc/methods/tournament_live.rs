@@ -549,7 +549,7 @@ async fn through_table(
         }
         Err(e) => Err(e),
     };
-    crate::server::record(method.name, "jsonrpc", result.is_ok(), started);
+    crate::rpc::telemetry::record(method.name, "jsonrpc", result.is_ok(), started);
     result.map_err(to_error)
 }
 
