@@ -42,13 +42,20 @@ mod deadline;
 mod guard;
 mod reading;
 
-type JsonService = TowerService<
-    Stack<crate::rpc::methods::tournament_live::WebSocketOnlyLayer, Stack<CallsLayer, Identity>>,
-    Identity,
->;
+type JsonService = TowerService<Stack<CallsLayer, Identity>, Identity>;
 
+/// The router's state: cloned for every request by axum, so one `Arc` ([`Shared`]).
 #[derive(Clone)]
-struct App {
+struct App(Arc<Shared>);
+
+impl std::ops::Deref for App {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+struct Shared {
     ctx: Arc<Ctx>,
     json: JsonService,
     metrics: PrometheusHandle,
@@ -73,7 +80,10 @@ fn metrics_handle() -> PrometheusHandle {
                 .set_buckets(BUCKETS)
                 .unwrap_or_else(|_| PrometheusBuilder::new());
             match builder.install_recorder() {
-                Ok(h) => h,
+                Ok(h) => {
+                    crate::rpc::telemetry::recorder_installed();
+                    h
+                }
                 // Another recorder is installed (e.g. by an embedding program): keep our own
                 // handle so /metrics still answers, even if nothing is recorded into it.
                 Err(_) => PrometheusBuilder::new().build_recorder().handle(),
@@ -194,16 +204,39 @@ fn caller_of(ext: &axum::http::Extensions) -> Caller {
     ext.get::<Caller>().cloned().unwrap_or_default()
 }
 
+/// What every request goes through before the router, in one middleware rather than a layer
+/// each (every `from_fn` layer boxes a future per request): the cross-site guard, the body's
+/// deadline, the caller, and `nosniff` on the answer.
+struct Front {
+    guard: Arc<guard::Guard>,
+    body_timeout: Duration,
+}
+
+async fn front(
+    State(front): State<Arc<Front>>,
+    req: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let body_timeout = front.body_timeout;
+    let resp = guard::check(&front.guard, req, move |req: Request| async move {
+        // The body's clock starts when its head is complete (see [`deadline::body_deadline`]).
+        let req = req.map(|b| deadline::body_deadline(b, body_timeout));
+        next.run(with_caller(req)).await
+    })
+    .await;
+    nosniff(resp)
+}
+
 /// Reads the caller's token (`Authorization`) and address into the request's extensions,
 /// where both protocol adapters find it (jsonrpsee hands a WebSocket upgrade's extensions to
 /// every call of the session). The header itself is never logged.
-async fn with_caller(mut req: Request, next: axum::middleware::Next) -> Response {
+fn with_caller(mut req: Request) -> Request {
     let addr = req.extensions().get::<Connection>().map(|c| c.addr);
     let caller = Caller::from_headers(req.headers(), addr);
     req.extensions_mut().insert(caller);
     // Gone before anything downstream can log it (jsonrpsee traces whole requests).
     req.headers_mut().remove(header::AUTHORIZATION);
-    next.run(req).await
+    req
 }
 
 /// `/`: XML bodies go to XML-RPC, everything else (JSON POSTs, WebSocket upgrades) to JSON-RPC.
@@ -288,7 +321,7 @@ pub fn exposure(listening_on: IpAddr, auth_on: bool, checks_hosts: bool) -> Vec<
 /// `X-Content-Type-Options: nosniff` on every answer: none of ours is to be read as anything
 /// but what its Content-Type says (a browser sniffing an XML-RPC fault or a download as HTML
 /// would run what a client put in it).
-async fn nosniff(mut resp: Response) -> Response {
+fn nosniff(mut resp: Response) -> Response {
     resp.headers_mut().insert(
         header::X_CONTENT_TYPE_OPTIONS,
         header::HeaderValue::from_static("nosniff"),
@@ -411,13 +444,7 @@ pub async fn serve(
         .set_config(json_config.build())
         // Calls (batches, reply cap, turns) outside; inside it, the subscription methods
         // answer over plain HTTP that they need a WebSocket, in a batch too.
-        .set_rpc_middleware(
-            RpcServiceBuilder::new()
-                .layer(CallsLayer::new(Arc::clone(&ctx)))
-                .layer(
-                    crate::rpc::methods::tournament_live::WebSocketOnlyLayer::new(Arc::clone(&ctx)),
-                ),
-        )
+        .set_rpc_middleware(RpcServiceBuilder::new().layer(CallsLayer::new(Arc::clone(&ctx))))
         .to_service_builder()
         .build(crate::rpc::jsonrpc::module(Arc::clone(&ctx)), stop_handle);
 
@@ -430,13 +457,13 @@ pub async fn serve(
         let _ = server_handle.stop();
     };
     let web = crate::web::router(Arc::clone(&ctx), web_stop, max_connections as usize / 2);
-    let app = App {
+    let app = App(Arc::new(Shared {
         ctx: Arc::clone(&ctx),
         json,
         metrics: metrics_handle(),
         max_body,
         exposure: exposed,
-    };
+    }));
     let router = Router::new()
         .route("/health", get(health))
         .route("/metrics", get(metrics))
@@ -447,13 +474,13 @@ pub async fn serve(
         .fallback(fallback)
         .with_state(app)
         .merge(web)
-        .layer(axum::middleware::from_fn(with_caller))
         .layer(axum::middleware::from_fn_with_state(
-            body_timeout,
-            with_body_deadline,
-        ))
-        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
-        .layer(axum::middleware::map_response(nosniff));
+            Arc::new(Front {
+                guard,
+                body_timeout,
+            }),
+            front,
+        ));
 
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "listening");
@@ -477,16 +504,6 @@ struct ConnLimits {
     /// Bytes a second a client must read a reply at; 0: no minimum.
     min_read_rate: u64,
     min_read_window: Duration,
-}
-
-/// Starts the body's clock when its head is complete (see [`deadline::body_deadline`]).
-async fn with_body_deadline(
-    State(limit): State<Duration>,
-    req: Request,
-    next: axum::middleware::Next,
-) -> Response {
-    next.run(req.map(|b| deadline::body_deadline(b, limit)))
-        .await
 }
 
 /// Open connections per client address, for `max_connections_per_ip`.

@@ -213,7 +213,29 @@ fn serde_message(at: &str, root: &str, m: &str) -> String {
 /// Checks a caller's `value` at `path` against `schema` (a schema of [`SCHEMAS`]): unknown keys,
 /// number bounds, text lengths, list and map sizes. Types are serde's to check, after this.
 pub fn check(value: &Value, schema: &Value, path: &str) -> Result<(), RpcError> {
-    walk(value, schema, path).map_err(RpcError::invalid_params)
+    walk(value, schema, &At::Root(path)).map_err(RpcError::invalid_params)
+}
+
+/// Where a value is, as [`join`] and `[i]` would spell it, spelt out only for an error: most
+/// values are fine, and a walk that formatted every member's path allocated for each.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root(&'a str),
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Root(p) => f.write_str(p),
+            At::Key(parent, key) => {
+                let parent = parent.to_string();
+                f.write_str(&join(&parent, key))
+            }
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
 }
 
 /// The named schema `s` refers to, or `s` itself.
@@ -258,7 +280,7 @@ fn tags_fit(v: &Value, s: &Value) -> bool {
     })
 }
 
-fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
+fn walk(v: &Value, s: &Value, path: &At<'_>) -> Result<(), String> {
     let s = resolve(s);
     // Draft 7 ignores what stands beside a `$ref`, so a described reference is `allOf`.
     if let Some(Value::Array(all)) = s.get("allOf") {
@@ -325,7 +347,7 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
                     None => s.get("items"),
                 };
                 if let Some(is) = item_schema {
-                    walk(item, is, &format!("{path}[{i}]"))?;
+                    walk(item, is, &At::Index(path, i))?;
                 }
             }
         }
@@ -341,14 +363,14 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
             let props = s.get("properties").and_then(Value::as_object);
             let others = s.get("additionalProperties");
             for (k, item) in members {
-                let at = join(path, k);
+                let at = At::Key(path, k);
                 match (props.and_then(|p| p.get(k)), others) {
                     (Some(ps), _) => walk(item, ps, &at)?,
                     (None, Some(os)) if os.is_object() => walk(item, os, &at)?,
                     (None, Some(Value::Bool(false))) | (None, None) if props.is_some() => {
                         let valid: Vec<&str> =
                             props.map_or(Vec::new(), |p| p.keys().map(String::as_str).collect());
-                        return Err(unknown_key(path, k, &valid).message);
+                        return Err(unknown_key(&path.to_string(), k, &valid).message);
                     }
                     _ => {}
                 }

@@ -4,8 +4,9 @@
 //!
 //! Every request also goes through [`Calls`], a jsonrpsee middleware: a call's heavy-call turn
 //! is held until its reply is written out ([`super::turn`]), a reply over `max_reply_bytes` is
-//! our -32013, and a batch runs as a `system.multicall` does (off the async workers, within
-//! the turns, under one budget) instead of jsonrpsee's call after call on the worker.
+//! our -32013, a batch runs as a `system.multicall` does (off the async workers, within
+//! the turns, under one budget) instead of jsonrpsee's call after call on the worker, and a
+//! subscription method called over plain HTTP is answered by the table (-32020).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -193,7 +194,7 @@ where
     type BatchResponse = MethodResponse;
 
     fn call<'a>(&self, req: Request<'a>) -> impl Future<Output = MethodResponse> + Send + 'a {
-        let call = self.inner.call(req);
+        let call = self.single(req);
         let limit = self.limit;
         async move {
             let (rp, turn) = super::turn::holding_turn(call).await;
@@ -209,7 +210,10 @@ where
 
     fn batch<'a>(&self, batch: Batch<'a>) -> impl Future<Output = MethodResponse> + Send + 'a {
         let this = self.clone();
-        async move {
+        // Boxed: jsonrpsee's future for every HTTP request holds this one inline, and a batch's
+        // is tens of kilobytes (every kind of call it may run); unboxed, each request, single
+        // calls too, would copy that much when jsonrpsee boxes its own future.
+        Box::pin(async move {
             let conn = batch
                 .iter()
                 .flatten()
@@ -221,7 +225,7 @@ where
                 hold_until_sent(conn.as_ref(), &rp, turn);
             }
             rp
-        }
+        })
     }
 
     fn notification<'a>(
@@ -243,6 +247,23 @@ where
         + Sync
         + 'static,
 {
+    /// One call on its way to jsonrpsee's method, except a subscription method over plain
+    /// HTTP, which the method table answers (it needs a WebSocket). One middleware for both,
+    /// rather than a layer of its own: every layer is one more future and service per call.
+    fn single<'a>(&self, req: Request<'a>) -> impl Future<Output = MethodResponse> + Send + 'a {
+        use super::methods::tournament_live::{answer_over_http, over_http};
+        use futures::future::Either;
+        match over_http(req.method_name(), &req.extensions) {
+            None => Either::Left(self.inner.call(req)),
+            // Boxed, as a batch is (see `batch`): the rare path must not grow every call's future.
+            Some(method) => Either::Right(Box::pin(answer_over_http(
+                Arc::clone(&self.ctx),
+                method,
+                req,
+            ))),
+        }
+    }
+
     /// A batch's entries in order, answered as jsonrpsee would (ids, order, no answer to a
     /// notification, an error per bad entry, one error for an empty batch): each run of
     /// consecutive inline calls on the blocking pool ([`super::batch::run_inline`]), every
@@ -274,7 +295,7 @@ where
                         if !heavy {
                             super::turn::give_back();
                         }
-                        our_reply_cap(self.inner.call(req).await, self.limit)
+                        our_reply_cap(self.single(req).await, self.limit)
                     }
                 },
                 Ok(BatchEntry::Notification(n)) => {

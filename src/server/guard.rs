@@ -16,11 +16,10 @@
 //!   preflight answers.
 
 use std::net::IpAddr;
-use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
+
 use axum::response::{IntoResponse, Response};
 
 /// The rules, fixed at start.
@@ -131,7 +130,13 @@ fn declares_rpc_body(headers: &HeaderMap) -> bool {
     )
 }
 
-pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+/// Checks `req` and answers it with `next` if it passes (then with the CORS headers its
+/// origin gets), or refuses it.
+pub async fn check<F, Fut>(guard: &Guard, req: Request, next: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: std::future::Future<Output = Response>,
+{
     let headers = req.headers();
     let host = header(headers, header::HOST);
     // HTTP/1.0 programs may send no Host; browsers always send one, so DNS rebinding (a browser
@@ -177,7 +182,7 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
             "a browser request must send Content-Type text/xml or application/json",
         );
     }
-    let mut resp = next.run(req).await;
+    let mut resp = next(req).await;
     if listed
         && let Some(o) = origin
             .as_deref()

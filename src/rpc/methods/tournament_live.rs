@@ -12,7 +12,8 @@
 //! Both methods are in the method table too, so that the listings show them; called there
 //! (XML-RPC, JSON-RPC over plain HTTP, a multicall) they answer -32020: they need a WebSocket.
 //! JSON-RPC over HTTP would otherwise reach jsonrpsee's subscription and answer -32603, so an
-//! RPC middleware ([`WebSocketOnlyLayer`]) sends those calls through the table instead.
+//! RPC middleware ([`crate::rpc::jsonrpc::Calls`], by [`over_http`]) sends those calls through
+//! the table instead.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -21,10 +22,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Instant;
 
 use jsonrpsee::ResponsePayload;
-use jsonrpsee::server::middleware::rpc::{
-    Batch, BatchEntry, BatchEntryErr, Extensions, MethodResponse, Notification, Request,
-    RpcServiceT,
-};
+use jsonrpsee::server::middleware::rpc::{Extensions, MethodResponse, Request};
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
@@ -490,42 +488,11 @@ pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ct
 
 // ---- over plain HTTP ------------------------------------------------------------------------
 
-/// The JSON-RPC server's RPC middleware: [`WebSocketOnlyLayer`] alone.
-pub type RpcLayers = tower::layer::util::Stack<WebSocketOnlyLayer, tower::layer::util::Identity>;
-
-/// Builds [`WebSocketOnly`] around jsonrpsee's RPC service.
-#[derive(Clone)]
-pub struct WebSocketOnlyLayer {
-    ctx: Arc<Ctx>,
-}
-
-impl WebSocketOnlyLayer {
-    pub fn new(ctx: Arc<Ctx>) -> WebSocketOnlyLayer {
-        WebSocketOnlyLayer { ctx }
-    }
-}
-
-impl<S> tower::Layer<S> for WebSocketOnlyLayer {
-    type Service = WebSocketOnly<S>;
-    fn layer(&self, inner: S) -> WebSocketOnly<S> {
-        WebSocketOnly {
-            inner,
-            ctx: Arc::clone(&self.ctx),
-        }
-    }
-}
-
-/// jsonrpsee's RPC service, except that the subscription methods called over plain HTTP
-/// ([`Transport::Http`]), alone or in a batch, go through the method table like any other
-/// call (arity, auth, then -32020) instead of jsonrpsee's -32603.
-#[derive(Clone)]
-pub struct WebSocketOnly<S> {
-    inner: S,
-    ctx: Arc<Ctx>,
-}
-
-/// The table's entry for `req` when it is a subscription method called over plain HTTP.
-fn over_http(method: &str, ext: &Extensions) -> Option<&'static Method> {
+/// The table's entry for a call of `method` when it is a subscription method called over plain
+/// HTTP ([`Transport::Http`]): such a call, alone or in a batch, goes through the method table
+/// like any other (arity, auth, then -32020) instead of jsonrpsee's -32603. The JSON-RPC
+/// middleware ([`crate::rpc::jsonrpc::Calls`]) asks for every call.
+pub fn over_http(method: &str, ext: &Extensions) -> Option<&'static Method> {
     if is_subscription_method(method) && ext.get::<Transport>() == Some(&Transport::Http) {
         METHODS.iter().find(|m| m.name == method)
     } else {
@@ -533,91 +500,30 @@ fn over_http(method: &str, ext: &Extensions) -> Option<&'static Method> {
     }
 }
 
-/// The call's answer from the table, as [`crate::rpc::jsonrpc`] serves every other method.
-async fn through_table(
-    ctx: &Arc<Ctx>,
+/// The answer to `req`, a call of `method` found by [`over_http`], from the table, as
+/// [`crate::rpc::jsonrpc`] serves every other method.
+pub async fn answer_over_http(
+    ctx: Arc<Ctx>,
     method: &'static Method,
-    params: Option<&str>,
-    ext: &Extensions,
-) -> Result<crate::rpc::Answer, ErrorObjectOwned> {
+    req: Request<'_>,
+) -> MethodResponse {
     let started = Instant::now();
-    let caller = ext.get::<Caller>().cloned().unwrap_or_default();
+    let caller = req.extensions.get::<Caller>().cloned().unwrap_or_default();
+    let params = req.params.as_ref().map(|p| p.get());
     let result = match crate::rpc::jsonrpc::params_for(method, params) {
         Ok(p) => {
             let p = p.with_caller(caller).with_wire(Wire::Json);
-            crate::rpc::call_on_wire(ctx, method, p).await
+            crate::rpc::call_on_wire(&ctx, method, p).await
         }
         Err(e) => Err(e),
     };
     crate::rpc::telemetry::record(method.name, "jsonrpc", result.is_ok(), started);
-    result.map_err(to_error)
-}
-
-impl<S> RpcServiceT for WebSocketOnly<S>
-where
-    S: RpcServiceT<
-            MethodResponse = MethodResponse,
-            BatchResponse = MethodResponse,
-            NotificationResponse = MethodResponse,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-{
-    type MethodResponse = MethodResponse;
-    type NotificationResponse = MethodResponse;
-    type BatchResponse = MethodResponse;
-
-    fn call<'a>(&self, req: Request<'a>) -> impl Future<Output = Self::MethodResponse> + Send + 'a {
-        let inner = self.inner.clone();
-        let ctx = Arc::clone(&self.ctx);
-        async move {
-            let Some(method) = over_http(req.method_name(), &req.extensions) else {
-                return inner.call(req).await;
-            };
-            let params = req.params.as_ref().map(|p| p.get());
-            let answer = through_table(&ctx, method, params, &req.extensions).await;
-            let extensions = req.extensions.clone();
-            match answer {
-                Ok(a) => {
-                    MethodResponse::response(req.id, ResponsePayload::success(a), u32::MAX as usize)
-                }
-                Err(e) => MethodResponse::error(req.id, e),
-            }
-            .with_extensions(extensions)
-        }
+    let extensions = req.extensions.clone();
+    match result.map_err(to_error) {
+        Ok(a) => MethodResponse::response(req.id, ResponsePayload::success(a), u32::MAX as usize),
+        Err(e) => MethodResponse::error(req.id, e),
     }
-
-    fn batch<'a>(
-        &self,
-        mut batch: Batch<'a>,
-    ) -> impl Future<Output = Self::BatchResponse> + Send + 'a {
-        let inner = self.inner.clone();
-        let ctx = Arc::clone(&self.ctx);
-        async move {
-            for entry in batch.iter_mut() {
-                let Ok(BatchEntry::Call(req)) = entry else {
-                    continue;
-                };
-                let Some(method) = over_http(req.method_name(), &req.extensions) else {
-                    continue;
-                };
-                let params = req.params.as_ref().map(|p| p.get());
-                // The table's answer is always an error here: the methods need a WebSocket.
-                if let Err(e) = through_table(&ctx, method, params, &req.extensions).await {
-                    *entry = Err(BatchEntryErr::new(req.id.clone(), e));
-                }
-            }
-            inner.batch(batch).await
-        }
-    }
-
-    fn notification<'a>(
-        &self,
-        n: Notification<'a>,
-    ) -> impl Future<Output = Self::NotificationResponse> + Send + 'a {
-        self.inner.notification(n)
-    }
+    .with_extensions(extensions)
 }
 
 #[cfg(test)]
