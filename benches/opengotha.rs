@@ -6,7 +6,7 @@
 //! graph by its certificate (`check_certificate`, O(n²)), and at 1,000 it is compared with the
 //! complete graph solved densely.
 
-#[path = "../tests/oracle/mod.rs"]
+#[path = "../tests/it/oracle/mod.rs"]
 mod oracle;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use goswiss::pairing::opengotha::{self as og, Params, RoundCosts, System};

@@ -7,7 +7,7 @@
 #
 # e.g. fuzz/run.sh sgf_parse -runs=10000000 -max_len=4096
 # Crashes land in fuzz/artifacts/TARGET/; replay one with `fuzz/run.sh TARGET FILE...`. A
-# crash found becomes a file in tests/data/fuzz/TARGET/, replayed by tests/fuzz_regressions.rs.
+# crash found becomes a file in tests/data/fuzz/TARGET/, replayed by tests/it/protocol/fuzz_regressions.rs.
 #
 # These are the flags cargo-fuzz passes with `--sanitizer none`, all stable: no nightly, no
 # RUSTC_BOOTSTRAP. `--target` keeps them off build scripts and proc macros, which must not be

@@ -12,10 +12,14 @@
 //!
 //! A check reads an atomic flag and the clock (tens of nanoseconds), so loops call it per unit
 //! of real work (a solver stage, a parsed node, a file line), not per innermost step.
+//!
+//! [`Gate`] is a hook for tests: it holds runs still at their first check, so that a test can
+//! act while heavy work is under way (hang up on it, call beside it) whatever the machine's
+//! speed, instead of sleeping and hoping the work has started and not yet finished.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The budget ran out (its deadline passed, or the request was cancelled).
@@ -116,6 +120,8 @@ struct Current {
     budget: Budget,
     /// The first check that failed, and why.
     stopped: Option<Stop>,
+    /// Whether the run has been to the [`Gate`] (held there or let through): once per run.
+    gated: bool,
 }
 
 thread_local! {
@@ -135,6 +141,105 @@ pub fn stopped_counts() -> (u64, u64) {
     )
 }
 
+fn count_stop(stop: Stop) {
+    match stop {
+        Stop::Deadline => &STOPPED_BY_DEADLINE,
+        Stop::Cancelled => &STOPPED_BY_CANCEL,
+    }
+    .fetch_add(1, Ordering::Relaxed);
+}
+
+/// Holds heavy work still, for tests. While a gate is closed, the next `runs` runs (of
+/// [`run`]) to reach their first [`check`] wait there — or at their end, if they make no
+/// check — each until the gate opens (then it goes on as if nothing happened) or until its
+/// own budget is over (then that check fails as it would have, and the stop is counted).
+/// A held run is under way and cannot finish, so a test can hang up on it, or call beside
+/// it while it holds its turn at heavy work, and know what it acts on.
+///
+/// Dropping the gate opens it. It is process-wide: a test that closes it must be the only
+/// one doing budgeted work in its process while it is closed, and must not close it around
+/// work that runs inline on an async worker (it would hold that worker). Nothing in the
+/// daemon closes it; while it is open a run pays one atomic load for it.
+#[derive(Debug)]
+pub struct Gate(());
+
+struct GateState {
+    /// How many more runs the closed gate will hold.
+    slots: usize,
+    /// Runs waiting at it now.
+    held: usize,
+    /// Counts openings: a held run leaves when it changes.
+    opened: u64,
+}
+
+static GATE_CLOSED: AtomicBool = AtomicBool::new(false);
+static GATE: Mutex<GateState> = Mutex::new(GateState {
+    slots: 0,
+    held: 0,
+    opened: 0,
+});
+static GATE_MOVED: Condvar = Condvar::new();
+
+impl Gate {
+    /// Closes the gate for the next `runs` runs.
+    pub fn close(runs: usize) -> Gate {
+        let mut g = GATE.lock().unwrap_or_else(PoisonError::into_inner);
+        g.slots = runs;
+        GATE_CLOSED.store(true, Ordering::SeqCst);
+        Gate(())
+    }
+
+    /// How many runs are waiting at the gate now.
+    pub fn held(&self) -> usize {
+        GATE.lock().unwrap_or_else(PoisonError::into_inner).held
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        let mut g = GATE.lock().unwrap_or_else(PoisonError::into_inner);
+        g.slots = 0;
+        g.opened += 1;
+        GATE_CLOSED.store(false, Ordering::SeqCst);
+        GATE_MOVED.notify_all();
+    }
+}
+
+/// A run's one visit to the gate (see [`Gate`]): waits while the gate holds it; `Some` when it
+/// left because its budget was over.
+fn at_gate(budget: &Budget) -> Option<Stop> {
+    if !GATE_CLOSED.load(Ordering::SeqCst) {
+        return None;
+    }
+    // A run already over its budget does not take a place at the gate: a late run of some
+    // earlier call must not stand in for the one a test waits for.
+    if let Some(stop) = budget.state() {
+        return Some(stop);
+    }
+    let mut g = GATE.lock().unwrap_or_else(PoisonError::into_inner);
+    if g.slots == 0 {
+        return None;
+    }
+    g.slots -= 1;
+    g.held += 1;
+    let opened = g.opened;
+    let stop = loop {
+        if g.opened != opened {
+            break None;
+        }
+        if let Some(stop) = budget.state() {
+            break Some(stop);
+        }
+        // A cancel flag wakes nobody: look at the budget again every few milliseconds.
+        g = GATE_MOVED
+            .wait_timeout(g, Duration::from_millis(5))
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
+    };
+    g.held -= 1;
+    stop
+}
+
 /// Runs `f` on this thread under `budget`. `Err(OverBudget)` when a check inside it failed
 /// (whatever `f` returned then), else `f`'s value. Nested runs keep the outer budget's state.
 pub fn run<T>(budget: Budget, f: impl FnOnce() -> T) -> Result<T, OverBudget> {
@@ -142,6 +247,7 @@ pub fn run<T>(budget: Budget, f: impl FnOnce() -> T) -> Result<T, OverBudget> {
         c.borrow_mut().replace(Current {
             budget,
             stopped: None,
+            gated: false,
         })
     });
     // Puts the outer budget back, even if `f` unwinds.
@@ -154,7 +260,19 @@ pub fn run<T>(budget: Budget, f: impl FnOnce() -> T) -> Result<T, OverBudget> {
     }
     let restore = Restore(outer);
     let value = f();
-    let stopped = CURRENT.with(|c| c.borrow().as_ref().and_then(|cur| cur.stopped));
+    let stopped = CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let cur = c.as_mut()?;
+        // A run that made no check meets the gate at its end.
+        if !cur.gated && cur.stopped.is_none() {
+            cur.gated = true;
+            if let Some(stop) = at_gate(&cur.budget) {
+                count_stop(stop);
+                cur.stopped = Some(stop);
+            }
+        }
+        cur.stopped
+    });
     drop(restore);
     match stopped {
         None => Ok(value),
@@ -173,15 +291,17 @@ pub fn check() -> Result<(), OverBudget> {
         if cur.stopped.is_some() {
             return Err(OverBudget);
         }
-        match cur.budget.state() {
+        let gate = if cur.gated {
+            None
+        } else {
+            cur.gated = true;
+            at_gate(&cur.budget)
+        };
+        match gate.or_else(|| cur.budget.state()) {
             None => Ok(()),
             Some(stop) => {
                 cur.stopped = Some(stop);
-                match stop {
-                    Stop::Deadline => &STOPPED_BY_DEADLINE,
-                    Stop::Cancelled => &STOPPED_BY_CANCEL,
-                }
-                .fetch_add(1, Ordering::Relaxed);
+                count_stop(stop);
                 Err(OverBudget)
             }
         }

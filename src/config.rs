@@ -27,8 +27,8 @@ pub struct Config {
     pub json_logs: bool,
     /// Largest request body accepted, in bytes, on both protocols.
     pub max_body_bytes: u32,
-    /// Most connections at once: open HTTP connections (the daemon stops accepting until one
-    /// closes) and, separately, JSON-RPC WebSocket sessions.
+    /// Most connections at once, WebSocket sessions included (the daemon stops accepting until
+    /// one closes); jsonrpsee also caps its sessions and in-flight calls at it.
     pub max_connections: u32,
     /// Seconds a connection may take to send a complete request head — a new connection, or a
     /// keep-alive one between requests — before it is closed (slow or idle clients cannot
@@ -40,8 +40,23 @@ pub struct Config {
     /// Seconds a client may go without reading any of a reply (or a WebSocket message) before
     /// its connection is closed.
     pub write_timeout_secs: u64,
-    /// Most open HTTP connections from one client address; 0: no limit beyond
-    /// `max_connections`.
+    /// Bytes per second a client must read a reply at, averaged over `min_read_window_secs`
+    /// of the daemon waiting on it (a reply that fits the socket buffers is never measured);
+    /// a slower reader's connection is closed and its reply freed. 0: no minimum.
+    pub min_read_bytes_per_sec: u64,
+    /// Seconds of waiting on a client's reads over which `min_read_bytes_per_sec` is averaged.
+    pub min_read_window_secs: u64,
+    /// Largest reply to one request, in bytes (a JSON-RPC batch's reply as a whole): a bigger
+    /// answer is error -32013 naming the limit instead, and its writing stops there. 0: no
+    /// limit.
+    pub max_reply_bytes: u64,
+    /// Most connections still sending a request (its head, including idle keep-alive
+    /// connections waiting for their next one, or its body); past it, the one that has been
+    /// at it longest is closed once it has been at it for 2 s (a burst of ordinary clients
+    /// passes it for a moment). 0: three quarters of `max_connections`.
+    pub max_reading_connections: u32,
+    /// Most open connections (WebSocket sessions included) from one client address; 0: no
+    /// limit beyond `max_connections`.
     pub max_connections_per_ip: u32,
     /// Seconds between WebSocket pings; a session that answers none for two intervals is
     /// closed. 0: no pings.
@@ -111,6 +126,28 @@ pub struct Config {
     /// runs out of work sleeps and is woken again, and with more threads than their share of
     /// the CPUs the daemons spend that much more switching between them.
     pub worker_threads: u32,
+    /// Most `simulate.*` simulations running at once; `simulate.start` past it is refused
+    /// (1102). 0: simulations are off.
+    pub max_simulations: u32,
+    /// Most players in one simulated tournament (`simulate.start` past it: 1103).
+    pub max_simulation_players: u32,
+    /// Most tournaments (runs × variants) one simulation may play (past it: 1103).
+    pub max_simulation_tournaments: u64,
+    /// Seconds a simulation may run; then it stops and reports the runs done. 0: no limit.
+    pub simulation_budget_secs: u64,
+    /// Seconds a running simulation may go without a client asking about it (`simulate.get`,
+    /// a `simulate.subscribe`) before it is stopped: its client went away. 0: never.
+    pub simulation_idle_secs: u64,
+    /// Most `tournament.subscribe` subscriptions one WebSocket session may hold open; more are
+    /// refused with -32006 naming this setting. 0: no limit.
+    pub max_subscriptions_per_connection: u32,
+    /// Most `tournament.subscribe` subscriptions open at once from one client address, over all
+    /// its sessions; more are refused with -32006 naming this setting. 0: no limit.
+    pub max_subscriptions_per_address: u32,
+    /// Most bytes one tournament's log (of either kind) may hold, counting its stored events'
+    /// bodies (game records included); a write that would pass it is refused (tournament.*:
+    /// 1038; matchmaker.*: fault 2) and nothing is recorded. 0: no limit.
+    pub max_tournament_bytes: u64,
 }
 
 /// A secret setting: never shown by `Debug` (so never in a log line), compared only through
@@ -143,6 +180,22 @@ impl Config {
         }
     }
 
+    /// `max_reply_bytes` as a limit; `None` when there is none.
+    pub fn reply_limit(&self) -> Option<usize> {
+        (self.max_reply_bytes > 0)
+            .then(|| usize::try_from(self.max_reply_bytes).unwrap_or(usize::MAX))
+    }
+
+    /// `max_reading_connections` for a daemon of `max_connections` connections: three
+    /// quarters of them when 0, never more than all of them.
+    pub fn reading_connections(&self, max_connections: u32) -> u32 {
+        match self.max_reading_connections {
+            0 => max_connections - max_connections / 4,
+            n => n.min(max_connections),
+        }
+        .max(1)
+    }
+
     /// `worker_threads` as a count: the CPUs when 0.
     pub fn worker_threads(&self) -> usize {
         match self.worker_threads {
@@ -168,6 +221,10 @@ impl Default for Config {
             header_timeout_secs: 30,
             body_timeout_secs: 30,
             write_timeout_secs: 30,
+            min_read_bytes_per_sec: 32 * 1024,
+            min_read_window_secs: 10,
+            max_reply_bytes: 64 * 1024 * 1024,
+            max_reading_connections: 0,
             max_connections_per_ip: 1024,
             ws_ping_secs: 30,
             allowed_hosts: Vec::new(),
@@ -186,6 +243,14 @@ impl Default for Config {
             director_heavy_calls: 1,
             pg_commit_linger_us: 500,
             worker_threads: 0,
+            max_simulations: 2,
+            max_simulation_players: 1000,
+            max_simulation_tournaments: 100_000,
+            simulation_budget_secs: 600,
+            simulation_idle_secs: 60,
+            max_subscriptions_per_connection: 100,
+            max_subscriptions_per_address: 1000,
+            max_tournament_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -232,6 +297,22 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "write_timeout_secs",
         "seconds a client may read nothing of a reply (30)",
+    ),
+    (
+        "min_read_bytes_per_sec",
+        "bytes/s a client must read a big reply at, or be cut off (32768; 0 off)",
+    ),
+    (
+        "min_read_window_secs",
+        "seconds of waiting on a reader that min_read_bytes_per_sec is averaged over (10)",
+    ),
+    (
+        "max_reply_bytes",
+        "largest reply to one request in bytes (67108864; 0 no limit); more is -32013",
+    ),
+    (
+        "max_reading_connections",
+        "connections still sending a request; past it the oldest is closed (0: 3/4 of max_connections)",
     ),
     (
         "max_connections_per_ip",
@@ -304,6 +385,38 @@ pub const SETTINGS: &[(&str, &str)] = &[
     (
         "worker_threads",
         "threads serving calls (0: one per CPU; at most 1024)",
+    ),
+    (
+        "max_simulations",
+        "simulate.* simulations running at once (2; 0 off)",
+    ),
+    (
+        "max_simulation_players",
+        "most players per simulated tournament (1000)",
+    ),
+    (
+        "max_simulation_tournaments",
+        "most tournaments (runs x variants) per simulation (100000)",
+    ),
+    (
+        "simulation_budget_secs",
+        "seconds a simulation may run before it stops with the runs done (600; 0 none)",
+    ),
+    (
+        "simulation_idle_secs",
+        "seconds a running simulation may go unasked about before it stops (60; 0 never)",
+    ),
+    (
+        "max_subscriptions_per_connection",
+        "tournament.subscribe subscriptions per WebSocket session (100; 0 no limit)",
+    ),
+    (
+        "max_subscriptions_per_address",
+        "tournament.subscribe subscriptions from one address (1000; 0 no limit)",
+    ),
+    (
+        "max_tournament_bytes",
+        "bytes of stored events one tournament's log may hold (67108864; 0 no limit)",
     ),
 ];
 

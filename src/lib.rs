@@ -2,8 +2,11 @@
 //! (wire-compatible with the Ruby rswiss server) and JSON-RPC 2.0 on one port, a pure
 //! tournament engine, and a durable event-log store.
 //!
-//! Layering (docs/architecture.md): `server → rpc → {matchmaker, tournament, pairing, aga, sgf,
-//! go, store}`. The domain modules do no I/O and never import `rpc`, `server` or `store`.
+//! Layering (docs/architecture.md), each layer importing only those below it: `server` (the
+//! HTTP front) → `web` (the pages) → `rpc` (the method table, the registry, auth) → `store`
+//! and the domain (`simulation` → `tournament` → {`pairing`, `aga`, `sgf`, `go`},
+//! `matchmaker` → `pairing`, `go` → `sgf`); `budget` and `config` below them all. The domain modules do no I/O and
+//! never import `rpc`, `server`, `web` or `store`.
 
 #![forbid(unsafe_code)]
 
@@ -17,6 +20,7 @@ pub mod ratings;
 pub mod rpc;
 pub mod server;
 pub mod sgf;
+pub mod simulation;
 pub mod store;
 pub mod tournament;
 pub mod web;

@@ -36,6 +36,9 @@ enum Command {
         #[command(subcommand)]
         command: DbCommand,
     },
+    /// Play simulated tournaments in memory and compare pairing systems and settings: how well
+    /// each ranks players of known strength (docs/simulation.md).
+    Simulate(Box<SimulateArgs>),
 }
 
 #[derive(Subcommand)]
@@ -61,6 +64,79 @@ enum DbCommand {
         #[arg(long)]
         force: bool,
     },
+}
+
+/// `goswiss simulate`: a field, variants, a result model and runs, from flags or a spec file.
+#[derive(Args)]
+struct SimulateArgs {
+    /// A simulation spec (JSON, as `simulate.start` takes it); flags given too override its
+    /// runs, seed and threads.
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    /// Generated field: number of players.
+    #[arg(long, default_value_t = 40)]
+    players: usize,
+    /// Generated field: declared ranks drawn uniformly from this range.
+    #[arg(long, default_value = "20k..3d")]
+    ranks: String,
+    /// Generated field: clubs (default: one per 6 players).
+    #[arg(long)]
+    clubs: Option<usize>,
+    /// Generated field: countries the clubs belong to.
+    #[arg(long)]
+    countries: Option<usize>,
+    /// Take the players of an OpenGotha tournament file instead of generating them.
+    #[arg(long, conflicts_with = "rating_list")]
+    field_file: Option<PathBuf>,
+    /// Take the players of a CSV rating list (header: name, first_name, rank, rating, club,
+    /// country) instead of generating them.
+    #[arg(long)]
+    rating_list: Option<PathBuf>,
+    /// With --rating-list: players drawn from the list for each run (default: all).
+    #[arg(long)]
+    sample: Option<usize>,
+    /// Error of a rating as a measure of true strength, in grades.
+    #[arg(long, default_value_t = 0.5)]
+    strength_sd: f64,
+    /// Pairing system of every variant unless the variant says otherwise.
+    #[arg(long, default_value = "mcmahon")]
+    system: String,
+    /// Rounds of every variant unless the variant says otherwise.
+    #[arg(long, default_value_t = 5)]
+    rounds: u32,
+    /// A variant to compare, as NAME=SETTINGS with SETTINGS any tournament.* settings as
+    /// JSON (ranks as text), e.g. 'bar 1d={"mcmahon":{"bar":"1d"}}'. Repeat for several.
+    #[arg(long = "variant")]
+    variants: Vec<String>,
+    /// Cost model for pairing: opengotha (OpenGotha's weight, the default) or a preset name.
+    #[arg(long, default_value = "opengotha")]
+    pairing_model: String,
+    /// Result model: egf, egf_classic, elo[:SCALE] or table:P0,P1,... (P of the stronger
+    /// player winning at 0, 100, 200, ... GoR apart).
+    #[arg(long, default_value = "egf")]
+    model: String,
+    /// Tournaments per variant.
+    #[arg(long, default_value_t = 1000)]
+    runs: u64,
+    /// Master seed: the same seed gives the same result on any number of threads.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (default: one per CPU).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the report as JSON to FILE ('-' for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write every figure as CSV to FILE ('-' for standard output).
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write the SVG charts into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
+    /// Print run K of every variant (players with true strength, rounds, standings) as JSON
+    /// instead of simulating.
+    #[arg(long, value_name = "K")]
+    show_run: Option<u64>,
 }
 
 #[derive(Args)]
@@ -204,6 +280,7 @@ fn run() -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::Simulate(args) => simulate(&args),
         Command::Serve(flags) => {
             let config = flags.load()?;
             init_tracing(log_filter(flags.log_level.as_deref(), &config)?, &config);
@@ -247,4 +324,247 @@ fn toml_of(config: &Config) -> anyhow::Result<String> {
         out.push_str(&format!("{key} = {value}\n"));
     }
     Ok(out)
+}
+
+// ---- goswiss simulate ---------------------------------------------------------------------
+
+/// The spec the flags describe (or the spec file's, with runs and seed from the flags when
+/// they were given on the command line).
+fn simulation_spec(
+    args: &SimulateArgs,
+    matches: &clap::ArgMatches,
+) -> anyhow::Result<goswiss::simulation::Spec> {
+    use goswiss::simulation::Spec;
+    use serde_json::{Value, json};
+    let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    if let Some(path) = &args.spec {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let v: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", path.display()))?;
+        let mut spec = Spec::from_value(v).map_err(anyhow::Error::msg)?;
+        if given("runs") {
+            spec.runs = args.runs;
+        }
+        if given("seed") {
+            spec.seed = args.seed;
+        }
+        return Ok(spec);
+    }
+    let field = if let Some(path) = &args.field_file {
+        let xml =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let data = goswiss::tournament::formats::opengotha_xml::read(&xml)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.0))?;
+        json!({"players": goswiss::simulation::field::from_tournament(&data).iter().map(|p| json!({
+            "name": p.name, "first_name": p.first_name, "rank": p.rank.map(|r| r.0),
+            "rating": p.rating, "club": p.club, "country": p.country,
+        })).collect::<Vec<_>>()})
+    } else if let Some(path) = &args.rating_list {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        json!({"rating_list": {"text": text, "sample": args.sample}})
+    } else {
+        let (from, to) = args
+            .ranks
+            .split_once("..")
+            .context("--ranks takes FROM..TO, e.g. 20k..3d")?;
+        json!({"generate": {"players": args.players, "from": from.trim(), "to": to.trim(),
+                            "clubs": args.clubs, "countries": args.countries}})
+    };
+    let model = match args.model.split_once(':') {
+        None => json!({"kind": args.model}),
+        Some(("elo", scale)) => json!({"kind": "elo", "scale": scale.parse::<f64>()
+            .context("--model elo:SCALE takes a number")?}),
+        Some(("table", list)) => {
+            let p: Result<Vec<f64>, _> = list.split(',').map(|x| x.trim().parse::<f64>()).collect();
+            json!({"kind": "table", "p": p.context("--model table:P0,P1,... takes numbers")?})
+        }
+        Some(_) => anyhow::bail!("--model: egf, egf_classic, elo[:SCALE] or table:P0,P1,..."),
+    };
+    let base = json!({"system": args.system, "rounds": args.rounds});
+    let pairing_model = (args.pairing_model != "opengotha").then(|| args.pairing_model.clone());
+    let variants: Vec<Value> = if args.variants.is_empty() {
+        vec![json!({"settings": base, "pairing_model": pairing_model,
+                    "name": format!("{} {} rounds", args.system, args.rounds)})]
+    } else {
+        let mut out = Vec::new();
+        for v in &args.variants {
+            let (name, settings) = v
+                .split_once('=')
+                .context("--variant takes NAME=SETTINGS (settings as JSON)")?;
+            let patch: Value = serde_json::from_str(settings)
+                .with_context(|| format!("--variant {name}: the settings are not JSON"))?;
+            let mut merged = base.clone();
+            if let (Some(m), Value::Object(p)) = (merged.as_object_mut(), patch) {
+                for (k, x) in p {
+                    m.insert(k, x);
+                }
+            } else {
+                anyhow::bail!("--variant {name}: the settings must be a JSON object");
+            }
+            out.push(json!({"name": name, "settings": merged, "pairing_model": pairing_model}));
+        }
+        out
+    };
+    Spec::from_value(json!({
+        "field": field, "strength_sd": args.strength_sd, "variants": variants,
+        "model": model, "runs": args.runs, "seed": args.seed,
+    }))
+    .map_err(anyhow::Error::msg)
+}
+
+/// Writes `text` to `path`, or to standard output for '-'.
+fn write_out(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    if path.as_os_str() == "-" {
+        use std::io::Write as _;
+        std::io::stdout().write_all(text.as_bytes())?;
+        Ok(())
+    } else {
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    }
+}
+
+/// The progress line: a bar on a terminal (rewritten in place), else a plain line per tenth.
+struct Progress {
+    terminal: bool,
+    total: u64,
+    start: std::time::Instant,
+    last_tenth: u64,
+}
+
+impl Progress {
+    fn show(&mut self, done: u64) {
+        use std::io::Write as _;
+        let secs = self.start.elapsed().as_secs_f64();
+        let share = done as f64 / self.total.max(1) as f64;
+        let eta = if done > 0 {
+            format!("{:.0} s left", secs / share - secs)
+        } else {
+            String::new()
+        };
+        if self.terminal {
+            const WIDTH: usize = 30;
+            let filled = ((share * WIDTH as f64) as usize).min(WIDTH);
+            eprint!(
+                "\r[{}{}] {:>3.0}% {done}/{} runs {secs:.1} s {eta}   ",
+                "#".repeat(filled),
+                ".".repeat(WIDTH - filled),
+                share * 100.0,
+                self.total
+            );
+            let _ = std::io::stderr().flush();
+        } else {
+            let tenth = done * 10 / self.total.max(1);
+            if tenth > self.last_tenth {
+                self.last_tenth = tenth;
+                eprintln!(
+                    "simulate: {done}/{} runs ({:.0}%), {secs:.1} s",
+                    self.total,
+                    share * 100.0
+                );
+            }
+        }
+    }
+}
+
+fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
+    use goswiss::simulation::{self, Control, Free, Limits, chart};
+    // The flags' sources (given or defaulted) decide what overrides a spec file.
+    let matches = Cli::command().get_matches();
+    let sub = matches
+        .subcommand_matches("simulate")
+        .context("simulate's arguments")?;
+    let spec = simulation_spec(args, sub)?;
+    let prepared = spec
+        .prepare(&Limits::default())
+        .map_err(anyhow::Error::msg)?;
+    if let Some(run) = args.show_run {
+        let mut out = Vec::new();
+        for (k, v) in prepared.variants.iter().enumerate() {
+            let (seed, field, played) = simulation::replay_run(&prepared, k, run)
+                .with_context(|| format!("the simulation has no run {run}"))??;
+            let d = &played.tournament.data;
+            out.push(serde_json::json!({
+                "variant": v.name, "run": run, "seed": seed, "settings": d.settings,
+                "players": d.players.iter().zip(&field.strength).map(|(p, s)| serde_json::json!({
+                    "id": p.id, "name": p.name, "first_name": p.first_name,
+                    "rank": goswiss::tournament::model::format_rank(p.rank), "rating": p.rating,
+                    "club": p.club, "country": p.country, "strength": s,
+                })).collect::<Vec<_>>(),
+                "rounds": d.rounds.iter().map(|r| serde_json::json!({
+                    "games": r.games.iter().map(|g| serde_json::json!({
+                        "table": g.table, "white": g.white, "black": g.black,
+                        "handicap": g.handicap, "komi2": g.komi2,
+                        "result": goswiss::tournament::engine::result_code(g.outcome, g.forfeit),
+                    })).collect::<Vec<_>>(),
+                    "byes": r.byes,
+                })).collect::<Vec<_>>(),
+                "standings": played.standings.rows.iter().map(|r| serde_json::json!({
+                    "place": r.place, "id": r.id, "values": r.values,
+                })).collect::<Vec<_>>(),
+            }));
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let control = Control::default();
+    let mut progress = Progress {
+        terminal: std::io::stderr().is_terminal(),
+        total: prepared.runs,
+        start: std::time::Instant::now(),
+        last_tenth: 0,
+    };
+    let cpu = cpu_time::ProcessTime::now();
+    let report = std::thread::scope(|s| -> anyhow::Result<_> {
+        let job = s.spawn(|| simulation::run(&prepared, threads, &control, &Free));
+        while !job.is_finished() {
+            progress.show(control.done());
+            std::thread::sleep(std::time::Duration::from_millis(if progress.terminal {
+                100
+            } else {
+                250
+            }));
+        }
+        progress.show(control.done());
+        if progress.terminal {
+            eprintln!();
+        }
+        job.join()
+            .map_err(|_| anyhow::anyhow!("the simulation panicked"))?
+            .map_err(anyhow::Error::from)
+    })?;
+    eprintln!(
+        "{} tournaments ({} runs × {} variants) in {:.1} s, {:.1} CPU s on {threads} threads",
+        report.runs * report.variants.len() as u64,
+        report.runs,
+        report.variants.len(),
+        progress.start.elapsed().as_secs_f64(),
+        cpu.elapsed().as_secs_f64()
+    );
+    let mut stdout_taken = false;
+    if let Some(path) = &args.json {
+        write_out(path, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+        stdout_taken |= path.as_os_str() == "-";
+    }
+    if let Some(path) = &args.csv {
+        write_out(path, &report.csv())?;
+        stdout_taken |= path.as_os_str() == "-";
+    }
+    if let Some(dir) = &args.svg {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (name, svg) in chart::all(&report) {
+            let path = dir.join(name);
+            std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+        }
+        eprintln!("charts written to {}", dir.display());
+    }
+    if !stdout_taken {
+        print!("{}", report.table());
+    }
+    Ok(())
 }

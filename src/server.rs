@@ -1,7 +1,8 @@
 //! The HTTP front: one axum router serves XML-RPC (on any POST path with an XML body, as rswiss
 //! did), JSON-RPC over HTTP and WebSocket (`/jsonrpc`, and `/` for JSON bodies and upgrades),
 //! `/health` and `/metrics`. [`serve`] takes a bound listener and a shutdown future so tests
-//! can run the real server on 127.0.0.1:0.
+//! can run the real server on 127.0.0.1:0. Every answer says `X-Content-Type-Options:
+//! nosniff`.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -21,23 +22,30 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
 use jsonrpsee::server::{PingConfig, ServerConfig, TowerService, stop_channel};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
-use tower::layer::util::Identity;
+use tower::layer::util::{Identity, Stack};
 
 use crate::config::Config;
 use crate::rpc::auth::Caller;
+use crate::rpc::jsonrpc::CallsLayer;
 use crate::rpc::registry::Registry;
+use crate::rpc::turn::{Connection, Outbox};
 use crate::rpc::{Ctx, RpcError, xmlrpc};
 use crate::store::Store;
 
 mod deadline;
 mod guard;
+mod reading;
 
-type JsonService = TowerService<Identity, Identity>;
+type JsonService = TowerService<
+    Stack<crate::rpc::methods::tournament_live::WebSocketOnlyLayer, Stack<CallsLayer, Identity>>,
+    Identity,
+>;
 
 #[derive(Clone)]
 struct App {
@@ -45,6 +53,9 @@ struct App {
     json: JsonService,
     metrics: PrometheusHandle,
     max_body: usize,
+    /// Why this daemon is exposed more than it may mean to be ([`exposure`]), said by
+    /// `/health` under its status.
+    exposure: Arc<[String]>,
 }
 
 /// Latency buckets in seconds, from a cached read to a slow pairing.
@@ -69,16 +80,6 @@ fn metrics_handle() -> PrometheusHandle {
             }
         })
         .clone()
-}
-
-/// Counts one RPC and records its latency. `method` is always a name from the method table
-/// (or "unknown"), never raw client input, so label cardinality stays bounded.
-pub fn record(method: &'static str, proto: &'static str, ok: bool, start: Instant) {
-    let outcome = if ok { "ok" } else { "error" };
-    metrics::counter!("goswiss_rpc_requests_total", "proto" => proto, "method" => method, "outcome" => outcome)
-        .increment(1);
-    metrics::histogram!("goswiss_rpc_duration_seconds", "proto" => proto, "method" => method)
-        .record(start.elapsed().as_secs_f64());
 }
 
 fn is_xml(headers: &HeaderMap) -> Option<bool> {
@@ -128,10 +129,17 @@ async fn read_body(body: Body, max: usize, headers: &HeaderMap) -> Result<Bytes,
     }
 }
 
-async fn serve_xml(app: &App, body: &[u8], caller: Caller) -> Response {
+async fn serve_xml(app: &App, body: &[u8], ext: &axum::http::Extensions) -> Response {
     let start = Instant::now();
-    let reply = xmlrpc::handle_as(&app.ctx, body, caller).await;
-    record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
+    let call = xmlrpc::handle_as(&app.ctx, body, caller_of(ext));
+    let (reply, turn) = crate::rpc::turn::holding_turn(call).await;
+    crate::rpc::telemetry::record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
+    // The heavy work's turn stays taken until the client has read the reply.
+    if let Some(turn) = turn
+        && let Some(conn) = ext.get::<Connection>()
+    {
+        conn.outbox.hold_until_sent(reply.body.len(), turn);
+    }
     xml_response(reply.body)
 }
 
@@ -146,12 +154,15 @@ async fn xml_rpc(app: &App, req: Request) -> Response {
     }
     let (parts, body) = req.into_parts();
     match read_body(body, app.max_body, &parts.headers).await {
-        Ok(bytes) => serve_xml(app, &bytes, caller_of(&parts.extensions)).await,
+        Ok(bytes) => serve_xml(app, &bytes, &parts.extensions).await,
         Err(resp) => resp,
     }
 }
 
-async fn json_rpc(app: &App, req: Request) -> Response {
+async fn json_rpc(app: &App, mut req: Request) -> Response {
+    // Whether calls can get notifications (subscriptions), and which session they are of.
+    let transport = crate::rpc::methods::tournament_live::Transport::of(&req);
+    req.extensions_mut().insert(transport);
     match app.json.clone().oneshot(req).await {
         Ok(resp) => resp.map(Body::new),
         Err(e) => {
@@ -169,7 +180,7 @@ async fn sniffed(app: &App, req: Request, otherwise_json: bool) -> Response {
         Err(resp) => return resp,
     };
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
-        return serve_xml(app, &bytes, caller_of(&parts.extensions)).await;
+        return serve_xml(app, &bytes, &parts.extensions).await;
     }
     if otherwise_json {
         json_rpc(app, Request::from_parts(parts, Body::from(bytes))).await
@@ -177,10 +188,6 @@ async fn sniffed(app: &App, req: Request, otherwise_json: bool) -> Response {
         (StatusCode::NOT_FOUND, "not found\n").into_response()
     }
 }
-
-/// The client's address, put on every request by the accept loop.
-#[derive(Clone, Copy)]
-struct Peer(IpAddr);
 
 /// The caller set by [`with_caller`] (anonymous if somehow missing).
 fn caller_of(ext: &axum::http::Extensions) -> Caller {
@@ -191,7 +198,7 @@ fn caller_of(ext: &axum::http::Extensions) -> Caller {
 /// where both protocol adapters find it (jsonrpsee hands a WebSocket upgrade's extensions to
 /// every call of the session). The header itself is never logged.
 async fn with_caller(mut req: Request, next: axum::middleware::Next) -> Response {
-    let addr = req.extensions().get::<Peer>().map(|p| p.0);
+    let addr = req.extensions().get::<Connection>().map(|c| c.addr);
     let caller = Caller::from_headers(req.headers(), addr);
     req.extensions_mut().insert(caller);
     // Gone before anything downstream can log it (jsonrpsee traces whole requests).
@@ -234,11 +241,59 @@ async fn fallback(State(app): State<App>, req: Request) -> Response {
 
 /// 200 "ok" while the daemon can record writes; 503 with the reason once it cannot (the
 /// store's writer died), so a load balancer or supervisor can take it out and restart it.
+/// Under the status, a line per way the daemon is exposed ([`exposure`]).
 async fn health(State(app): State<App>) -> Response {
-    match app.ctx.registry.health() {
-        Ok(()) => "ok\n".into_response(),
-        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {e}\n")).into_response(),
+    let status = app.ctx.registry.health();
+    let code = match status {
+        Ok(()) => StatusCode::OK,
+        Err(_) => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    (code, health_text(status, &app.exposure)).into_response()
+}
+
+fn health_text(status: Result<(), impl std::fmt::Display>, exposure: &[String]) -> String {
+    let mut text = match status {
+        Ok(()) => "ok\n".to_string(),
+        Err(e) => format!("unhealthy: {e}\n"),
+    };
+    for warning in exposure {
+        text.push_str("warning: ");
+        text.push_str(warning);
+        text.push('\n');
     }
+    text
+}
+
+/// Why a daemon listening on `listening_on` is open to more than its operator may think:
+/// off loopback with auth off (anyone who can reach it may change every tournament), and
+/// without host checking wherever it listens (a web page the operator opens can reach it
+/// through a DNS name rebound to it, loopback included).
+pub fn exposure(listening_on: IpAddr, auth_on: bool, checks_hosts: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !listening_on.is_loopback() && !auth_on {
+        warnings.push(format!(
+            "listening on {listening_on}, not loopback, with auth off: anyone who can reach \
+             this address can change every tournament (set admin_token, or auth = true)"
+        ));
+    }
+    if !checks_hosts {
+        warnings.push(format!(
+            "listening on {listening_on} without host checking: a web page can reach this \
+             daemon through a DNS name rebound to it (set allowed_hosts)"
+        ));
+    }
+    warnings
+}
+
+/// `X-Content-Type-Options: nosniff` on every answer: none of ours is to be read as anything
+/// but what its Content-Type says (a browser sniffing an XML-RPC fault or a download as HTML
+/// would run what a client put in it).
+async fn nosniff(mut resp: Response) -> Response {
+    resp.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    resp
 }
 
 async fn metrics(State(app): State<App>) -> Response {
@@ -264,15 +319,15 @@ pub async fn serve(
     )
     .await
     .with_context(|| format!("opening database {db}"))?;
-    let logs = store
-        .load_all()
+    // Each log is replayed a page at a time: the daemon never holds every log at once.
+    let registry = Registry::from_store(Arc::clone(&store))
         .await
-        .with_context(|| format!("loading tournaments from {db}"))?;
-    let registry = Registry::open(Arc::clone(&store), &logs)
-        .with_context(|| format!("loading tournaments from {db}"))?;
-    let tournaments = Registry::open(Arc::clone(&store), &logs)
-        .with_context(|| format!("loading tournaments from {db}"))?;
-    drop(logs);
+        .with_context(|| format!("loading tournaments from {db}"))?
+        .with_byte_budget(config.max_tournament_bytes);
+    let tournaments = Registry::from_store(Arc::clone(&store))
+        .await
+        .with_context(|| format!("loading tournaments from {db}"))?
+        .with_byte_budget(config.max_tournament_bytes);
     tracing::info!(
         matchmaker = registry.len(),
         tournaments = tournaments.len(),
@@ -285,6 +340,11 @@ pub async fn serve(
         &config.allowed_origins,
         listening_on,
     ));
+    let exposed: Arc<[String]> =
+        exposure(listening_on, config.auth_on(), guard.checks_hosts()).into();
+    for warning in exposed.iter() {
+        tracing::warn!("{warning}");
+    }
     let max_body = config.max_body_bytes as usize;
     let file_limit = deadline::open_file_limit();
     let max_connections = deadline::clamp_connections(config.max_connections, file_limit);
@@ -299,8 +359,11 @@ pub async fn serve(
     let limits = ConnLimits {
         max_connections: max_connections as usize,
         per_ip: config.max_connections_per_ip as usize,
+        reading: config.reading_connections(max_connections) as usize,
         header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
         write_timeout: Duration::from_secs(config.write_timeout_secs.max(1)),
+        min_read_rate: config.min_read_bytes_per_sec,
+        min_read_window: Duration::from_secs(config.min_read_window_secs.max(1)),
     };
     let body_timeout = Duration::from_secs(config.body_timeout_secs.max(1));
     let ws_ping = (config.ws_ping_secs > 0).then(|| {
@@ -319,6 +382,7 @@ pub async fn serve(
         heavy,
         directors_heavy: Ctx::director_permits(&config),
         config,
+        simulations: Default::default(),
     });
     // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.
     let follower = Arc::clone(&ctx);
@@ -327,23 +391,43 @@ pub async fn serve(
     tokio::spawn(async move { follower.tournaments.follow().await });
 
     let (stop_handle, server_handle) = stop_channel();
+    // jsonrpsee stops writing a reply at `max_reply_bytes`; its error for that is said as
+    // ours by the middleware (`rpc::jsonrpc::Calls`).
+    let reply_limit = ctx
+        .config
+        .reply_limit()
+        .map_or(u32::MAX, |l| u32::try_from(l).unwrap_or(u32::MAX));
     let mut json_config = ServerConfig::builder()
         .max_request_body_size(max_body as u32)
-        .max_response_body_size(u32::MAX)
-        .max_connections(max_connections);
+        .max_response_body_size(reply_limit)
+        .max_connections(max_connections)
+        // The subscription caps are the daemon's own (max_subscriptions_per_*), with errors
+        // that name them; jsonrpsee's would cut in first at 1,024.
+        .max_subscriptions_per_connection(u32::MAX);
     if let Some(ping) = ws_ping {
         json_config = json_config.enable_ws_ping(ping);
     }
     let json = jsonrpsee::server::Server::builder()
         .set_config(json_config.build())
+        // Calls (batches, reply cap, turns) outside; inside it, the subscription methods
+        // answer over plain HTTP that they need a WebSocket, in a batch too.
+        .set_rpc_middleware(
+            RpcServiceBuilder::new()
+                .layer(CallsLayer::new(Arc::clone(&ctx)))
+                .layer(
+                    crate::rpc::methods::tournament_live::WebSocketOnlyLayer::new(Arc::clone(&ctx)),
+                ),
+        )
         .to_service_builder()
         .build(crate::rpc::jsonrpc::module(Arc::clone(&ctx)), stop_handle);
 
-    // Live page streams end when the daemon stops, so their connections can close.
+    // Live page streams end when the daemon stops, so their connections can close; so do
+    // WebSocket sessions, which hold their connections' places until they end.
     let (web_stop_tx, web_stop) = watch::channel(false);
     let shutdown = async move {
         shutdown.await;
         let _ = web_stop_tx.send(true);
+        let _ = server_handle.stop();
     };
     let web = crate::web::router(Arc::clone(&ctx), web_stop, max_connections as usize / 2);
     let app = App {
@@ -351,6 +435,7 @@ pub async fn serve(
         json,
         metrics: metrics_handle(),
         max_body,
+        exposure: exposed,
     };
     let router = Router::new()
         .route("/health", get(health))
@@ -367,14 +452,13 @@ pub async fn serve(
             body_timeout,
             with_body_deadline,
         ))
-        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+        .layer(axum::middleware::map_response(nosniff));
 
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "listening");
     accept_loop(listener, router, limits, shutdown).await;
-    // The HTTP connections have finished (or were given up on); WebSocket sessions are
-    // upgraded connections that the loop does not track: jsonrpsee closes them.
-    let _ = server_handle.stop();
+    // The connections have finished (or were given up on), WebSocket sessions too.
     ctx.registry.close().await.context("closing the store")?;
     tracing::info!("store closed");
     Ok(())
@@ -386,8 +470,13 @@ struct ConnLimits {
     max_connections: usize,
     /// Open connections per client address; 0: unlimited.
     per_ip: usize,
+    /// Connections still sending a request ([`reading`]).
+    reading: usize,
     header_timeout: Duration,
     write_timeout: Duration,
+    /// Bytes a second a client must read a reply at; 0: no minimum.
+    min_read_rate: u64,
+    min_read_window: Duration,
 }
 
 /// Starts the body's clock when its head is complete (see [`deadline::body_deadline`]).
@@ -447,7 +536,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// connection is HTTP/1.1 with upgrades (XML-RPC, JSON-RPC and WebSocket clients all speak it)
 /// with hyper's header-read timeout, which also bounds the idle time between keep-alive
 /// requests; at `max_connections` open connections the loop stops accepting (new clients wait
-/// in the kernel's backlog) until one closes.
+/// in the kernel's backlog) until one closes. A connection's place (and its address's count)
+/// lives with its socket, so a WebSocket session, the socket hyper hands on after an upgrade,
+/// keeps it until the session ends. Past `max_reading_connections` connections still sending
+/// a request, the one at it longest is shed ([`reading`]).
 async fn accept_loop(
     listener: TcpListener,
     router: Router,
@@ -464,6 +556,8 @@ async fn accept_loop(
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
     let per_ip = Arc::new(PerIp::default());
+    let readers = reading::Readers::new(limits.reading);
+    readers.sweep();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -477,7 +571,7 @@ async fn accept_loop(
             () = &mut shutdown => break,
             r = listener.accept() => match r {
                 Ok((tcp, peer)) => match per_ip.admit(peer.ip(), limits.per_ip) {
-                    Some(slot) => (tcp, slot, Peer(peer.ip())),
+                    Some(slot) => (tcp, slot, peer.ip()),
                     None => {
                         // Closed at once: the client sees a reset, not a wait.
                         tracing::debug!(%peer, "connection refused: max_connections_per_ip");
@@ -496,20 +590,40 @@ async fn accept_loop(
         };
         // Replies go out as soon as they are written: no Nagle delay on keep-alive connections.
         let _ = tcp.set_nodelay(true);
-        // Every request of the connection carries its client's address (quotas).
-        let service = TowerToHyperService::new(router.clone().map_request(
-            move |mut req: Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(peer);
-                req
-            },
-        ));
+        let outbox = Arc::new(Outbox::default());
+        // Every request of the connection carries its client's address (quotas) and the
+        // connection's outbox (the turns held until replies are sent).
+        let connection = Connection {
+            addr: peer,
+            outbox: Arc::clone(&outbox),
+        };
+        let state = readers.open();
+        let (on_request, on_reply) = (Arc::clone(&state), Arc::clone(&state));
+        let service = TowerToHyperService::new(
+            router
+                .clone()
+                .map_request(move |req: Request<hyper::body::Incoming>| {
+                    let mut req =
+                        req.map(|b| reading::ReadingBody::new(b, Arc::clone(&on_request)));
+                    req.extensions_mut().insert(connection.clone());
+                    req
+                })
+                .map_response(move |resp: Response| {
+                    // After an upgrade the connection reads no more requests.
+                    let next = (resp.status() != StatusCode::SWITCHING_PROTOCOLS)
+                        .then(|| Arc::clone(&on_reply));
+                    resp.map(|b| reading::AnsweredBody::new(b, next))
+                }),
+        );
+        let io = deadline::WriteDeadline::new(tcp, limits.write_timeout)
+            .min_rate(limits.min_read_rate, limits.min_read_window)
+            .counting(outbox)
+            .holding((permit, slot));
         let conn = http
-            .serve_connection(
-                TokioIo::new(deadline::WriteDeadline::new(tcp, limits.write_timeout)),
-                service,
-            )
+            .serve_connection(TokioIo::new(io), service)
             .with_upgrades();
         let mut stop = stop_rx.clone();
+        let readers = Arc::clone(&readers);
         tokio::spawn(async move {
             let mut conn = std::pin::pin!(conn);
             let ended = tokio::select! {
@@ -519,14 +633,15 @@ async fn accept_loop(
                     conn.as_mut().graceful_shutdown();
                     conn.await
                 }
+                // Dropping the connection closes it (and frees what it held).
+                () = state.shed.notified() => Ok(()),
             };
             if let Err(e) = ended {
                 tracing::debug!(error = %e, "connection ended with an error");
             }
-            // An upgraded (WebSocket) connection ends here too: jsonrpsee owns the session
-            // from now on and counts it against its own max_connections.
-            drop(permit);
-            drop(slot);
+            // An upgraded (WebSocket) connection ends here too, but its socket, with its place
+            // under max_connections and its address's count, lives on in the session.
+            readers.close(&state);
         });
     }
     tracing::info!("shutting down");
@@ -537,5 +652,66 @@ async fn accept_loop(
         .is_err()
     {
         tracing::warn!("requests still running after {SHUTDOWN_GRACE:?}; closing anyway");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposure_is_said_off_loopback_or_without_host_checking() {
+        let lo: IpAddr = "127.0.0.1".parse().unwrap();
+        let any: IpAddr = "0.0.0.0".parse().unwrap();
+        let v6: IpAddr = "::".parse().unwrap();
+        assert!(exposure(lo, false, true).is_empty());
+        assert!(exposure("::1".parse().unwrap(), false, true).is_empty());
+        // Any host name on loopback: DNS rebinding reaches it.
+        let rebinding = exposure(lo, true, false);
+        assert_eq!(rebinding.len(), 1);
+        assert!(
+            rebinding[0].contains("127.0.0.1 without host checking"),
+            "{rebinding:?}"
+        );
+        let both = exposure(any, false, false);
+        assert_eq!(both.len(), 2, "{both:?}");
+        assert!(both[0].contains("auth off") && both[0].contains("0.0.0.0"));
+        assert!(both[1].contains("without host checking") && both[1].contains("allowed_hosts"));
+        let hosts_only = exposure(v6, true, false);
+        assert_eq!(hosts_only.len(), 1);
+        assert!(hosts_only[0].contains("host checking"));
+        assert_eq!(exposure(any, false, true).len(), 1);
+        assert!(exposure(any, true, true).is_empty());
+    }
+
+    #[test]
+    fn health_says_the_exposure_under_its_status() {
+        let ok: Result<(), &str> = Ok(());
+        assert_eq!(health_text(ok, &[]), "ok\n");
+        let warnings = exposure("0.0.0.0".parse().unwrap(), false, true);
+        let text = health_text(ok, &warnings);
+        assert!(
+            text.starts_with("ok\nwarning: listening on 0.0.0.0"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("(set admin_token, or auth = true)\n"),
+            "{text}"
+        );
+        assert_eq!(
+            health_text(Err("the disk is full"), &warnings)
+                .lines()
+                .next(),
+            Some("unhealthy: the disk is full")
+        );
+    }
+
+    #[test]
+    fn host_checking_as_the_guard_does_it() {
+        let any: IpAddr = "0.0.0.0".parse().unwrap();
+        assert!(!guard::Guard::new(&[], &[], any).checks_hosts());
+        assert!(guard::Guard::new(&["go.example".into()], &[], any).checks_hosts());
+        assert!(!guard::Guard::new(&["*".into()], &[], any).checks_hosts());
+        assert!(guard::Guard::new(&[], &[], "127.0.0.1".parse().unwrap()).checks_hosts());
     }
 }

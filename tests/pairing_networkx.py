@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""networkx cross-check for the pairing solver (run by tests/pairing_networkx.rs).
+"""networkx cross-check for the pairing solver (run by tests/it/pairing/networkx.rs).
 
 Reads JSON {"graphs": [{"n": N, "edges": [[u, v, cost], ...]}, ...]} on stdin and prints
 JSON [objective or null, ...]: the minimum total cost of a perfect matching of each graph

@@ -299,6 +299,135 @@ def slow_readers(d, quick):
     return status == 200, f"{n} clients not reading {len(body) / 1e6:.1f} MB records' replies: /health {status} in {took * 1000:.0f} ms"
 
 
+def trickle_readers(d, quick):
+    """Clients that read a big reply a trickle at a time (often enough to dodge the write
+    timeout) are cut off at the minimum read rate; their replies and turns are given back."""
+    n = 6
+    size = (4 if quick else 24) << 20
+    body = ("<?xml version=\"1.0\"?><methodCall><methodName>sgf.parse</methodName><params><param>"
+            f"<value><string>(;C[{'x' * size}])</string></value></param></params></methodCall>").encode()
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", d.port))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.sendall(b"POST /RPC2 HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/xml\r\n"
+                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        s.settimeout(0.2)
+        socks.append(s)
+    t = time.monotonic()
+    open_ = set(range(n))
+    got = [0] * n
+    while open_ and time.monotonic() - t < 120:
+        for i in list(open_):
+            try:
+                b = socks[i].recv(16 << 10)  # 16 kB a second each: under 32 kB/s
+                if not b:
+                    open_.discard(i)
+                got[i] += len(b)
+            except socket.timeout:
+                pass
+            except OSError:
+                open_.discard(i)
+        time.sleep(1)
+    took = time.monotonic() - t
+    status, _ = d.health()
+    for s in socks:
+        s.close()
+    return not open_ and status == 200, (
+        f"{n} clients reading {size / 1e6:.0f} MB records' replies at 16 kB/s: "
+        f"{n - len(open_)} cut off within {took:.0f} s after {max(got) / 1e6:.2f} MB at most; /health {status}")
+
+
+def batch_health(d, quick):
+    """Two clients sending JSON-RPC batches of heavy inline calls back to back do not stall
+    /health."""
+    n = 100 if quick else 500
+    rows = ["".join("." if c % 7 == 6 else ("b" if r % 4 < 2 else "w") for c in range(52)) for r in range(52)]
+    batch = json.dumps([{"jsonrpc": "2.0", "id": i, "method": "score.toggle_dead",
+                         "params": [{"rows": rows}, "aa"]} for i in range(n)]).encode()
+    stop = time.monotonic() + (10 if quick else 30)
+    sent = [0]
+
+    def run():
+        while time.monotonic() < stop:
+            d.post("/jsonrpc", batch, {"Content-Type": "application/json"}, timeout=300)
+            sent[0] += 1
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for th in threads:
+        th.start()
+    time.sleep(0.3)
+    worst = 0.0
+    while any(th.is_alive() for th in threads):
+        status, took = d.health()
+        worst = max(worst, took)
+        time.sleep(0.1)
+    for th in threads:
+        th.join()
+    return worst < 1.0, f"2 clients, {sent[0]} batches of {n} score.toggle_dead on 52×52: slowest /health {worst * 1000:.0f} ms"
+
+
+def ws_sessions(d, quick):
+    """WebSocket sessions count against the per-address limit (20 here)."""
+    socks = []
+    upgraded = 0
+    for _ in range(40):
+        try:
+            s = socket.create_connection(("127.0.0.1", d.port), timeout=5)
+            s.sendall(b"GET /jsonrpc HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+                      b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                      b"Sec-WebSocket-Version: 13\r\n\r\n")
+            if s.recv(4096).startswith(b"HTTP/1.1 101"):
+                upgraded += 1
+            socks.append(s)
+        except OSError:
+            pass
+    other = socket.socket()
+    other.bind(("127.0.0.2", 0))
+    other.settimeout(10)
+    other.connect(("127.0.0.1", d.port))
+    other.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    answer = other.recv(4096).split(b"\r\n", 1)[0].decode(errors="replace")
+    other.close()
+    for s in socks:
+        s.close()
+    return upgraded == 20 and "200" in answer, (
+        f"40 upgrades from one address: {upgraded} sessions opened; another address's /health: {answer}")
+
+
+def slow_bodies_spread(d, quick):
+    """Slow bodies from five addresses cannot take every connection: a seventh address is
+    served while they are held (the body timeout is 60 s here, so it is not what helps)."""
+    socks = []
+    for a in range(2, 7):
+        for _ in range(50):
+            s = socket.socket()
+            s.bind((f"127.0.0.{a}", 0))
+            s.settimeout(5)
+            try:
+                s.connect(("127.0.0.1", d.port))
+                s.sendall(b"POST /jsonrpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: 1000\r\n\r\n{")
+            except OSError:
+                pass
+            socks.append(s)
+    seventh = socket.socket()
+    seventh.bind(("127.0.0.7", 0))
+    seventh.settimeout(10)
+    t = time.monotonic()
+    try:
+        seventh.connect(("127.0.0.1", d.port))
+        seventh.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        answer = seventh.recv(4096).split(b"\r\n", 1)[0].decode(errors="replace")
+    except OSError as e:
+        answer = f"{type(e).__name__}"
+    took = time.monotonic() - t
+    seventh.close()
+    for s in socks:
+        s.close()
+    return "200" in answer, f"5 addresses × 50 slow bodies, max_connections 256: a seventh address's /health: {answer} in {took * 1000:.0f} ms"
+
+
 ADMIN = "attack-admin-token-0123456789abcdef"
 AUTH_ON = {"GOSWISS_ADMIN_TOKEN": ADMIN, "GOSWISS_REQUEST_BUDGET_MS": "60000"}
 
@@ -488,6 +617,11 @@ ATTACKS = [
     ("multicall_health", multicall_health, {}),
     ("slow_bodies", slow_bodies, {}),
     ("slow_readers", slow_readers, {}),
+    ("trickle_readers", trickle_readers, {"GOSWISS_MAX_BODY_BYTES": str(32 << 20), "GOSWISS_WRITE_TIMEOUT_SECS": "30"}),
+    ("batch_health", batch_health, {}),
+    ("ws_sessions", ws_sessions, {"GOSWISS_MAX_CONNECTIONS_PER_IP": "20"}),
+    ("slow_bodies_spread", slow_bodies_spread, {"GOSWISS_MAX_CONNECTIONS": "256", "GOSWISS_MAX_CONNECTIONS_PER_IP": "50",
+                                                "GOSWISS_BODY_TIMEOUT_SECS": "60", "GOSWISS_HEADER_TIMEOUT_SECS": "60"}),
     ("quota", quota, dict(AUTH_ON, GOSWISS_OPEN_CREATION="true")),
     ("quota_off", quota_off, {}),
     ("takeover", takeover, AUTH_ON),

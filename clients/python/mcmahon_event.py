@@ -8,7 +8,7 @@ Creates a 4-round McMahon tournament, registers 12 players, pairs and plays ever
 entry before round 2, an absence in round 3, a result with an SGF record, a corrected result),
 prints the standings with their tie-breakers and the crosstable, and writes the EGF results
 table (.h9). The README section "Running a McMahon event from Python" walks through it; the test
-tests/python_tournament.rs runs it over both protocols and checks what it prints and writes.
+tests/it/clients/python_tournament.rs runs it over both protocols and checks what it prints and writes.
 """
 
 import argparse

@@ -1,5 +1,5 @@
 //! The fuzz targets' bodies, as plain functions: `fuzz_targets/*.rs` hand them libFuzzer's
-//! inputs, and `tests/fuzz_regressions.rs` (in `cargo test`) replays every saved input through
+//! inputs, and `tests/it/protocol/fuzz_regressions.rs` (in `cargo test`) replays every saved input through
 //! the same functions. An input passes when the function returns: a panic is the bug.
 
 #![allow(dead_code)]

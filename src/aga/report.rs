@@ -60,10 +60,37 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-fn has_errors_finding() -> Finding {
+/// Most file errors one refusal lists (a file of thousands of bad lines would otherwise make
+/// a message of megabytes).
+const LISTED_ERRORS: usize = 20;
+
+/// The refusal of files with errors, listing them: file, line and what is wrong.
+fn has_errors_finding(t: &Tournament) -> Finding {
+    let errors: Vec<String> = t
+        .log()
+        .iter()
+        .filter(|w| w.severity == Severity::Error)
+        .map(|w| match (&w.file, w.line) {
+            (Some(f), Some(l)) => format!("{f} line {l}: {}", w.message),
+            (Some(f), None) => format!("{f}: {}", w.message),
+            (None, _) => w.message.clone(),
+        })
+        .collect();
+    let mut list = errors
+        .iter()
+        .take(LISTED_ERRORS)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if errors.len() > LISTED_ERRORS {
+        list.push_str(&format!("; and {} more", errors.len() - LISTED_ERRORS));
+    }
     Finding::error(
         "tournament.has_errors",
-        "the tournament files have errors (AGATourn's error flag is set); fix them before reporting",
+        format!(
+            "the tournament files have errors (AGATourn's error flag is set): {list}; fix them \
+             before reporting"
+        ),
     )
 }
 
@@ -71,7 +98,7 @@ fn has_errors_finding() -> Finding {
 pub fn send2aga(t: &mut Tournament) -> Result<Report, Refusal> {
     if t.error() {
         return Err(Refusal {
-            findings: vec![has_errors_finding()],
+            findings: vec![has_errors_finding(t)],
         });
     }
     let mut out = String::new();
@@ -228,7 +255,7 @@ fn report_rank(rank: Option<&str>, rating: &str) -> Result<(String, bool), Strin
 pub fn results_report(t: &Tournament, opts: &ReportOptions) -> Result<Report, Refusal> {
     let mut f = Vec::new();
     if t.error() {
-        f.push(has_errors_finding());
+        f.push(has_errors_finding(t));
     }
     let tourney = opts
         .tourney
@@ -435,7 +462,7 @@ pub fn results_report(t: &Tournament, opts: &ReportOptions) -> Result<Report, Re
 pub fn raku_send_to_aga(t: &Tournament) -> Result<Report, Refusal> {
     let mut f = Vec::new();
     if t.error() {
-        f.push(has_errors_finding());
+        f.push(has_errors_finding(t));
     }
     let first = |name: &str| {
         t.directive(name)

@@ -176,21 +176,11 @@ impl Scorable {
     }
 
     /// Builds the state a marking session would have with exactly these stones dead
-    /// (stateless RPC): the dead stones' regions become the opponent's known territory.
+    /// (stateless RPC): the dead stones' regions become the opponent's known territory,
+    /// except a region that a living stone of their colour shares ([`Scorable::conceded`]).
     pub fn with_dead(pos: Position, komi: f64, dead_points: &[usize]) -> Scorable {
         let mut s = Scorable::new(pos, komi);
-        for &i in dead_points {
-            let st = s.pos.at(i);
-            if st == Stone::Empty {
-                continue;
-            }
-            let o = opp(st);
-            for j in s.pos.flood(i, |t| t != o) {
-                if s.pos.at(j) == Stone::Empty {
-                    s.cats[j] = known(o);
-                }
-            }
-        }
+        // Every dead chain first: whether a region is conceded depends on all of them.
         for &i in dead_points {
             let st = s.pos.at(i);
             if st != Stone::Empty {
@@ -199,7 +189,37 @@ impl Scorable {
                 }
             }
         }
+        for &i in dead_points {
+            let st = s.pos.at(i);
+            if st == Stone::Empty {
+                continue;
+            }
+            if let Some(region) = s.conceded(i) {
+                for j in region {
+                    if s.pos.at(j) == Stone::Empty {
+                        s.cats[j] = known(opp(st));
+                    }
+                }
+            }
+        }
         s
+    }
+
+    /// The region that the dead stone at `i` gives to the opponent: the points reached from
+    /// it through anything but the opponent's stones (Cinderblock's region) — or `None` when
+    /// a living stone of its colour is among them. Region mode kills or revives such a
+    /// region's stones together, so it never meets one; a chain marked dead on its own
+    /// (chain mode, or a dead list sent to the stateless RPC) can share its region with a
+    /// living stone of its colour, and that region, whose empty points then touch both
+    /// colours' living stones or that stone's alone, is not the opponent's (as with area
+    /// counting and goscorer's analysis).
+    fn conceded(&self, i: usize) -> Option<Vec<usize>> {
+        let st = self.pos.at(i);
+        let region = self.pos.flood(i, |t| t != opp(st));
+        let shared = region
+            .iter()
+            .any(|&j| self.pos.at(j) == st && self.cats[j] == alive(st));
+        (!shared).then_some(region)
     }
 
     pub fn position(&self) -> &Position {
@@ -252,6 +272,15 @@ impl Scorable {
                 self.cats[j] = dead(st);
             }
         }
+        if self.mode == MarkMode::Chain {
+            // The chain's region goes to the opponent as the stateless rebuild
+            // (`with_dead`) gives it, so that every call of a session sees the same state.
+            for j in self.conceded(i).unwrap_or_default() {
+                if self.pos.at(j) == Stone::Empty {
+                    self.cats[j] = known(o);
+                }
+            }
+        }
         Some(true)
     }
 
@@ -274,14 +303,16 @@ impl Scorable {
             }
         }
         if self.mode == MarkMode::Chain {
-            // A revived chain gives back the empty regions next to it.
-            for &j in &region {
-                for n in self.pos.neighbours(j) {
-                    if self.pos.at(n) == Stone::Empty {
-                        empties.push(n);
-                    }
-                }
-            }
+            // A revived chain takes back its region: every empty point reached from it
+            // through anything but the opponent's stones, which other dead chains of its
+            // colour may have conceded while it was dead (`conceded`).
+            let o = opp(st);
+            empties.extend(
+                self.pos
+                    .flood(i, |t| t != o)
+                    .into_iter()
+                    .filter(|&j| self.pos.at(j) == Stone::Empty),
+            );
         }
         let mut in_set = vec![false; self.pos.len()];
         for &j in &empties {

@@ -3,7 +3,7 @@
 //!
 //! The analysis is the one published by goscorer (lightvector, MIT), rebuilt here from its
 //! description; its results agree point for point with goscorer's on its own test
-//! positions and on ours (tests/score_goscorer.rs). In outline:
+//! positions and on ours (tests/it/score/goscorer.rs). In outline:
 //!
 //! 1. **Connection blocks.** A few local shapes (a point between two stones of one colour,
 //!    an edge hane, …) mark an empty point that the opponent cannot usefully walk through.

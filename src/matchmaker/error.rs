@@ -29,6 +29,12 @@ pub enum EngineError {
     Tie,
     #[error("corrupt event log: {0}")]
     Corrupt(String),
+    /// The write would take the tournament's stored log past its byte budget.
+    #[error(
+        "the tournament's log holds {size} bytes and this change needs {adding} more, past its \
+         budget of {budget} bytes (max_tournament_bytes): nothing was recorded"
+    )]
+    LogFull { budget: u64, size: u64, adding: u64 },
 }
 
 impl EngineError {
@@ -46,7 +52,8 @@ impl EngineError {
             EngineError::NoPlayers
             | EngineError::UnknownPlayer(_)
             | EngineError::BadResult(_)
-            | EngineError::Corrupt(_) => 2,
+            | EngineError::Corrupt(_)
+            | EngineError::LogFull { .. } => 2,
         }
     }
 }

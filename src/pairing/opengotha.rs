@@ -1,7 +1,7 @@
 //! OpenGotha 3.51's pair weight, criterion by criterion, computed from a tournament history
 //! the way OpenGotha computes it: through doubles, truncated to `i64` at the same places, with
 //! the same integer divisions. Validated against OpenGotha's own weight dumps (see
-//! `tests/pairing_opengotha.rs` and `tests/data/opengotha/`).
+//! `tests/it/pairing/opengotha.rs` and `tests/data/opengotha/`).
 //!
 //! OpenGotha *maximises* a weight (1 = worst allowed pair). The solver minimises, so a pair's
 //! cost is `MAX_WEIGHT − weight`; every perfect matching has the same number of pairs, so the

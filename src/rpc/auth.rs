@@ -122,6 +122,11 @@ impl Caller {
         self.token.is_some()
     }
 
+    /// The client's address (none outside a server: tests, the library).
+    pub fn addr(&self) -> Option<IpAddr> {
+        self.addr
+    }
+
     /// Whether the caller's token is the one whose hash is `stored`.
     pub fn holds(&self, stored: &TokenHash) -> bool {
         self.token.as_ref().is_some_and(|t| same(t, stored))
@@ -157,6 +162,9 @@ const TOURNAMENT_READS: &[&str] = &[
     "tournament.standings",
     "tournament.crosstable",
     "tournament.export",
+    // WebSocket-only (answered -32020 anywhere else); a subscription changes nothing.
+    "tournament.subscribe",
+    "tournament.unsubscribe",
 ];
 
 const MATCHMAKER_WRITES: &[&str] = &["matchmaker.checkout_match", "matchmaker.commit_match"];
@@ -577,6 +585,7 @@ mod calls {
             heavy,
             directors_heavy: Ctx::director_permits(&config),
             config,
+            simulations: Default::default(),
         };
         (dir, Arc::new(ctx))
     }

@@ -14,6 +14,8 @@ pub mod codes {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// The call ran past `request_budget_ms` (see [`crate::budget`]).
     pub const OVER_BUDGET: i32 = -32012;
+    /// The reply would pass `max_reply_bytes`.
+    pub const REPLY_TOO_BIG: i32 = -32013;
     /// The database cannot be reached ([`StoreError::Unavailable`]); a write may have landed.
     pub const STORAGE_UNAVAILABLE: i32 = -32008;
     /// Other daemons kept winning the tournament's compare-and-set; nothing was recorded.
@@ -144,6 +146,16 @@ impl RpcError {
         Self::new(
             codes::OVER_BUDGET,
             format!("request exceeded its time budget of {ms} ms"),
+        )
+    }
+}
+
+impl RpcError {
+    /// An answer bigger than `max_reply_bytes` (`limit`): said instead of a cut reply.
+    pub fn reply_too_big(limit: usize) -> Self {
+        Self::new(
+            codes::REPLY_TOO_BIG,
+            format!("the reply exceeds max_reply_bytes ({limit} bytes)"),
         )
     }
 }

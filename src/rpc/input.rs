@@ -135,7 +135,8 @@ pub fn unknown_key(path: &str, key: &str, valid: &[&str]) -> RpcError {
             " (nearest valid key: {n:?}; valid keys: {})",
             valid.join(", ")
         )),
-        None => m.push_str(" (this struct takes no keys)"),
+        None if valid.is_empty() => m.push_str(" (this struct takes no keys)"),
+        None => m.push_str(&format!(" (valid keys: {})", valid.join(", "))),
     }
     RpcError::invalid_params(m)
 }

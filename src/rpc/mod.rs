@@ -8,11 +8,14 @@
 
 pub mod answer;
 pub mod auth;
+pub mod batch;
 pub mod error;
 pub mod input;
 pub mod jsonrpc;
 pub mod methods;
 pub mod registry;
+pub mod telemetry;
+pub mod turn;
 pub mod xml_value;
 pub mod xmlrpc;
 
@@ -45,6 +48,8 @@ pub struct Ctx {
     /// More turns at heavy work, for directors' and the admin's calls only
     /// (`director_heavy_calls`): see [`take_turn`].
     pub directors_heavy: Arc<tokio::sync::Semaphore>,
+    /// `simulate.*` jobs, running and finished.
+    pub simulations: methods::simulate::Simulations,
 }
 
 impl Ctx {
@@ -339,7 +344,8 @@ pub fn under<T>(budget: Option<&CallBudget>, f: impl FnOnce() -> T) -> Result<T,
 /// One of `max_heavy_calls` turns at heavy work, waited for until `deadline` (then `over`).
 /// Heavy work past the CPUs only adds memory (a parse or a pairing at its caps holds hundreds
 /// of megabytes), so later calls wait here, and the wait counts against their budget. The
-/// holder keeps the permit for as long as its work runs.
+/// holder keeps the permit for as long as its work runs; a request that holds a turn already
+/// (an earlier heavy call of its multicall or batch, see [`turn`]) takes that one again.
 ///
 /// A call made as a director or the admin (with auth on) takes whichever comes first of
 /// those turns and the directors' own (`director_heavy_calls`, which no other call takes), so
@@ -350,6 +356,9 @@ pub async fn take_turn(
     deadline: Option<tokio::time::Instant>,
     over: Option<&RpcError>,
 ) -> Result<tokio::sync::OwnedSemaphorePermit, RpcError> {
+    if let Some(held) = turn::reuse() {
+        return Ok(held);
+    }
     let general = Arc::clone(heavy).acquire_owned();
     let turn = async move {
         match DIRECTORS_TURNS.try_with(Clone::clone).ok().flatten() {
@@ -407,12 +416,13 @@ pub async fn off_workers<T: Send + 'static>(
     });
     let _cancel = budget.as_ref().map(|b| b.budget.cancel_on_drop());
     let (deadline, over) = give_up_at(budget.as_ref());
-    // The permit goes into the job and is given back when the work really ends, not when an
-    // over-budget caller stops waiting for it.
+    // The permit goes into the job and comes back with its answer, to be held until the
+    // reply is written out ([`turn`]); an over-budget caller that stops waiting leaves it in
+    // the job, which gives it back when the work really ends.
     let permit = take_turn(heavy, deadline, over.as_ref()).await?;
     let job = tokio::task::spawn_blocking(move || {
-        let _turn = permit;
-        under(budget.as_ref(), f).and_then(|r| r)
+        let out = under(budget.as_ref(), f).and_then(|r| r);
+        (out, permit)
     });
     let joined = match (deadline, over) {
         (Some(at), Some(over)) => match tokio::time::timeout_at(at, job).await {
@@ -421,10 +431,25 @@ pub async fn off_workers<T: Send + 'static>(
         },
         _ => job.await,
     };
-    joined.unwrap_or_else(|e| {
-        tracing::error!(error = %e, "heavy work panicked");
-        Err(RpcError::internal("internal error"))
-    })
+    match joined {
+        Ok((out, permit)) => {
+            turn::keep(permit);
+            out
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "heavy work panicked");
+            Err(RpcError::internal("internal error"))
+        }
+    }
+}
+
+/// Runs `fut`, the calls of one JSON-RPC batch, under one budget as a `system.multicall`'s
+/// calls are: each call's budget is a child of it (one deadline for all), a call whose budget
+/// is spent is not started, and dropping `fut` (the client went away) cancels them all.
+pub async fn under_one_budget<F: Future>(ctx: &Ctx, fut: F) -> F::Output {
+    let budget = new_call_budget(ctx);
+    let _cancel = budget.budget.cancel_on_drop();
+    CALL_BUDGET.scope(budget, fut).await
 }
 
 /// Calls a method with positional parameters: arity check, then the handler. Protocol adapters
@@ -489,7 +514,11 @@ async fn run(
                 }
                 Handler::Encoded(f) => {
                     let job_ctx = Arc::clone(ctx);
-                    off_workers(&ctx.heavy, move || f(&job_ctx, &params)).await
+                    let limit = ctx.config.reply_limit();
+                    off_workers(&ctx.heavy, move || {
+                        answer::within_reply_limit(limit, || f(&job_ctx, &params))
+                    })
+                    .await
                 }
                 Handler::Async(f) => f(Arc::clone(ctx), params).await.map(Answer::Value),
             }

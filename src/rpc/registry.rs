@@ -13,10 +13,15 @@
 //! store on first access; an append that loses the race is refused by the store's
 //! compare-and-set, and the registry catches up with the events it missed and runs the command
 //! again on the fresh state ([`MAX_TRIES`] times at most, then a conflict error); and
-//! [`Registry::follow`] takes the store's change feed as it arrives: with subscribers it reads
-//! and publishes other daemons' changes within moments; with none it only notes which cached
-//! tournaments moved, and the next read or command of one of them reads its tail first (a
+//! [`Registry::follow`] takes the store's change feed as it arrives: a tournament with
+//! subscribers here has other daemons' changes read and published within moments; for the
+//! others it only notes which cached tournaments moved, and the next read or command of one of them reads its tail first (a
 //! daemon does not decode the writes of tournaments nobody asks it about).
+//!
+//! Live notifications come from one feed per tournament ([`Registry::subscribe`]): created by
+//! its first subscriber, shared by all of them, dropped with the last. A write reaches only
+//! its own tournament's subscribers, so thousands of subscriptions to other tournaments cost
+//! it nothing; a tournament nobody follows costs one map lookup per write.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,7 +32,8 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{Mutex, broadcast};
 
 use crate::store::{
-    HeadChange, LogKind, Owner, RawEvent, Store, StoreError, StoredTournament, TournamentId,
+    HeadChange, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoredTournament,
+    TournamentId,
 };
 
 /// What the registry needs of an event-sourced engine. The engines themselves know nothing of
@@ -47,6 +53,16 @@ pub trait Engine: Sized + Send + Sync + 'static {
     fn heavy(&self) -> bool;
     /// The error for a command that panicked: a bug, reported as an engine error.
     fn internal(message: String) -> Self::Error;
+    /// The refusal of a write that would take the log past its byte budget
+    /// ([`Registry::with_byte_budget`]): `size` bytes stored, `adding` more asked for.
+    fn log_full(budget: u64, size: u64, adding: u64) -> Self::Error;
+    /// An event as live subscribers get it once it is event `seq` of the log: an engine may
+    /// leave out what subscribers do not read and could be big (a game record's text), since
+    /// a change waits in the subscribers' buffer until the slowest has read it.
+    fn published(seq: u64, event: Self::Event) -> Self::Event {
+        let _ = seq;
+        event
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -66,33 +82,25 @@ pub enum RegistryError<E: std::error::Error> {
 /// Runs of one command against a fresh state after losing a race to another daemon.
 pub const MAX_TRIES: usize = 5;
 
-/// A change to one tournament, as published to [`Registry::subscribe`]rs once it is durable and
-/// applied. Whoever wrote it (this daemon, or another one on a shared database whose writes
-/// this daemon picked up), subscribers see the same stream, in each tournament's log order.
+/// A change to one tournament, as published to its [`Registry::subscribe`]rs once it is durable
+/// and applied. Whoever wrote it (this daemon, or another one on a shared database whose writes
+/// this daemon picked up), subscribers see the same stream, in the tournament's log order.
 #[derive(Debug)]
 pub enum Change<Ev> {
-    Created {
-        id: TournamentId,
-        events: Arc<Vec<Ev>>,
-    },
     /// `events` were appended at `first_seq`, `first_seq + 1`, ...
     Appended {
         id: TournamentId,
         first_seq: u64,
         events: Arc<Vec<Ev>>,
     },
-    Deleted {
-        id: TournamentId,
-    },
+    /// The tournament and its log are gone; `revision`: the events it had when this daemon
+    /// forgot it (for a deletion by another daemon, the last this one had applied).
+    Deleted { id: TournamentId, revision: u64 },
 }
 
 impl<Ev> Clone for Change<Ev> {
     fn clone(&self) -> Self {
         match self {
-            Change::Created { id, events } => Change::Created {
-                id: *id,
-                events: Arc::clone(events),
-            },
             Change::Appended {
                 id,
                 first_seq,
@@ -102,21 +110,86 @@ impl<Ev> Clone for Change<Ev> {
                 first_seq: *first_seq,
                 events: Arc::clone(events),
             },
-            Change::Deleted { id } => Change::Deleted { id: *id },
+            Change::Deleted { id, revision } => Change::Deleted {
+                id: *id,
+                revision: *revision,
+            },
         }
     }
 }
 
-/// Changes a slow subscriber may fall behind by before it is told it lagged.
-const CHANGES_BUFFER: usize = 4096;
+/// Changes of one tournament a slow subscriber may fall behind by before it is told it lagged.
+/// A feed holds this many slots from its first subscriber on (tens of bytes each): one
+/// tournament's writes come at a director's pace, so a few hundred is a long way behind.
+pub const FEED_BUFFER: usize = 256;
+
+/// The live feeds: one broadcast per tournament that has subscribers, none for the others.
+type Feeds<Ev> = StdMutex<HashMap<TournamentId, broadcast::Sender<Change<Ev>>>>;
+
+/// One subscription to one tournament's changes ([`Registry::subscribe`]). Dropping the last
+/// subscription of a tournament drops its feed.
+pub struct Subscription<Ev> {
+    id: TournamentId,
+    /// Always `Some` until dropped (taken out in `drop`, under the feeds' lock).
+    rx: Option<broadcast::Receiver<Change<Ev>>>,
+    feeds: Arc<Feeds<Ev>>,
+}
+
+impl<Ev> Subscription<Ev> {
+    /// The tournament this follows.
+    pub fn id(&self) -> TournamentId {
+        self.id
+    }
+
+    /// The next change (cancel-safe). `Lagged(n)`: `n` changes were dropped because this
+    /// subscriber fell [`FEED_BUFFER`] changes behind; it goes on with the oldest kept.
+    pub async fn recv(&mut self) -> Result<Change<Ev>, broadcast::error::RecvError> {
+        match self.rx.as_mut() {
+            Some(rx) => rx.recv().await,
+            None => Err(broadcast::error::RecvError::Closed),
+        }
+    }
+
+    /// The next change if one is waiting.
+    pub fn try_recv(&mut self) -> Result<Change<Ev>, broadcast::error::TryRecvError> {
+        match self.rx.as_mut() {
+            Some(rx) => rx.try_recv(),
+            None => Err(broadcast::error::TryRecvError::Closed),
+        }
+    }
+}
+
+impl<Ev> Drop for Subscription<Ev> {
+    fn drop(&mut self) {
+        let mut feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        // Dropped under the lock, so a subscriber arriving meanwhile either joins this feed
+        // before the count is read or finds it gone and starts a new one.
+        drop(self.rx.take());
+        if feeds
+            .get(&self.id)
+            .is_some_and(|tx| tx.receiver_count() == 0)
+        {
+            feeds.remove(&self.id);
+        }
+    }
+}
 
 /// Changes of the store's feed [`Registry::follow`] handles together at most (one store read).
 const FOLLOW_BURST: usize = 1024;
+
+/// Bytes of event bodies read at once while a log is replayed from the store (at start, or
+/// on first use on a shared database): a log is folded a page at a time, never held whole.
+const REPLAY_PAGE_BYTES: usize = 4 << 20;
+
+/// Events read at once while a log is replayed.
+const REPLAY_PAGE_EVENTS: usize = 10_000;
 
 struct Slot<E> {
     state: E,
     /// Number of events stored so far: the sequence number of the next one.
     seq: u64,
+    /// Bytes of the stored events' bodies: what the log's byte budget counts.
+    bytes: u64,
     /// An append failed without saying whether it landed (the database went away around
     /// its COMMIT): the next use reads the store's tail first, so no caller is answered
     /// from a cache that may lack an event that is in the log.
@@ -139,11 +212,12 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
-    fn new(state: E, seq: u64, epoch: u64) -> Arc<Entry<E>> {
+    fn new(state: E, seq: u64, bytes: u64, epoch: u64) -> Arc<Entry<E>> {
         Arc::new(Entry {
             slot: Arc::new(Mutex::new(Slot {
                 state,
                 seq,
+                bytes,
                 unsure: false,
                 epoch,
             })),
@@ -163,11 +237,22 @@ pub struct Registry<E: Engine> {
     /// Tournaments of this engine another daemon created that this one has not read yet: the
     /// change feed only notes them (for [`Registry::ids`]), and the first use reads one.
     elsewhere: StdMutex<HashSet<TournamentId>>,
-    changes: broadcast::Sender<Change<E::Event>>,
+    /// One feed per tournament with subscribers.
+    feeds: Arc<Feeds<E::Event>>,
+    /// Changes handed to subscribers so far, one per subscriber reached: what the feeds
+    /// cost (tests, and the counter of live notifications).
+    delivered: AtomicU64,
     /// The daemon's turns at heavy work (`max_heavy_calls`, see [`crate::rpc::take_turn`]):
     /// a heavy state's command (a big pairing) takes one, like a stateless heavy call. None:
     /// no limit (a registry outside a daemon).
     heavy: Option<Arc<tokio::sync::Semaphore>>,
+    /// Most bytes of event bodies one log may hold (0: no limit): a write that would pass it
+    /// is refused ([`Engine::log_full`]), nothing recorded.
+    max_bytes: u64,
+}
+
+fn body_bytes<S: AsRef<str>>(bodies: &[S]) -> u64 {
+    bodies.iter().map(|b| b.as_ref().len() as u64).sum()
 }
 
 fn decode<E: Engine>(
@@ -214,15 +299,147 @@ impl<E: Engine> Registry<E> {
         let mut map = HashMap::new();
         for t in logs.iter().filter(|t| t.kind == E::KIND) {
             let (state, events) = Self::replay_stored(t)?;
-            map.insert(t.id, Entry::new(state, events.len() as u64, epoch));
+            let bytes = body_bytes(&t.events);
+            map.insert(t.id, Entry::new(state, events.len() as u64, bytes, epoch));
         }
-        Ok(Registry {
+        Ok(Self::with_map(store, shared, map))
+    }
+
+    fn with_map(store: Arc<dyn Store>, shared: bool, map: Entries<E>) -> Registry<E> {
+        Registry {
             shared,
             store,
             tournaments: RwLock::new(map),
             elsewhere: StdMutex::new(HashSet::new()),
-            changes: broadcast::channel(CHANGES_BUFFER).0,
+            feeds: Arc::new(StdMutex::new(HashMap::new())),
+            delivered: AtomicU64::new(0),
             heavy: None,
+            max_bytes: 0,
+        }
+    }
+
+    /// Replays every log of this engine's kind from the store, one log and one page of it at
+    /// a time ([`Store::heads`], [`Store::load_page`]): what the daemon holds while it starts
+    /// is the folded states and one page, never every log at once.
+    pub async fn from_store(store: Arc<dyn Store>) -> Result<Registry<E>, StoreError> {
+        let shared = store.changes().is_some();
+        // As in `open`: on a shared store each is read again on its first use.
+        let epoch = if shared { u64::MAX } else { store.feed_epoch() };
+        let mut map = HashMap::new();
+        for head in store.heads().await? {
+            if head.kind != E::KIND {
+                continue;
+            }
+            // Deleted by another daemon since the heads were read: nothing to serve.
+            if let Some((state, seq, bytes)) = Self::fold_from(&*store, head.id).await? {
+                map.insert(head.id, Entry::new(state, seq, bytes, epoch));
+            }
+        }
+        Ok(Self::with_map(store, shared, map))
+    }
+
+    /// Folds one log read page by page: its state, number of events and bytes; `None` if the
+    /// store does not have it (or it is another engine's).
+    async fn fold_from(
+        store: &dyn Store,
+        id: TournamentId,
+    ) -> Result<Option<(E, u64, u64)>, StoreError> {
+        let mut state: Option<E> = None;
+        let (mut seq, mut bytes) = (0u64, 0u64);
+        loop {
+            let Some(page) = store
+                .load_page(id, seq, REPLAY_PAGE_EVENTS, REPLAY_PAGE_BYTES)
+                .await?
+            else {
+                return Ok(None);
+            };
+            if page.kind != E::KIND {
+                return Ok(None);
+            }
+            if page.events.is_empty() {
+                break;
+            }
+            let events = decode::<E>(id, seq, &page.events)?;
+            bytes += body_bytes(&page.events);
+            drop(page.events);
+            let corrupt = |k: usize, e: E::Error| StoreError::Corrupt {
+                id,
+                seq: seq + k as u64,
+                message: e.to_string(),
+            };
+            match &mut state {
+                None => state = Some(E::replay(&events).map_err(|e| corrupt(0, e))?),
+                Some(s) => {
+                    for (k, e) in events.iter().enumerate() {
+                        s.apply(e).map_err(|e| corrupt(k, e))?;
+                    }
+                }
+            }
+            seq += events.len() as u64;
+            if seq >= page.head {
+                break;
+            }
+        }
+        match state {
+            Some(state) => Ok(Some((state, seq, bytes))),
+            None => Err(StoreError::Corrupt {
+                id,
+                seq: 0,
+                message: "empty log".into(),
+            }),
+        }
+    }
+
+    /// Caps each log at `max_bytes` bytes of event bodies (0: no cap).
+    pub fn with_byte_budget(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Refuses `adding` bytes more to a log of `size` bytes past the budget.
+    fn check_budget(&self, size: u64, adding: u64) -> Result<(), RegistryError<E::Error>> {
+        if self.max_bytes > 0 && size.saturating_add(adding) > self.max_bytes {
+            return Err(RegistryError::Engine(E::log_full(
+                self.max_bytes,
+                size,
+                adding,
+            )));
+        }
+        Ok(())
+    }
+
+    /// A page of a tournament's log read from the store (see [`Store::load_page`]): the log is
+    /// not kept in memory. `NotFound` when the store has no log of this engine by that id.
+    pub async fn read_page(
+        &self,
+        id: TournamentId,
+        from: u64,
+        max_events: usize,
+        max_bytes: usize,
+    ) -> Result<LogPage, RegistryError<E::Error>> {
+        match self
+            .store
+            .load_page(id, from, max_events, max_bytes)
+            .await?
+        {
+            Some(page) if page.kind == E::KIND => Ok(page),
+            _ => Err(RegistryError::NotFound(id)),
+        }
+    }
+
+    /// The body of event `seq` of a tournament's log, read from the store.
+    pub async fn read_event(
+        &self,
+        id: TournamentId,
+        seq: u64,
+    ) -> Result<String, RegistryError<E::Error>> {
+        let page = self.read_page(id, seq, 1, 0).await?;
+        page.events.into_iter().next().ok_or_else(|| {
+            RegistryError::Store(StoreError::Corrupt {
+                id,
+                seq,
+                message: format!("no event {seq} (the log has {})", page.head),
+            })
         })
     }
 
@@ -242,14 +459,17 @@ impl<E: Engine> Registry<E> {
         Ok((state, events))
     }
 
-    /// Caches a tournament unless it is cached already (then the cached one wins) and
-    /// publishes its creation if this call cached it. Returns the cached entry. `epoch`: the
-    /// feed's session before the store read or created it.
+    /// Caches a tournament of `seq` events and `bytes` bytes of stored bodies unless it is
+    /// cached already (then the cached one wins). Returns the cached entry. `epoch`: the
+    /// feed's session before the store read or created it. Nothing is published: a
+    /// subscriber reads the state after subscribing, so it starts from whichever copy this
+    /// keeps.
     fn insert(
         &self,
         id: TournamentId,
         state: E,
-        events: Vec<E::Event>,
+        seq: u64,
+        bytes: u64,
         epoch: u64,
     ) -> Arc<Entry<E>> {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
@@ -257,12 +477,7 @@ impl<E: Engine> Registry<E> {
         if let Some(entry) = map.get(&id) {
             return Arc::clone(entry);
         }
-        let entry = Entry::new(state, events.len() as u64, epoch);
-        // Published before the tournament can be found, so no change to it can come first.
-        self.publish(|| Change::Created {
-            id,
-            events: Arc::new(events),
-        });
+        let entry = Entry::new(state, seq, bytes, epoch);
         map.insert(id, Arc::clone(&entry));
         entry
     }
@@ -271,8 +486,9 @@ impl<E: Engine> Registry<E> {
     fn forget(&self, id: TournamentId) {
         let mut map = self.tournaments.write().unwrap_or_else(|p| p.into_inner());
         self.not_elsewhere(id);
-        if map.remove(&id).is_some() {
-            self.publish(|| Change::Deleted { id });
+        if let Some(entry) = map.remove(&id) {
+            let revision = entry.seq.load(Ordering::Acquire);
+            self.publish(id, || Change::Deleted { id, revision });
         }
     }
 
@@ -343,11 +559,12 @@ impl<E: Engine> Registry<E> {
         }
         let first_seq = slot.seq;
         slot.seq += events.len() as u64;
+        slot.bytes += body_bytes(&bodies[skip..]);
         entry.seq.store(slot.seq, Ordering::Release);
-        self.publish(|| Change::Appended {
+        self.publish(id, || Change::Appended {
             id,
             first_seq,
-            events: Arc::new(events),
+            events: Arc::new(Self::for_subscribers(first_seq, events)),
         });
         Ok(())
     }
@@ -410,9 +627,10 @@ impl<E: Engine> Registry<E> {
     }
 
     /// Brings the cache up to a burst of changes, in order per tournament: deletions forget,
-    /// heads beyond the cached one are read (all in one store call) and applied, or only noted
-    /// when nobody subscribes, and tournaments of this engine created elsewhere are cached
-    /// (with subscribers) or noted for [`Registry::ids`] (without).
+    /// heads beyond the cached one are read (all in one store call) and applied when the
+    /// tournament has subscribers here, or only noted when it has none, and tournaments of
+    /// this engine created elsewhere are noted for [`Registry::ids`] (nobody can follow one
+    /// before this daemon has read it, and reading it is what caches it).
     async fn apply_changes(&self, burst: Vec<HeadChange>) {
         // What each tournament needs, in the order first heard of: `None` when it was
         // deleted, else the highest head heard of (`u64::MAX`: unknown, read it) and whether
@@ -451,10 +669,10 @@ impl<E: Engine> Registry<E> {
                     if known && entry.seq.load(Ordering::Acquire) >= head {
                         continue;
                     }
-                    // Nobody to tell: the next use of the tournament reads its tail (if it is
-                    // used on this daemon at all), rather than every daemon reading and
-                    // decoding every other daemon's writes as they happen.
-                    if self.changes.receiver_count() == 0 {
+                    // Nobody here follows it: the next use of the tournament reads its tail
+                    // (if it is used on this daemon at all), rather than every daemon reading
+                    // and decoding every other daemon's writes as they happen.
+                    if !self.followed(id) {
                         entry.heard.fetch_max(head, Ordering::AcqRel);
                         continue;
                     }
@@ -465,22 +683,17 @@ impl<E: Engine> Registry<E> {
                         continue;
                     }
                     wants.push((id, seq));
-                    cached.push(Some(entry));
+                    cached.push(entry);
                 }
-                // Created elsewhere for this engine, nobody to tell: noted (so listings name
-                // it), and read on its first use here, if any. Every daemon reading and
-                // replaying every tournament every other daemon creates, at creation, cost a
-                // store read per creation on each of them.
-                (None, Some((_, true))) if self.changes.receiver_count() == 0 => {
+                // Created elsewhere for this engine: noted (so listings name it), and read
+                // on its first use here, if any (a subscription reads it too). Every daemon
+                // reading and replaying every tournament every other daemon creates, at
+                // creation, cost a store read per creation on each of them.
+                (None, Some((_, true))) => {
                     self.elsewhere
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .insert(id);
-                }
-                // With subscribers: cache it now, so they hear of it.
-                (None, Some((_, true))) => {
-                    wants.push((id, 0));
-                    cached.push(None);
                 }
                 // Another engine's, or one this daemon never cached: nothing to follow.
                 (None, Some((_, false))) => {}
@@ -498,12 +711,12 @@ impl<E: Engine> Registry<E> {
             }
         };
         for (((id, from), entry), tail) in wants.into_iter().zip(cached).zip(tails) {
-            let outcome = match (entry, tail) {
-                (Some(_), None) => {
+            let outcome = match tail {
+                None => {
                     self.forget(id);
                     Ok(())
                 }
-                (Some(entry), Some(t)) => {
+                Some(t) => {
                     let mut slot = entry.slot.lock().await;
                     let applied = self.apply_tail(id, &entry, &mut slot, from, &t.events);
                     if applied.is_ok() {
@@ -511,12 +724,6 @@ impl<E: Engine> Registry<E> {
                     }
                     applied
                 }
-                (None, Some(t)) if t.kind == E::KIND => Self::replay_stored(&t)
-                    .map(|(state, events)| {
-                        self.insert(id, state, events, epoch);
-                    })
-                    .map_err(RegistryError::from),
-                (None, _) => Ok(()),
             };
             if let Err(e) = outcome {
                 tracing::warn!(id, error = %e, "cannot apply another daemon's change");
@@ -530,7 +737,8 @@ impl<E: Engine> Registry<E> {
         match self.store.load_since(id, 0).await? {
             Some(t) if t.kind == E::KIND => {
                 let (state, events) = Self::replay_stored(&t)?;
-                Ok(self.insert(id, state, events, epoch))
+                let bytes = body_bytes(&t.events);
+                Ok(self.insert(id, state, events.len() as u64, bytes, epoch))
             }
             _ => {
                 self.not_elsewhere(id);
@@ -539,16 +747,62 @@ impl<E: Engine> Registry<E> {
         }
     }
 
-    /// Every change from now on, as it becomes durable (live notifications are built on this).
-    pub fn subscribe(&self) -> broadcast::Receiver<Change<E::Event>> {
-        self.changes.subscribe()
+    /// Every change to tournament `id` from now on, as it becomes durable (live notifications
+    /// are built on this). The tournament need not exist (nor be cached) yet: a caller
+    /// subscribes first and then reads the state, so that no change falls between the two.
+    pub fn subscribe(&self, id: TournamentId) -> Subscription<E::Event> {
+        let mut feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        let rx = feeds
+            .entry(id)
+            .or_insert_with(|| broadcast::channel(FEED_BUFFER).0)
+            .subscribe();
+        Subscription {
+            id,
+            rx: Some(rx),
+            feeds: Arc::clone(&self.feeds),
+        }
     }
 
-    /// Publishes a change; with no subscriber (the common case) this costs nothing.
-    fn publish(&self, change: impl FnOnce() -> Change<E::Event>) {
-        if self.changes.receiver_count() > 0 {
-            // An error only means every subscriber left meanwhile.
-            let _ = self.changes.send(change());
+    /// Events appended from `first_seq` on, as subscribers get them ([`Engine::published`]).
+    fn for_subscribers(first_seq: u64, events: Vec<E::Event>) -> Vec<E::Event> {
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(k, e)| E::published(first_seq + k as u64, e))
+            .collect()
+    }
+
+    /// Whether tournament `id` has subscribers on this daemon.
+    fn followed(&self, id: TournamentId) -> bool {
+        let feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        feeds.contains_key(&id)
+    }
+
+    /// Tournaments with subscribers on this daemon: the feeds open.
+    pub fn feeds(&self) -> usize {
+        self.feeds.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Changes handed to subscribers since the registry opened, counted once per subscriber
+    /// reached.
+    pub fn delivered(&self) -> u64 {
+        self.delivered.load(Ordering::Relaxed)
+    }
+
+    /// Publishes a change of tournament `id` to its subscribers; a tournament nobody follows
+    /// (the common case) costs a lookup, and other tournaments' subscribers are never woken.
+    fn publish(&self, id: TournamentId, change: impl FnOnce() -> Change<E::Event>) {
+        let tx = {
+            let feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+            feeds.get(&id).cloned()
+        };
+        // Sent outside the lock: waking a popular tournament's subscribers must not hold up
+        // every other tournament's writes. A feed whose last subscriber left meanwhile has
+        // nobody to tell (an error), and one who joined meanwhile reads the state after.
+        if let Some(tx) = tx
+            && let Ok(reached) = tx.send(change())
+        {
+            self.delivered.fetch_add(reached as u64, Ordering::Relaxed);
         }
     }
 
@@ -606,9 +860,12 @@ impl<E: Engine> Registry<E> {
     ) -> Result<TournamentId, RegistryError<E::Error>> {
         let state = E::replay(&events).map_err(RegistryError::Engine)?;
         let epoch = self.store.feed_epoch();
-        let id = self.store.create(E::KIND, encode::<E>(&events)?).await?;
+        let rows = encode::<E>(&events)?;
+        let bytes: u64 = rows.iter().map(|r| r.body.len() as u64).sum();
+        self.check_budget(0, bytes)?;
+        let id = self.store.create(E::KIND, rows).await?;
         // The change feed may have cached it first; then that copy (the same log) stays.
-        self.insert(id, state, events, epoch);
+        self.insert(id, state, events.len() as u64, bytes, epoch);
         Ok(id)
     }
 
@@ -621,12 +878,12 @@ impl<E: Engine> Registry<E> {
     ) -> Result<Option<TournamentId>, RegistryError<E::Error>> {
         let state = E::replay(&events).map_err(RegistryError::Engine)?;
         let epoch = self.store.feed_epoch();
-        let created = self
-            .store
-            .create_owned(E::KIND, encode::<E>(&events)?, owner)
-            .await?;
+        let rows = encode::<E>(&events)?;
+        let bytes: u64 = rows.iter().map(|r| r.body.len() as u64).sum();
+        self.check_budget(0, bytes)?;
+        let created = self.store.create_owned(E::KIND, rows, owner).await?;
         if let Some(id) = created {
-            self.insert(id, state, events, epoch);
+            self.insert(id, state, events.len() as u64, bytes, epoch);
         }
         Ok(created)
     }
@@ -662,7 +919,7 @@ impl<E: Engine> Registry<E> {
         let mut slot = Arc::clone(&entry.slot).lock_owned().await;
         self.refresh(id, &entry, &mut slot).await?;
         let mut tries = 0;
-        let (first_seq, events, answer) = loop {
+        let (first_seq, events, answer, adding) = loop {
             tries += 1;
             let outcome = if slot.state.heavy() {
                 // The wait for a turn counts against the call's budget, as the command's
@@ -708,8 +965,11 @@ impl<E: Engine> Registry<E> {
             if events.is_empty() {
                 return Ok(answer);
             }
-            match self.store.append(id, slot.seq, encode::<E>(&events)?).await {
-                Ok(()) => break (slot.seq, events, answer),
+            let rows = encode::<E>(&events)?;
+            let adding: u64 = rows.iter().map(|r| r.body.len() as u64).sum();
+            self.check_budget(slot.bytes, adding)?;
+            match self.store.append(id, slot.seq, rows).await {
+                Ok(()) => break (slot.seq, events, answer, adding),
                 Err(StoreError::Conflict { .. }) if tries < MAX_TRIES => {
                     self.catch_up(id, &entry, &mut slot).await?;
                 }
@@ -736,15 +996,16 @@ impl<E: Engine> Registry<E> {
             // fail short of a bug; the sequence number still advances so the log and the
             // cache never disagree on where the next event goes.
             guard.seq += events.len() as u64;
+            guard.bytes += adding;
             entry.seq.store(guard.seq, Ordering::Release);
             for e in &events {
                 guard.state.apply(e).map_err(RegistryError::Engine)?;
             }
             // Published under the tournament's lock, so subscribers see its log in order.
-            self.publish(|| Change::Appended {
+            self.publish(id, || Change::Appended {
                 id,
                 first_seq,
-                events: Arc::new(events),
+                events: Arc::new(Self::for_subscribers(first_seq, events)),
             });
         }
         Ok(answer)
@@ -1105,8 +1366,19 @@ mod tests {
     async fn with_no_subscriber_another_daemons_change_is_read_on_the_next_use_only() {
         let (_dir, store, registry, id) = written_elsewhere().await;
         other_daemon_checks_out(&store, id).await;
-        // The follower takes the change without reading anything.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The follower notes the change (head 3) without reading anything.
+        let noted = || {
+            let map = registry.tournaments.read().unwrap();
+            map.get(&id)
+                .is_some_and(|e| e.heard.load(Ordering::Acquire) >= 3)
+        };
+        for _ in 0..6000 {
+            if noted() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(noted(), "the follower did not note the change in 60 s");
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 0);
         // The next read reads the tail once and sees the other daemon's checkout.
         let (out, seq) = registry
@@ -1199,7 +1471,7 @@ mod tests {
     #[tokio::test]
     async fn with_a_subscriber_another_daemons_change_is_published_at_once() {
         let (_dir, store, registry, id) = written_elsewhere().await;
-        let mut watch = registry.subscribe();
+        let mut watch = registry.subscribe(id);
         other_daemon_checks_out(&store, id).await;
         let change = tokio::time::timeout(Duration::from_secs(10), watch.recv())
             .await
@@ -1214,5 +1486,321 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+    }
+
+    /// A registry over a fresh SQLite store and `n` matchmaker tournaments of 64 players
+    /// (hundreds of writes each before they end).
+    async fn with_tournaments(
+        n: usize,
+    ) -> (tempfile::TempDir, Registry<Tournament>, Vec<TournamentId>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("t.db")).await.unwrap();
+        let registry = Registry::<Tournament>::open(Arc::new(store), &[]).unwrap();
+        let mut ids = Vec::new();
+        for seed in 0..n as u64 {
+            let created =
+                Tournament::create((1..=64).collect(), 0, false, PairingMode::default(), seed)
+                    .unwrap();
+            ids.push(registry.create(vec![created]).await.unwrap());
+        }
+        (dir, registry, ids)
+    }
+
+    /// One write: a checkout, or the commit of a match out.
+    async fn write(registry: &Registry<Tournament>, id: TournamentId) {
+        let out = registry
+            .read(id, |t, _| t.checked_out_matches().first().copied())
+            .await
+            .unwrap();
+        match out {
+            Some(pair) => registry
+                .mutate(id, move |t, _| Ok((t.commit(pair, 1)?, ())))
+                .await
+                .unwrap(),
+            None => {
+                registry.mutate(id, |t, _| t.checkout()).await.unwrap();
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_reaches_its_own_tournaments_subscribers_and_no_others() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let (a, b) = (ids[0], ids[1]);
+        let mut theirs: Vec<_> = (0..5000).map(|_| registry.subscribe(b)).collect();
+        let mut mine = registry.subscribe(a);
+        assert_eq!(
+            registry.feeds(),
+            2,
+            "one feed per tournament, however many follow"
+        );
+        let before = registry.delivered();
+        for _ in 0..20 {
+            write(&registry, a).await;
+        }
+        // A's one subscriber got each change; B's 5,000 were never handed anything.
+        assert_eq!(registry.delivered() - before, 20);
+        assert!(
+            theirs
+                .iter_mut()
+                .all(|s| matches!(s.try_recv(), Err(broadcast::error::TryRecvError::Empty)))
+        );
+        let mut next = 1;
+        for _ in 0..20 {
+            match mine.try_recv() {
+                Ok(Change::Appended {
+                    id,
+                    first_seq,
+                    events,
+                }) => {
+                    assert_eq!((id, first_seq), (a, next));
+                    next += events.len() as u64;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // A write to B reaches all of them.
+        write(&registry, b).await;
+        assert_eq!(registry.delivered() - before, 20 + 5000);
+        assert!(theirs.iter_mut().all(|s| s.try_recv().is_ok()));
+        // The feeds go with their last subscriber.
+        theirs.truncate(1);
+        assert_eq!(registry.feeds(), 2);
+        drop(theirs);
+        assert_eq!(registry.feeds(), 1);
+        drop(mine);
+        assert_eq!(registry.feeds(), 0);
+        write(&registry, a).await;
+        assert_eq!(registry.delivered() - before, 20 + 5000);
+        // A new subscriber after the feed went starts a new one.
+        let mut again = registry.subscribe(a);
+        write(&registry, a).await;
+        assert!(matches!(again.try_recv(), Ok(Change::Appended { id, .. }) if id == a));
+    }
+
+    #[tokio::test]
+    async fn subscribers_of_other_tournaments_cost_a_write_no_cpu() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let (a, b) = (ids[0], ids[1]);
+        let registry = Arc::new(registry);
+        // Warm up (the store's first writes, the allocator), then the cost of 100 writes with
+        // nobody subscribed anywhere, on this thread (the test's runtime has one thread, so
+        // every task woken by a write runs here and is counted).
+        for _ in 0..20 {
+            write(&registry, a).await;
+        }
+        let cpu = cpu_time::ThreadTime::now();
+        for _ in 0..100 {
+            write(&registry, a).await;
+        }
+        let alone = cpu.elapsed();
+        // 5,000 subscribers of B, each a task waiting for its next change.
+        let woken = Arc::new(AtomicU64::new(0));
+        let mut tasks = Vec::new();
+        for _ in 0..5000 {
+            let mut sub = registry.subscribe(b);
+            let woken = Arc::clone(&woken);
+            tasks.push(tokio::spawn(async move {
+                while sub.recv().await.is_ok() {
+                    woken.fetch_add(1, Ordering::Relaxed);
+                }
+            }));
+        }
+        tokio::task::yield_now().await;
+        let cpu = cpu_time::ThreadTime::now();
+        for _ in 0..100 {
+            write(&registry, a).await;
+        }
+        let beside = cpu.elapsed();
+        tokio::task::yield_now().await;
+        assert_eq!(woken.load(Ordering::Relaxed), 0, "B's subscribers slept");
+        // One global feed woke every subscriber on every write: 500,000 wake-ups here, about
+        // half a second. The slack only absorbs noise; the factor is generous.
+        assert!(
+            beside <= alone * 3 + Duration::from_millis(50),
+            "100 writes: {alone:?} alone, {beside:?} beside 5,000 idle subscriptions"
+        );
+        // And they hear of B's own writes.
+        write(&registry, b).await;
+        for _ in 0..1000 {
+            if woken.load(Ordering::Relaxed) == 5000 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(woken.load(Ordering::Relaxed), 5000);
+        for t in tasks {
+            t.abort();
+        }
+    }
+
+    #[tokio::test]
+    async fn a_deletion_ends_the_feed_with_the_revision_it_had() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let mut sub = registry.subscribe(ids[0]);
+        let mut other = registry.subscribe(ids[1]);
+        write(&registry, ids[0]).await;
+        let seq = registry.read(ids[0], |_, seq| seq).await.unwrap();
+        registry.delete(ids[0]).await.unwrap();
+        assert!(matches!(sub.try_recv(), Ok(Change::Appended { .. })));
+        match sub.try_recv() {
+            Ok(Change::Deleted { id, revision }) => assert_eq!((id, revision), (ids[0], seq)),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            other.try_recv(),
+            Err(broadcast::error::TryRecvError::Empty)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_falls_behind_is_told_it_lagged() {
+        let (_dir, registry, ids) = with_tournaments(2).await;
+        let mut slow = registry.subscribe(ids[0]);
+        let mut elsewhere = registry.subscribe(ids[1]);
+        for _ in 0..FEED_BUFFER + 10 {
+            write(&registry, ids[0]).await;
+        }
+        assert!(matches!(
+            slow.recv().await,
+            Err(broadcast::error::RecvError::Lagged(10))
+        ));
+        // It goes on with the oldest change kept; another tournament's follower lost nothing.
+        assert!(matches!(slow.recv().await, Ok(Change::Appended { .. })));
+        assert!(matches!(
+            elsewhere.try_recv(),
+            Err(broadcast::error::TryRecvError::Empty)
+        ));
+    }
+
+    /// A `tournament.*` tournament with a 300 kB record on its one game, set and then
+    /// corrected three times (keeping it, and sending it again).
+    async fn with_a_record(
+        registry: &Registry<crate::tournament::Tournament>,
+    ) -> (TournamentId, String) {
+        use crate::tournament::Tournament as T;
+        use crate::tournament::model::{Game, Outcome, Player, Settings, System};
+        use crate::tournament::results::{RecordChange, ResultInput};
+        let created = T::create(
+            Settings {
+                name: "Records".into(),
+                rounds: 3,
+                ..Settings::defaults(System::Mcmahon)
+            },
+            1,
+        )
+        .unwrap();
+        let id = registry.create(vec![created]).await.unwrap();
+        for name in ["A", "B"] {
+            let p = Player {
+                name: name.into(),
+                ..Player::default()
+            };
+            registry
+                .mutate(id, move |t, _| t.register_player(p.clone()))
+                .await
+                .unwrap();
+        }
+        let game = Game {
+            table: 1,
+            white: 1,
+            black: 2,
+            komi2: 13,
+            ..Game::default()
+        };
+        registry
+            .mutate(id, move |t, _| {
+                t.set_round(1, vec![game.clone()], vec![]).map(|e| (e, ()))
+            })
+            .await
+            .unwrap();
+        let sgf = format!(
+            "(;GM[1]FF[4]SZ[19]KM[6.5]RE[W+R];B[pd]C[{}])",
+            "c".repeat(300_000)
+        );
+        for (k, change) in [
+            RecordChange::Set(sgf.clone()),
+            RecordChange::Keep,
+            RecordChange::Set(sgf.clone()),
+            RecordChange::Keep,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let input = ResultInput {
+                outcome: Outcome::WhiteWins,
+                forfeit: k % 2 == 1,
+                record: change,
+                strict: false,
+            };
+            registry
+                .mutate(id, move |t, _| t.set_result(1, 1, input.clone()))
+                .await
+                .unwrap();
+        }
+        (id, sgf)
+    }
+
+    /// What a tournament's resident state takes, as its JSON.
+    async fn resident(
+        registry: &Registry<crate::tournament::Tournament>,
+        id: TournamentId,
+    ) -> usize {
+        registry
+            .read(id, |t, _| serde_json::to_string(t).unwrap().len())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn records_stay_in_the_store_and_the_log_is_counted_across_a_restart() {
+        use crate::tournament::Tournament as T;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
+        let registry = Registry::<T>::open(Arc::clone(&store), &[]).unwrap();
+        let (id, sgf) = with_a_record(&registry).await;
+        let size = resident(&registry, id).await;
+        assert!(size < 20_000, "the state holds {size} bytes");
+        // The record is stored once: the log is one record and small events.
+        let log = store.load_since(id, 0).await.unwrap().unwrap();
+        let stored = body_bytes(&log.events);
+        assert!(stored > 300_000 && stored < 320_000, "{stored}");
+        let at = registry
+            .read(id, |t, _| t.game(1, 1).unwrap().record.clone().unwrap())
+            .await
+            .unwrap();
+        let text: serde_json::Value =
+            serde_json::from_str(&registry.read_event(id, at.text_seq).await.unwrap()).unwrap();
+        assert_eq!(text["record"]["sgf"], serde_json::json!(sgf));
+        store.close().await.unwrap();
+        drop(registry);
+
+        // Reopened: replayed a page at a time, the record still out of the state, and the
+        // byte budget counts the stored log: 10 bytes more than it holds is refused.
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
+        let registry = Registry::<T>::from_store(Arc::clone(&store))
+            .await
+            .unwrap()
+            .with_byte_budget(stored + 10);
+        assert_eq!(resident(&registry, id).await, size);
+        let rev = registry.read(id, |_, rev| rev).await.unwrap();
+        let archive = registry
+            .mutate(id, |t, _| t.archive(true).map(|e| (e, ())))
+            .await;
+        assert!(
+            matches!(
+                &archive,
+                Err(RegistryError::Engine(crate::tournament::TournamentError::LogFull {
+                    budget, size, ..
+                })) if *budget == stored + 10 && *size == stored
+            ),
+            "{archive:?}"
+        );
+        assert_eq!(registry.read(id, |_, rev| rev).await.unwrap(), rev);
+        assert_eq!(
+            store.load_since(id, 0).await.unwrap().unwrap().events.len() as u64,
+            rev
+        );
     }
 }

@@ -305,6 +305,16 @@ impl<'a> ser::Serializer for ValueWriter<'a> {
     }
 }
 
+/// Stops the writing once the answer has passed its job's reply limit
+/// ([`super::answer::within_reply_limit`]): checked after each array element and struct
+/// member, so the text outgrows the limit by one of them at most.
+fn stop_past_limit(out: &str) -> Result<(), Error> {
+    if super::answer::past_limit(out.len()) {
+        return Err(Error("the answer passed the reply limit".into()));
+    }
+    Ok(())
+}
+
 /// An `<array>` being written.
 struct Seq<'a> {
     out: &'a mut String,
@@ -319,7 +329,7 @@ impl Seq<'_> {
             out: self.out,
             nil_ok: self.nil_ok,
         })?;
-        Ok(())
+        stop_past_limit(self.out)
     }
 
     fn finish(self) -> Result<Written, Error> {
@@ -395,7 +405,7 @@ impl Struct<'_> {
         }
         let end = self.out.len();
         self.members.push(Member { key, start, end });
-        Ok(())
+        stop_past_limit(self.out)
     }
 
     fn finish(mut self) -> Result<Written, Error> {

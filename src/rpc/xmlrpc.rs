@@ -563,7 +563,16 @@ pub async fn handle_as(ctx: &Arc<Ctx>, body: &[u8], caller: super::auth::Caller)
             nil_ok: call.uses_nil,
         });
     let answer = super::call_on_wire(ctx, method, params).await;
-    let (body, ok) = match answer.and_then(|a| write_answer(a, call.uses_nil)) {
+    let limit = ctx.config.reply_limit();
+    let written = answer
+        .and_then(|a| write_answer(a, call.uses_nil))
+        .and_then(|body| match limit {
+            // Said instead of a cut reply; most big answers (`Handler::Encoded`) stopped
+            // writing at the limit already.
+            Some(limit) if body.len() > limit => Err(RpcError::reply_too_big(limit)),
+            _ => Ok(body),
+        });
+    let (body, ok) = match written {
         Ok(body) => (body, true),
         Err(e) => (write_fault(&e), false),
     };

@@ -64,6 +64,11 @@ impl Guard {
         Guard { hosts, origins }
     }
 
+    /// Whether `Host` is checked at all (not when any name is allowed).
+    pub fn checks_hosts(&self) -> bool {
+        self.hosts.is_some()
+    }
+
     fn host_allowed(&self, host: &str) -> bool {
         match &self.hosts {
             None => true,

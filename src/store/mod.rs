@@ -153,6 +153,40 @@ pub struct StoredTournament {
     pub events: Vec<String>,
 }
 
+/// A tournament's log as [`Store::heads`] lists it: its id, kind and number of events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogHead {
+    pub id: TournamentId,
+    pub kind: LogKind,
+    pub head: u64,
+}
+
+/// A stretch of one log, as [`Store::load_page`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogPage {
+    pub kind: LogKind,
+    /// The log's number of events when it was read.
+    pub head: u64,
+    /// Event bodies in sequence order, from the seq asked for.
+    pub events: Vec<String>,
+}
+
+/// The first bodies of `bodies` that a page of at most `max_events` events and `max_bytes`
+/// bytes of bodies holds, and at least the first one (a page always moves a reader on).
+pub fn cut_page(mut bodies: Vec<String>, max_events: usize, max_bytes: usize) -> Vec<String> {
+    let mut bytes = 0usize;
+    let mut keep = 0;
+    for b in bodies.iter().take(max_events.max(1)) {
+        bytes = bytes.saturating_add(b.len());
+        if keep > 0 && bytes > max_bytes {
+            break;
+        }
+        keep += 1;
+    }
+    bodies.truncate(keep);
+    bodies
+}
+
 /// Whom a new log counts against and how many it may have: its creator's key (a network
 /// prefix, or `admin`: the RPC layer's creation quotas, `rpc::auth`), recorded with the log,
 /// and the most logs the key may hold at once (0: no limit). See [`Store::create_owned`].
@@ -184,6 +218,47 @@ pub trait Store: Send + Sync {
                 out.push(self.load_since(id, from).await?);
             }
             Ok(out)
+        })
+    }
+    /// Every log's id, kind and head, by id: how a daemon starting up finds what to read,
+    /// one log at a time ([`Store::load_page`]) rather than every log at once. The default
+    /// reads every log (for test stores); the real stores read only the heads.
+    fn heads(&self) -> StoreFuture<'_, Vec<LogHead>> {
+        Box::pin(async move {
+            Ok(self
+                .load_all()
+                .await?
+                .into_iter()
+                .map(|t| LogHead {
+                    id: t.id,
+                    kind: t.kind,
+                    head: t.events.len() as u64,
+                })
+                .collect())
+        })
+    }
+    /// Part of one log: the events from seq `from` on, at most `max_events` of them and no
+    /// more than `max_bytes` bytes of bodies, but at least one when the log has an event at
+    /// `from` (see [`cut_page`]); `None` if the log is not in the store. How the daemon reads
+    /// what it does not keep in memory (a page of `tournament.events`, a game's record) and
+    /// replays a log without holding it whole. The default reads the whole tail (for test
+    /// stores); the real stores read only the page.
+    fn load_page(
+        &self,
+        id: TournamentId,
+        from: u64,
+        max_events: usize,
+        max_bytes: usize,
+    ) -> StoreFuture<'_, Option<LogPage>> {
+        Box::pin(async move {
+            Ok(self.load_since(id, from).await?.map(|t| {
+                let head = from + t.events.len() as u64;
+                LogPage {
+                    kind: t.kind,
+                    head,
+                    events: cut_page(t.events, max_events, max_bytes),
+                }
+            }))
         })
     }
     /// Allocates a new tournament id and stores its first events (seq 0..), atomically.

@@ -65,8 +65,8 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, NoTls, Statement};
 
 use super::{
-    HeadChange, LogKind, Owner, RawEvent, Store, StoreError, StoreFuture, StoredTournament,
-    TournamentId,
+    HeadChange, LogHead, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoreFuture,
+    StoredTournament, TournamentId,
 };
 
 /// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
@@ -199,6 +199,19 @@ LEFT JOIN LATERAL (
     SELECT seq, body FROM events WHERE tournament_id = w.id AND seq >= w.from_seq ORDER BY seq
 ) e ON true
 ORDER BY w.ord, e.seq";
+
+/// A page of one log (see [`Store::load_page`]) in one statement (one snapshot: the head agrees
+/// with the events): the events from `$2` on, at most `$3`, while their bodies' running size
+/// stays within `$4` bytes, and the first one whatever its size. `octet_length` reads a
+/// stored text's size from its header, so the events past the page are sized, not fetched,
+/// and the range on `seq` keeps the sizing to the page's `$3` events, not the log's rest.
+/// One row with null `seq` when the page is empty; none when the tournament is not there.
+const PAGE: &str = "WITH t AS (SELECT kind, next_seq FROM tournaments WHERE id = $1)
+SELECT t.kind, t.next_seq, w.seq, w.body FROM t LEFT JOIN (
+    SELECT seq, body, sum(octet_length(body)) OVER (ORDER BY seq) AS upto
+    FROM events WHERE tournament_id = $1 AND seq >= $2 AND seq < $2 + $3 ORDER BY seq LIMIT $3
+) w ON w.upto <= $4 OR w.seq = $2
+ORDER BY w.seq";
 
 /// Serializes the capped creations of one owner ([`CREATE`]) across daemons until the
 /// transaction ends. Batches take these locks before any row lock (creations come first, in
@@ -530,10 +543,12 @@ impl PostgresStore {
             let client = connect(&self.config).await?;
             let tails = client.prepare(TAILS).await.map_err(pg)?;
             let watch = client.prepare(WATCH).await.map_err(pg)?;
+            let page = client.prepare(PAGE).await.map_err(pg)?;
             *guard = Some(Reader {
                 client,
                 tails,
                 watch,
+                page,
             });
         }
         let reader = guard.as_mut().expect("connected above");
@@ -554,6 +569,7 @@ struct Reader {
     client: Client,
     tails: Statement,
     watch: Statement,
+    page: Statement,
 }
 
 /// Groups [`TAILS`]' rows by the tournament asked for: `wants[k]`'s tail, or `None`.
@@ -1457,6 +1473,92 @@ impl Store for PostgresStore {
                 self.shared.signed(epoch, unsigned);
             }
             tails(&wants, rows)
+        })
+    }
+
+    fn heads(&self) -> StoreFuture<'_, Vec<LogHead>> {
+        Box::pin(async move {
+            let rows = self
+                .read(async |r: &mut Reader| {
+                    r.client
+                        .query(
+                            "SELECT id, kind, next_seq FROM tournaments ORDER BY id",
+                            &[],
+                        )
+                        .await
+                })
+                .await?;
+            rows.into_iter()
+                .map(|row| {
+                    let id: TournamentId = row.get(0);
+                    let kind: String = row.get(1);
+                    let head: i64 = row.get(2);
+                    let kind = LogKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+                        id,
+                        seq: 0,
+                        message: format!("unknown log kind {kind:?}"),
+                    })?;
+                    Ok(LogHead {
+                        id,
+                        kind,
+                        head: head.max(0) as u64,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn load_page(
+        &self,
+        id: TournamentId,
+        from: u64,
+        max_events: usize,
+        max_bytes: usize,
+    ) -> StoreFuture<'_, Option<LogPage>> {
+        Box::pin(async move {
+            // Halves of the range, so that `$2 + $3` in the statement cannot overflow; no
+            // log comes near either.
+            let half = i64::MAX / 2;
+            let from_seq = i64::try_from(from).unwrap_or(half).min(half);
+            let limit = i64::try_from(max_events.max(1)).unwrap_or(half).min(half);
+            let bytes = i64::try_from(max_bytes).unwrap_or(i64::MAX);
+            let rows = self
+                .read(async |r: &mut Reader| {
+                    r.client
+                        .query(&r.page, &[&id, &from_seq, &limit, &bytes])
+                        .await
+                })
+                .await?;
+            let Some(first) = rows.first() else {
+                return Ok(None);
+            };
+            let kind: String = first.get(0);
+            let head: i64 = first.get(1);
+            let kind = LogKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+                id,
+                seq: 0,
+                message: format!("unknown log kind {kind:?}"),
+            })?;
+            let mut events = Vec::with_capacity(rows.len());
+            for row in rows {
+                let Some(seq) = row.get::<_, Option<i64>>(2) else {
+                    continue;
+                };
+                let expected = from + events.len() as u64;
+                if seq != expected as i64 {
+                    return Err(StoreError::Corrupt {
+                        id,
+                        seq: seq as u64,
+                        message: format!("expected seq {expected}"),
+                    });
+                }
+                events.push(row.get(3));
+            }
+            Ok(Some(LogPage {
+                kind,
+                head: head.max(0) as u64,
+                events,
+            }))
         })
     }
 

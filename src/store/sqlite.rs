@@ -32,7 +32,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tokio::sync::oneshot;
 
 use super::{
-    LogKind, Owner, RawEvent, Store, StoreError, StoreFuture, StoredTournament, TournamentId,
+    LogHead, LogKind, LogPage, Owner, RawEvent, Store, StoreError, StoreFuture, StoredTournament,
+    TournamentId,
 };
 
 /// Jobs the writer takes per transaction at most; bounds the latency one batch adds.
@@ -46,7 +47,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0003_log_kind.sql"),
     include_str!("../../migrations/sqlite/0004_health_probe.sql"),
     include_str!("../../migrations/sqlite/0005_owner.sql"),
-    include_str!("../../migrations/sqlite/0006_rating_lists.sql"),
+    include_str!("../../migrations/sqlite/0006_events_by_seq.sql"),
+    include_str!("../../migrations/sqlite/0007_rating_lists.sql"),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).
@@ -118,6 +120,16 @@ enum Job {
         id: TournamentId,
         from: u64,
         reply: Reply<Option<StoredTournament>>,
+    },
+    Heads {
+        reply: Reply<Vec<LogHead>>,
+    },
+    LoadPage {
+        id: TournamentId,
+        from: u64,
+        max_events: usize,
+        max_bytes: usize,
+        reply: Reply<Option<LogPage>>,
     },
     Close {
         reply: Reply<()>,
@@ -300,6 +312,26 @@ impl Store for SqliteStore {
         self.send(|reply| Job::LoadSince { id, from, reply })
     }
 
+    fn heads(&self) -> StoreFuture<'_, Vec<LogHead>> {
+        self.send(|reply| Job::Heads { reply })
+    }
+
+    fn load_page(
+        &self,
+        id: TournamentId,
+        from: u64,
+        max_events: usize,
+        max_bytes: usize,
+    ) -> StoreFuture<'_, Option<LogPage>> {
+        self.send(|reply| Job::LoadPage {
+            id,
+            from,
+            max_events,
+            max_bytes,
+            reply,
+        })
+    }
+
     fn create(&self, kind: LogKind, rows: Vec<RawEvent>) -> StoreFuture<'_, TournamentId> {
         let created = self.send(|reply| Job::Create {
             kind,
@@ -457,6 +489,20 @@ fn writer_loop(conn: Connection, rx: &mpsc::Receiver<Job>, shared: &Shared) {
                 Job::LoadSince { id, from, reply } => {
                     write_batch(&conn, std::mem::take(&mut writes), shared);
                     reply.send(load_since(&conn, id, from));
+                }
+                Job::Heads { reply } => {
+                    write_batch(&conn, std::mem::take(&mut writes), shared);
+                    reply.send(heads(&conn));
+                }
+                Job::LoadPage {
+                    id,
+                    from,
+                    max_events,
+                    max_bytes,
+                    reply,
+                } => {
+                    write_batch(&conn, std::mem::take(&mut writes), shared);
+                    reply.send(load_page(&conn, id, from, max_events, max_bytes));
                 }
                 Job::Close { reply } => {
                     write_batch(&conn, std::mem::take(&mut writes), shared);
@@ -785,6 +831,97 @@ fn load_all(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
         });
     }
     Ok(out)
+}
+
+fn heads(conn: &Connection) -> Result<Vec<LogHead>, StoreError> {
+    let mut stmt = conn
+        .prepare("SELECT id, kind, next_seq FROM tournaments ORDER BY id")
+        .map_err(db)?;
+    let mut rows = stmt.query([]).map_err(db)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(db)? {
+        let id: TournamentId = row.get(0).map_err(db)?;
+        let kind: String = row.get(1).map_err(db)?;
+        let head: i64 = row.get(2).map_err(db)?;
+        let kind = LogKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+            id,
+            seq: 0,
+            message: format!("unknown log kind {kind:?}"),
+        })?;
+        out.push(LogHead {
+            id,
+            kind,
+            head: head.max(0) as u64,
+        });
+    }
+    Ok(out)
+}
+
+/// A page of one log (see [`Store::load_page`]), through the `(tournament_id, seq)` index:
+/// rows are read one at a time and the reading stops at the page's end, so a page costs its
+/// own events (and the one after it) whatever the log's length.
+fn load_page(
+    conn: &Connection,
+    id: TournamentId,
+    from: u64,
+    max_events: usize,
+    max_bytes: usize,
+) -> Result<Option<LogPage>, StoreError> {
+    let head: Option<(i64, String)> = conn
+        .prepare_cached("SELECT next_seq, kind FROM tournaments WHERE id = ?1")
+        .and_then(|mut s| s.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .map_err(db)?;
+    let Some((next, kind)) = head else {
+        return Ok(None);
+    };
+    let kind = LogKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+        id,
+        seq: 0,
+        message: format!("unknown log kind {kind:?}"),
+    })?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT seq, body FROM events WHERE tournament_id = ?1 AND seq >= ?2 ORDER BY seq",
+        )
+        .map_err(db)?;
+    let mut rows = stmt.query(params![id, from as i64]).map_err(db)?;
+    let mut events: Vec<String> = Vec::new();
+    let mut bytes = 0usize;
+    while events.len() < max_events.max(1) {
+        let Some(row) = rows.next().map_err(db)? else {
+            break;
+        };
+        let seq: i64 = row.get(0).map_err(db)?;
+        let expected = from + events.len() as u64;
+        if seq != expected as i64 {
+            return Err(StoreError::Corrupt {
+                id,
+                seq: seq as u64,
+                message: format!("expected seq {expected}"),
+            });
+        }
+        // The body's size is known before it is copied out: a page stops before the event
+        // that would pass its bytes, without taking that event's text.
+        let body = row.get_ref(1).map_err(db)?;
+        let size = body
+            .as_bytes()
+            .map_err(|e| StoreError::Database(e.to_string()))?
+            .len();
+        bytes = bytes.saturating_add(size);
+        if !events.is_empty() && bytes > max_bytes {
+            break;
+        }
+        events.push(
+            body.as_str()
+                .map_err(|e| StoreError::Database(e.to_string()))?
+                .to_string(),
+        );
+    }
+    Ok(Some(LogPage {
+        kind,
+        head: next.max(0) as u64,
+        events,
+    }))
 }
 
 fn load_since(

@@ -89,6 +89,19 @@ impl Cell {
             _ => format!("   0{}   ", self.result.symbol()),
         }
     }
+
+    /// The field in OpenGotha's short game format (`gameFormat="short"`): a game is only the
+    /// opponent's line and the result (`     26+`), no `/` or `!`, colour or handicap; a round
+    /// without a game is written as in the full format.
+    pub fn h9_field_short(&self) -> String {
+        match self.kind {
+            CellKind::Game => format!(
+                "{:>8}",
+                format!("{}{}", self.opponent_position, self.result.symbol())
+            ),
+            _ => self.h9_field(),
+        }
+    }
 }
 
 impl fmt::Display for Cell {

@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 use super::error::TournamentError;
 use super::model::{
     Game, MAX_EXTRA_BYTES, MAX_EXTRA_VALUE, MAX_RANK, MAX_ROUNDS, MIN_RANK, Outcome, Player,
-    PlayerId, Record, Registration, Round, RoundNumber, Settings, TournamentData,
+    PlayerId, Record, RecordRef, Registration, Round, RoundNumber, Settings, THIS_EVENT,
+    TournamentData,
 };
+use super::patch::{self, PatchOp};
 
 /// Most players one tournament may register (bounds every per-round computation).
 pub const MAX_PLAYERS: usize = 10_000;
@@ -42,8 +44,14 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         director_token_sha256: Option<String>,
     },
+    /// A settings change: `patch`, the members that changed as a JSON Patch over the previous
+    /// settings' JSON ([`super::patch`]). Logs written before changes were stored as
+    /// differences hold the whole settings after the change in `settings` instead.
     SettingsChanged {
-        settings: Settings,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        settings: Option<Settings>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        patch: Vec<PatchOp>,
     },
     PlayerRegistered {
         player: Player,
@@ -97,8 +105,19 @@ pub enum Event {
         table: u32,
         outcome: Outcome,
         forfeit: bool,
-        /// The game's record after the change (kept, replaced or removed).
+        /// The game's record after the change when this event brings its text (a new
+        /// record; in logs written before records were referenced, any record the game has
+        /// after the change, kept or replaced). `None` and no `record_at`: no record.
         record: Option<Record>,
+        /// The game keeps a record whose text an earlier event holds (a correction that keeps
+        /// it, or sends the same text again): where its text and warnings are, so the text
+        /// is stored once however often the result is corrected.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        record_at: Option<RecordRef>,
+        /// With `record_at`, when the same text was sent again and checked anew: its
+        /// warnings (then `record_at.warnings_seq` is this event).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        record_warnings: Option<Vec<String>>,
     },
     RoundPublished {
         round: RoundNumber,
@@ -161,10 +180,6 @@ pub struct Tournament {
     pub archived: bool,
     /// The id the next registered player gets (ids are never reused).
     pub next_player_id: PlayerId,
-    /// Every event folded so far (`log[k]` brought the state to revision k + 1), for
-    /// `tournament.events`.
-    #[serde(skip)]
-    pub log: Vec<Event>,
     /// SHA-256 (hex) of the director token, if the tournament has one.
     #[serde(skip)]
     pub director_token: Option<String>,
@@ -329,6 +344,15 @@ pub fn check_settings(s: &Settings) -> Result<()> {
         ("settings.time.text", &s.time.text),
     ] {
         check_text(what, v)?;
+    }
+    // The EGF table writes it as is into PC[country,location].
+    if !s.country.is_empty()
+        && (s.country.len() != 2 || !s.country.bytes().all(|b| b.is_ascii_alphabetic()))
+    {
+        return Err(invalid(format!(
+            "settings.country: must be a two-letter code (FR) or empty, got {:?}",
+            s.country
+        )));
     }
     if !(1..=MAX_ROUNDS).contains(&s.rounds) {
         return Err(invalid(format!(
@@ -572,7 +596,6 @@ impl Tournament {
                 seed: *seed,
                 archived: false,
                 next_player_id: 1,
-                log: vec![event.clone()],
                 director_token: director_token_sha256.clone(),
             }),
             other => Err(TournamentError::Corrupt(format!(
@@ -709,7 +732,10 @@ impl Tournament {
         if settings == self.data.settings {
             return Ok(vec![]);
         }
-        Ok(vec![Event::SettingsChanged { settings }])
+        Ok(vec![Event::settings_changed(
+            &self.data.settings,
+            &settings,
+        )?])
     }
 
     // ---- players --------------------------------------------------------------------------
@@ -1028,7 +1054,14 @@ impl Tournament {
                     "a second created event".to_string(),
                 ));
             }
-            Event::SettingsChanged { settings } => self.data.settings = settings.clone(),
+            Event::SettingsChanged {
+                settings: Some(settings),
+                ..
+            } => self.data.settings = settings.clone(),
+            Event::SettingsChanged {
+                settings: None,
+                patch,
+            } => self.data.settings = patched(&self.data.settings, patch)?,
             Event::PlayerRegistered { player } => {
                 if player.id < self.next_player_id {
                     return Err(TournamentError::Corrupt(format!(
@@ -1053,8 +1086,9 @@ impl Tournament {
                 round, games, byes, ..
             } => {
                 let paired = self.paired_rounds();
+                let seq = self.revision;
                 let new = Round {
-                    games: games.clone(),
+                    games: games.iter().map(|g| held_here(g, seq)).collect(),
                     byes: byes.clone(),
                     published: false,
                 };
@@ -1069,8 +1103,9 @@ impl Tournament {
                 }
             }
             Event::GameAdded { round, game } => {
+                let seq = self.revision;
                 let r = self.round_mut(*round)?;
-                r.games.push(game.clone());
+                r.games.push(held_here(game, seq));
                 r.games.sort_by_key(|g| g.table);
             }
             Event::GameRemoved { round, table } => {
@@ -1078,6 +1113,7 @@ impl Tournament {
                 r.games.retain(|g| g.table != *table);
             }
             Event::PlayersSwapped { round, games, byes } => {
+                let seq = self.revision;
                 let r = self.round_mut(*round)?;
                 for g in games {
                     let slot = r
@@ -1085,7 +1121,7 @@ impl Tournament {
                         .iter_mut()
                         .find(|x| x.table == g.table)
                         .ok_or_else(|| TournamentError::Corrupt(format!("no table {}", g.table)))?;
-                    *slot = g.clone();
+                    *slot = held_here(g, seq);
                 }
                 r.byes = byes.clone();
             }
@@ -1103,7 +1139,10 @@ impl Tournament {
                 outcome,
                 forfeit,
                 record,
+                record_at,
+                ..
             } => {
+                let seq = self.revision;
                 let r = self.round_mut(*round)?;
                 let g = r
                     .games
@@ -1112,7 +1151,12 @@ impl Tournament {
                     .ok_or_else(|| TournamentError::Corrupt(format!("no table {table}")))?;
                 g.outcome = *outcome;
                 g.forfeit = *forfeit;
-                g.record = record.clone();
+                // The state keeps where the record is, never its text.
+                g.record = match (record, record_at) {
+                    (Some(whole), _) => Some(RecordRef::held_by(seq, whole)),
+                    (None, Some(at)) => Some(at.clone()),
+                    (None, None) => None,
+                };
             }
             Event::RoundPublished { round, published } => {
                 self.round_mut(*round)?.published = *published;
@@ -1123,8 +1167,68 @@ impl Tournament {
             } => self.director_token = Some(director_token_sha256.clone()),
         }
         self.revision += 1;
-        self.log.push(event.clone());
         Ok(())
+    }
+}
+
+/// `game` as the state keeps it once event `seq` carrying it is folded: a record the event
+/// holds whole (an event written before records were referenced) is referred to there.
+fn held_here(game: &Game, seq: u64) -> Game {
+    let mut g = game.clone();
+    if let Some(r) = &mut g.record {
+        if r.text_seq == THIS_EVENT {
+            r.text_seq = seq;
+        }
+        if r.warnings_seq == THIS_EVENT {
+            r.warnings_seq = seq;
+        }
+    }
+    g
+}
+
+/// `settings` with a stored difference applied.
+fn patched(settings: &Settings, ops: &[PatchOp]) -> Result<Settings> {
+    let corrupt = |e: String| TournamentError::Corrupt(format!("settings_changed: {e}"));
+    let mut doc = serde_json::to_value(settings).map_err(|e| corrupt(e.to_string()))?;
+    patch::apply(&mut doc, ops).map_err(corrupt)?;
+    serde_json::from_value(doc).map_err(|e| corrupt(e.to_string()))
+}
+
+impl Event {
+    /// This event as live subscribers get it once it is event `seq` of the log: a record's
+    /// text (up to a megabyte) replaced by where it is in the log, so that changes waiting
+    /// for slow subscribers hold no records.
+    pub fn without_record_text(self, seq: u64) -> Event {
+        match self {
+            Event::ResultSet {
+                round,
+                table,
+                outcome,
+                forfeit,
+                record: Some(whole),
+                ..
+            } => Event::ResultSet {
+                round,
+                table,
+                outcome,
+                forfeit,
+                record: None,
+                record_at: Some(RecordRef::held_by(seq, &whole)),
+                record_warnings: None,
+            },
+            e => e,
+        }
+    }
+
+    /// The event that changes `old` settings into `new`: the difference only.
+    pub fn settings_changed(old: &Settings, new: &Settings) -> Result<Event> {
+        let json = |s: &Settings| {
+            serde_json::to_value(s).map_err(|e| TournamentError::Corrupt(e.to_string()))
+        };
+        Ok(Event::SettingsChanged {
+            settings: None,
+            patch: patch::diff(&json(old)?, &json(new)?),
+        })
     }
 }
 

@@ -65,6 +65,13 @@ pub enum TournamentError {
     Stale { expected: u64, actual: u64 },
     #[error("the pairing's costs are too large to solve exactly")]
     TooLarge,
+    /// The write would take the tournament's stored log past its byte budget
+    /// (`max_tournament_bytes`); nothing was recorded.
+    #[error(
+        "the tournament's log holds {size} bytes and this change needs {adding} more, past its \
+         budget of {budget} bytes (max_tournament_bytes): nothing was recorded"
+    )]
+    LogFull { budget: u64, size: u64, adding: u64 },
     /// A log that cannot be folded, or a bug: never the client's fault.
     #[error("inconsistent tournament state: {0}")]
     Corrupt(String),
@@ -96,6 +103,7 @@ impl TournamentError {
             E::UnknownResult(_) => 1033,
             E::TooLarge => 1034,
             E::NoRecord { .. } => 1035,
+            E::LogFull { .. } => 1038,
             E::Stale { .. } => 1002,
             E::Corrupt(_) => -32603,
         }

@@ -12,8 +12,10 @@ pub mod error;
 pub mod formats;
 pub mod model;
 pub mod pair;
+pub mod patch;
 pub mod results;
 pub mod standings;
+pub mod visibility;
 
 pub use engine::{Event, Tournament};
 pub use error::TournamentError;

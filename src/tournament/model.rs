@@ -136,6 +136,12 @@ pub fn format_rank(r: Rank) -> String {
     }
 }
 
+/// The rating OpenGotha gives a player registered with a rank and no rating
+/// (`Player.ratingFromRank`): 1D = 2100, 100 a grade, 30K = −900.
+pub fn rating_from_rank(r: Rank) -> i32 {
+    (r.clamp(MIN_RANK, MAX_RANK) + 30) * 100 - 900
+}
+
 /// The pairing and placement system (OpenGotha's four; each has its own defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -657,6 +663,45 @@ pub struct Settings {
     #[schemars(length(max = 10000))]
     #[schemars(extend("x-opengotha" = "Teams Team"))]
     pub teams: Vec<Team>,
+    /// How the EGF table (`.h9`) writes a game: `full` (`26+/w2`: opponent, result, `/` or
+    /// `!` for a result by default, colour, handicap) or `short` (`26+`), OpenGotha's display
+    /// setting `gameFormat`. Unset (`null`): the `gameFormat` of an imported OpenGotha file's
+    /// display parameters, else `full`. Read and written by the OpenGotha XML.
+    #[schemars(extend("x-opengotha" = "DPParameterSet gameFormat"))]
+    pub game_format: Option<GameFormat>,
+    /// The country of the venue, a two-letter code (`FR`), written into the EGF table's
+    /// `PC[country,location]`. Empty: the country more than half of the table's players
+    /// share, if any.
+    #[schemars(length(max = 2))]
+    pub country: String,
+}
+
+/// OpenGotha's `gameFormat`: how much of a game the EGF table's cells say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameFormat {
+    #[default]
+    Full,
+    Short,
+}
+
+impl GameFormat {
+    /// The name OpenGotha's XML uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameFormat::Full => "full",
+            GameFormat::Short => "short",
+        }
+    }
+
+    /// OpenGotha's reading of the attribute: `short` is short, anything else full.
+    pub fn parse(s: &str) -> GameFormat {
+        if s == "short" {
+            GameFormat::Short
+        } else {
+            GameFormat::Full
+        }
+    }
 }
 
 /// A named set of clubs; club names compare case-insensitively, as OpenGotha's do.
@@ -742,7 +787,21 @@ impl Settings {
             extra: BTreeMap::new(),
             clubs_groups: Vec::new(),
             teams: Vec::new(),
+            game_format: None,
+            country: String::new(),
         }
+    }
+
+    /// The EGF table's game format: [`Settings::game_format`] when set, else the
+    /// `gameFormat` an imported OpenGotha file's display parameters carry (tournaments
+    /// imported before the setting existed keep it there), else full.
+    pub fn effective_game_format(&self) -> GameFormat {
+        self.game_format.unwrap_or_else(|| {
+            self.extra
+                .get("DPParameterSet")
+                .and_then(|m| m.get("gameFormat"))
+                .map_or(GameFormat::Full, |v| GameFormat::parse(v))
+        })
     }
 }
 
@@ -905,12 +964,84 @@ impl Outcome {
 }
 
 /// A game record attached to a result: the SGF text as submitted, and what checking it found.
+/// This is the record as an event carries it; the state keeps a [`RecordRef`] instead.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Record {
     pub sgf: String,
     /// Warnings returned when it was stored (kept so they can be shown again).
     pub warnings: Vec<String>,
+}
+
+/// Where a game's record is in the tournament's log: what the state keeps of a record. The
+/// text (up to a megabyte) and its warnings stay in the stored events and are read from the
+/// store when asked for (`tournament.game.sgf`, the game page), so a tournament's memory does
+/// not grow with its records, nor with corrections that keep one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordRef {
+    /// The event (its sequence number: revision − 1) whose body holds the SGF text.
+    pub text_seq: u64,
+    /// The event whose body holds the warnings of the game's current result.
+    pub warnings_seq: u64,
+    /// The text's size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the text (hex): a correction sending the same text again refers to the
+    /// stored one instead of storing a second copy.
+    pub sha256: String,
+    /// SHA-256 (hex) of the warnings, one per line: with the text's, tells an unchanged record
+    /// (a call repeated) without reading the store.
+    pub warnings_sha256: String,
+}
+
+/// A placeholder sequence number in a [`RecordRef`] read from an event written before records
+/// were referenced (a swapped game carrying its whole record): the event that holds it, which
+/// [`crate::tournament::Tournament::apply`] fills in.
+pub const THIS_EVENT: u64 = u64::MAX;
+
+impl RecordRef {
+    /// The reference to a record held whole by event `seq`.
+    pub fn held_by(seq: u64, record: &Record) -> RecordRef {
+        RecordRef {
+            text_seq: seq,
+            warnings_seq: seq,
+            bytes: record.sgf.len() as u64,
+            sha256: sha256_hex(record.sgf.as_bytes()),
+            warnings_sha256: warnings_sha256(&record.warnings),
+        }
+    }
+
+    /// Whether `text` is this record's text (same size and hash).
+    pub fn same_text(&self, text: &str) -> bool {
+        self.bytes == text.len() as u64 && self.sha256 == sha256_hex(text.as_bytes())
+    }
+}
+
+pub fn sha256_hex(data: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+pub fn warnings_sha256(warnings: &[String]) -> String {
+    sha256_hex(warnings.join("\n").as_bytes())
+}
+
+/// A game's `record` as stored: a [`RecordRef`], or (in events written before records were
+/// referenced) the whole [`Record`], which is read as a reference to the event holding it.
+fn record_ref<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<RecordRef>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Ref(RecordRef),
+        Whole(Record),
+    }
+    Ok(Option::<Stored>::deserialize(d)?.map(|s| match s {
+        Stored::Ref(r) => r,
+        Stored::Whole(r) => RecordRef::held_by(THIS_EVENT, &r),
+    }))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -929,7 +1060,9 @@ pub struct Game {
     pub forfeit: bool,
     /// Whether the colours are known (OpenGotha's knownColor; false for some imports).
     pub known_colour: bool,
-    pub record: Option<Record>,
+    /// Where the game's record is in the log, if it has one.
+    #[serde(deserialize_with = "record_ref")]
+    pub record: Option<RecordRef>,
 }
 
 impl Default for Game {

@@ -8,7 +8,7 @@
 
 use super::engine::{Event, Tournament};
 use super::error::TournamentError;
-use super::model::{Game, Outcome, Player, Record, RoundNumber};
+use super::model::{Game, Outcome, Player, Record, RecordRef, RoundNumber, warnings_sha256};
 use crate::go::Preset;
 use crate::go::validate::{Expectations, Severity, validate};
 use crate::sgf;
@@ -140,20 +140,39 @@ impl Tournament {
             return Err(TournamentError::Archived);
         }
         let game = self.game(round, table)?;
+        // The event this command writes, if any, is the next one of the log.
+        let seq = self.revision;
         let mut warnings = Vec::new();
-        let record = match input.record {
-            RecordChange::Keep => game.record.clone(),
-            RecordChange::Remove => None,
+        // What the game's record becomes: its text in this event, or a reference to an
+        // earlier one (with this event's warnings when the text was checked anew).
+        let (record, record_at, record_warnings) = match input.record {
+            RecordChange::Keep => (None, game.record.clone(), None),
+            RecordChange::Remove => (None, None, None),
             RecordChange::Set(text) => {
                 let (lines, mismatch) = check_record(self, game, input.outcome, &text)?;
                 if input.strict && mismatch {
                     return Err(TournamentError::RecordRejected(lines.join("; ")));
                 }
                 warnings = lines.clone();
-                Some(Record {
-                    sgf: text,
-                    warnings: lines,
-                })
+                match &game.record {
+                    // The stored text again: no second copy of it.
+                    Some(old) if old.same_text(&text) => {
+                        let at = RecordRef {
+                            warnings_seq: seq,
+                            warnings_sha256: warnings_sha256(&lines),
+                            ..old.clone()
+                        };
+                        (None, Some(at), Some(lines))
+                    }
+                    _ => (
+                        Some(Record {
+                            sgf: text,
+                            warnings: lines,
+                        }),
+                        None,
+                        None,
+                    ),
+                }
             }
         };
         if input.forfeit && input.outcome == Outcome::Unknown {
@@ -161,7 +180,14 @@ impl Tournament {
                 "an unknown result cannot be a forfeit".into(),
             ));
         }
-        if game.outcome == input.outcome && game.forfeit == input.forfeit && game.record == record {
+        let unchanged_record = match (&record, &record_at, &game.record) {
+            (None, None, None) => true,
+            (None, Some(at), Some(old)) => {
+                at.text_seq == old.text_seq && at.warnings_sha256 == old.warnings_sha256
+            }
+            _ => false,
+        };
+        if game.outcome == input.outcome && game.forfeit == input.forfeit && unchanged_record {
             return Ok((vec![], warnings));
         }
         Ok((
@@ -171,8 +197,57 @@ impl Tournament {
                 outcome: input.outcome,
                 forfeit: input.forfeit,
                 record,
+                record_at,
+                record_warnings,
             }],
             warnings,
         ))
     }
+}
+
+/// The whole record (as the event that brought it held it) of the game at `table` in a stored
+/// event's body: a `result_set`'s record, or a game's in an event that carries games (a swap
+/// written before records were referenced).
+fn whole_record_in(body: &serde_json::Value, table: u32) -> Option<&serde_json::Value> {
+    if let Some(r) = body.get("record").filter(|r| r.is_object()) {
+        return Some(r);
+    }
+    let game =
+        |g: &&serde_json::Value| g.get("table").and_then(|t| t.as_u64()) == Some(table.into());
+    body.get("games")
+        .and_then(|gs| gs.as_array())
+        .and_then(|gs| gs.iter().find(game))
+        .or_else(|| body.get("game"))
+        .and_then(|g| g.get("record"))
+        .filter(|r| r.get("sgf").is_some())
+}
+
+/// A game's record read back from the stored events its [`RecordRef`] names: `text_event` is
+/// the body of event `text_seq`, `warnings_event` that of `warnings_seq` (parsed), `table`
+/// the game's table. Fails (a corrupt log) when they do not hold it.
+pub fn stored_record(
+    text_event: &serde_json::Value,
+    warnings_event: &serde_json::Value,
+    table: u32,
+) -> Result<Record> {
+    let corrupt = |what: &str| {
+        TournamentError::Corrupt(format!(
+            "the event a record of table {table} refers to holds no {what}"
+        ))
+    };
+    let sgf = whole_record_in(text_event, table)
+        .and_then(|r| r.get("sgf"))
+        .and_then(|s| s.as_str())
+        .ok_or_else(|| corrupt("record text"))?;
+    let warnings = warnings_event
+        .get("record_warnings")
+        .or_else(|| whole_record_in(warnings_event, table).and_then(|r| r.get("warnings")))
+        .map(|w| serde_json::from_value::<Vec<String>>(w.clone()))
+        .transpose()
+        .map_err(|_| corrupt("warnings"))?
+        .unwrap_or_default();
+    Ok(Record {
+        sgf: sgf.to_string(),
+        warnings,
+    })
 }

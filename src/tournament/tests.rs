@@ -3,7 +3,7 @@
 
 use super::engine::{Event, Tournament, parse_result_code};
 use super::error::TournamentError;
-use super::model::{Game, Outcome, Player, PlayerId, Registration, Settings, System};
+use super::model::{Game, Outcome, Player, PlayerId, Record, Registration, Settings, System};
 use super::pair::PairOptions;
 use super::results::{RecordChange, ResultInput};
 use crate::pairing::SolveOptions;
@@ -13,20 +13,49 @@ use crate::pairing::opengotha as og;
 struct Run {
     t: Tournament,
     log: Vec<Event>,
+    /// The events as the store holds them (JSON bodies), as written.
+    stored: Vec<serde_json::Value>,
 }
 
 impl Run {
     fn new(settings: Settings) -> Run {
         let e = Tournament::create(settings, 7).unwrap();
         let t = Tournament::replay(std::slice::from_ref(&e)).unwrap();
-        Run { t, log: vec![e] }
+        let stored = vec![serde_json::to_value(&e).unwrap()];
+        Run {
+            t,
+            log: vec![e],
+            stored,
+        }
     }
 
     fn push(&mut self, events: Vec<Event>) {
         for e in events {
             self.t.apply(&e).unwrap();
+            self.stored.push(serde_json::to_value(&e).unwrap());
             self.log.push(e);
         }
+    }
+
+    /// Folds events stored as `bodies` (e.g. by an older daemon), keeping those bodies.
+    fn push_stored(&mut self, bodies: Vec<serde_json::Value>) {
+        for b in bodies {
+            let e: Event = serde_json::from_value(b.clone()).unwrap();
+            self.t.apply(&e).unwrap();
+            self.stored.push(b);
+            self.log.push(e);
+        }
+    }
+
+    /// The record of a game read back from the log as the daemon reads it from the store:
+    /// the stored events its reference names.
+    fn stored_record(&self, round: u32, table: u32) -> Option<Record> {
+        let at = self.t.game(round, table).unwrap().record.clone()?;
+        let body = |seq: u64| self.stored[seq as usize].clone();
+        Some(
+            super::results::stored_record(&body(at.text_seq), &body(at.warnings_seq), table)
+                .unwrap(),
+        )
     }
 
     fn register(&mut self, name: &str, rank: i32, club: &str) -> PlayerId {
@@ -593,7 +622,7 @@ fn records_are_checked_and_kept_with_their_warnings() {
     let (ev, warnings) = set(&run.t, Outcome::WhiteWins, good, true).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     run.push(ev);
-    assert_eq!(run.t.game(1, 1).unwrap().record.as_ref().unwrap().sgf, good);
+    assert_eq!(run.stored_record(1, 1).unwrap().sgf, good);
     // RE against the result, players, komi, size.
     let (_, w) = set(&run.t, Outcome::BlackWins, good, false).unwrap();
     assert!(w.iter().any(|l| l.starts_with("result_disagrees")), "{w:?}");
@@ -630,4 +659,235 @@ fn records_are_checked_and_kept_with_their_warnings() {
     run.push(ev);
     let g = run.t.game(1, 1).unwrap();
     assert!(g.forfeit && g.record.is_some());
+}
+
+/// A one-game round and a long record for its table 1.
+fn record_run() -> (Run, String) {
+    let mut run = field(2);
+    let ev = run
+        .t
+        .set_round(
+            1,
+            vec![Game {
+                table: 1,
+                white: 1,
+                black: 2,
+                komi2: 13,
+                ..Game::default()
+            }],
+            vec![],
+        )
+        .unwrap();
+    run.push(ev);
+    // A long record (about 100 kB of moves and comments).
+    let mut sgf =
+        String::from("(;GM[1]FF[4]SZ[19]KM[6.5]PB[Player01 Test]PW[Player00 Test]RE[W+R]");
+    for k in 0..2000 {
+        sgf.push_str(&format!(";C[move {k} of a long game, with a comment]"));
+    }
+    sgf.push(')');
+    (run, sgf)
+}
+
+fn set(run: &Run, outcome: Outcome, forfeit: bool, record: RecordChange) -> Vec<Event> {
+    run.t
+        .set_result(
+            1,
+            1,
+            ResultInput {
+                outcome,
+                forfeit,
+                record,
+                strict: false,
+            },
+        )
+        .unwrap()
+        .0
+}
+
+#[test]
+fn a_record_stays_in_the_log_and_corrections_do_not_copy_it() {
+    let (mut run, sgf) = record_run();
+    let size = |run: &Run| serde_json::to_string(&run.t).unwrap().len();
+    let before = size(&run);
+    let ev = set(
+        &run,
+        Outcome::WhiteWins,
+        false,
+        RecordChange::Set(sgf.clone()),
+    );
+    run.push(ev);
+    // The state knows where the record is, not its text.
+    let at = run.t.game(1, 1).unwrap().record.clone().unwrap();
+    assert_eq!(
+        (at.text_seq, at.bytes),
+        (run.log.len() as u64 - 1, sgf.len() as u64)
+    );
+    assert!(
+        size(&run) < before + 1000,
+        "the state grew by {} bytes for a {}-byte record",
+        size(&run) - before,
+        sgf.len()
+    );
+    let stored = serde_json::to_string(run.log.last().unwrap())
+        .unwrap()
+        .len();
+    assert!(stored > sgf.len());
+    // Corrections keep it (no record given), or send the same text again: no second copy.
+    for (k, change) in [
+        RecordChange::Keep,
+        RecordChange::Set(sgf.clone()),
+        RecordChange::Keep,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let ev = set(&run, Outcome::WhiteWins, k % 2 == 0, change);
+        assert_eq!(ev.len(), 1);
+        let body = serde_json::to_string(&ev[0]).unwrap();
+        assert!(
+            body.len() < 1000,
+            "a correction stored {} bytes",
+            body.len()
+        );
+        run.push(ev);
+        assert_eq!(run.stored_record(1, 1).unwrap().sgf, sgf);
+        assert_eq!(
+            run.t.game(1, 1).unwrap().record.as_ref().unwrap().text_seq,
+            at.text_seq
+        );
+        assert!(size(&run) < before + 1000);
+    }
+    // Sent again as it is, with the same result (the forfeit win the last correction left):
+    // nothing to record.
+    assert!(
+        set(
+            &run,
+            Outcome::WhiteWins,
+            true,
+            RecordChange::Set(sgf.clone())
+        )
+        .is_empty()
+    );
+    assert!(set(&run, Outcome::WhiteWins, true, RecordChange::Keep).is_empty());
+    // Checked anew against another result: the new warnings are stored, the text is not.
+    let ev = set(
+        &run,
+        Outcome::BlackWins,
+        false,
+        RecordChange::Set(sgf.clone()),
+    );
+    assert!(serde_json::to_string(&ev[0]).unwrap().len() < 1000);
+    run.push(ev);
+    let back = run.stored_record(1, 1).unwrap();
+    assert_eq!(back.sgf, sgf);
+    assert!(
+        back.warnings
+            .iter()
+            .any(|w| w.starts_with("result_disagrees")),
+        "{:?}",
+        back.warnings
+    );
+    // A correction that keeps it keeps those warnings.
+    run.push(set(&run, Outcome::BlackWins, true, RecordChange::Keep));
+    assert_eq!(run.stored_record(1, 1).unwrap(), back);
+    // Another text is stored whole; removing drops the reference.
+    let other = sgf.replace("move 7 ", "move seven ");
+    run.push(set(
+        &run,
+        Outcome::WhiteWins,
+        false,
+        RecordChange::Set(other.clone()),
+    ));
+    assert_eq!(run.stored_record(1, 1).unwrap().sgf, other);
+    run.push(set(&run, Outcome::WhiteWins, false, RecordChange::Remove));
+    assert!(run.t.game(1, 1).unwrap().record.is_none());
+    assert_eq!(Tournament::replay(&run.log).unwrap(), run.t);
+}
+
+#[test]
+fn records_in_logs_written_before_references_still_read() {
+    let (mut run, sgf) = record_run();
+    // What a released daemon wrote: a result with the record whole, a correction that copied
+    // it whole again, and a swap in another round carrying a game's whole record.
+    let old = |table: u32, forfeit: bool| {
+        serde_json::json!({
+            "type": "result_set", "round": 1, "table": table, "outcome": "white_wins",
+            "forfeit": forfeit, "record": {"sgf": sgf, "warnings": ["w1"]}
+        })
+    };
+    run.push_stored(vec![old(1, false), old(1, true)]);
+    let at = run.t.game(1, 1).unwrap().record.clone().unwrap();
+    assert_eq!(at.text_seq, run.log.len() as u64 - 1);
+    let back = run.stored_record(1, 1).unwrap();
+    assert_eq!(
+        (back.sgf.as_str(), back.warnings.as_slice()),
+        (sgf.as_str(), &["w1".to_string()][..])
+    );
+    let swapped = serde_json::json!({
+        "type": "players_swapped", "round": 1, "byes": [],
+        "games": [{"table": 1, "white": 2, "black": 1, "record": {"sgf": "(;SZ[19])", "warnings": ["w2"]}}]
+    });
+    run.push_stored(vec![swapped]);
+    let at = run.t.game(1, 1).unwrap().record.clone().unwrap();
+    assert_eq!(
+        (at.text_seq, at.warnings_seq),
+        (run.log.len() as u64 - 1, run.log.len() as u64 - 1)
+    );
+    let back = run.stored_record(1, 1).unwrap();
+    assert_eq!(
+        (back.sgf.as_str(), back.warnings),
+        ("(;SZ[19])", vec!["w2".to_string()])
+    );
+    assert_eq!(Tournament::replay(&run.log).unwrap(), run.t);
+}
+
+#[test]
+fn a_settings_change_stores_only_the_members_that_changed() {
+    let mut run = field(3);
+    let mut s = run.t.data.settings.clone();
+    s.name = "Renamed Open".into();
+    s.extra.insert(
+        "DisplayParameterSet".into(),
+        [("a".to_string(), "1".to_string())].into(),
+    );
+    s.pairing.dudd_group_span = None;
+    let ev = run.t.change_settings(s.clone()).unwrap();
+    let body = serde_json::to_value(&ev[0]).unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({"type": "settings_changed", "patch": [
+            {"op": "add", "path": "/extra/DisplayParameterSet", "value": {"a": "1"}},
+            {"op": "replace", "path": "/name", "value": "Renamed Open"},
+            {"op": "replace", "path": "/pairing/dudd_group_span", "value": null},
+        ]}),
+    );
+    run.push(ev);
+    assert_eq!(run.t.data.settings, s);
+    // A log written before: the whole settings after the change, still folded as it was.
+    let mut whole = s.clone();
+    whole.rounds = 7;
+    whole.extra.clear();
+    let old: Event = serde_json::from_value(serde_json::json!({
+        "type": "settings_changed", "settings": serde_json::to_value(&whole).unwrap()
+    }))
+    .unwrap();
+    run.push(vec![old]);
+    assert_eq!(run.t.data.settings, whole);
+    // And the next change is a difference over that.
+    let mut s = whole.clone();
+    s.komi2 = 15;
+    let ev = run.t.change_settings(s.clone()).unwrap();
+    assert_eq!(
+        serde_json::to_value(&ev[0]).unwrap()["patch"],
+        serde_json::json!([{"op": "replace", "path": "/komi2", "value": 15}])
+    );
+    run.push(ev);
+    assert_eq!(run.t.data.settings, s);
+    let text: Vec<Event> = run
+        .log
+        .iter()
+        .map(|e| serde_json::from_str(&serde_json::to_string(e).unwrap()).unwrap())
+        .collect();
+    assert_eq!(Tournament::replay(&text).unwrap(), run.t);
 }

@@ -12,6 +12,7 @@
 pub mod assets;
 pub mod game;
 pub mod pages;
+pub mod simulation;
 pub mod text;
 pub mod zip;
 
@@ -32,9 +33,10 @@ use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
 use crate::rpc::auth::{self, Caller};
-use crate::rpc::registry::{Change, RegistryError};
+use crate::rpc::registry::{Change, RegistryError, Subscription};
 use crate::rpc::{Ctx, Params};
 use crate::store::TournamentId;
+use crate::tournament::visibility::Publication;
 use crate::tournament::{Event, Tournament};
 
 use pages::{Page, Viewer};
@@ -84,6 +86,8 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         .route("/t/{id}/export/aga", get(aga_archive))
         .route("/t/{id}/export/aga/{file}", get(aga_file))
         .route("/t/{id}/export/{format}", get(export))
+        .route("/simulation/{id}", get(simulation_page))
+        .route("/simulation/{id}/chart/{file}", get(simulation_chart))
         .with_state(web)
 }
 
@@ -411,9 +415,9 @@ async fn game_page(
                 return None;
             }
             let g = t.data.round(r)?.games.iter().find(|g| g.table == table)?;
-            Some(g.record.as_ref().map(|rec| {
+            Some(g.record.as_ref().map(|at| {
                 (
-                    rec.sgf.clone(),
+                    at.clone(),
                     t.data.settings.rules.clone(),
                     f64::from(g.komi2) / 2.0,
                     g.handicap,
@@ -421,10 +425,16 @@ async fn game_page(
             }))
         })
         .await;
-    let view = match record {
-        Ok(Some(rec)) => rec.map(|(sgf, rules, komi, hd)| game::view(&sgf, &rules, komi, hd)),
+    // The state keeps where the record is; its text and warnings are read from the store.
+    let (view, warnings) = match record {
+        Ok(Some(Some((at, rules, komi, hd)))) => {
+            match crate::rpc::methods::tournament::game_record(ctx, tid, table, &at).await {
+                Ok(rec) => (Some(game::view(&rec.sgf, &rules, komi, hd)), rec.warnings),
+                Err(e) => (Some(Err(e.message)), Vec::new()),
+            }
+        }
         // The page itself says what is missing.
-        _ => None,
+        _ => (None, Vec::new()),
     };
     with_tournament(
         &web,
@@ -432,17 +442,18 @@ async fn game_page(
         &caller,
         q.fragment(),
         &format!("no game at table {table} of round {r} (or the round is not published yet)"),
-        move |id, t, v| pages::game(id, t, r, table, view, v),
+        move |id, t, v| pages::game(id, t, r, table, view, &warnings, v),
     )
     .await
 }
 
 // ---- live updates ---------------------------------------------------------------------------
 
-/// The SSE message for one durable change of the tournament.
-fn change_event(id: TournamentId, revision: u64, events: &[Event]) -> SseEvent {
-    let kinds: Vec<&str> = events.iter().map(Event::kind).collect();
-    let rounds: Vec<u32> = events.iter().filter_map(Event::round).collect();
+/// The SSE message for one durable change of the tournament, naming the `events` of it the
+/// stream may show.
+fn change_event(id: TournamentId, revision: u64, events: &[&Event]) -> SseEvent {
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
+    let rounds: Vec<u32> = events.iter().filter_map(|e| e.round()).collect();
     SseEvent::default().event("change").data(
         json!({"tournament_id": id, "revision": revision, "kinds": kinds, "rounds": rounds})
             .to_string(),
@@ -451,9 +462,15 @@ fn change_event(id: TournamentId, revision: u64, events: &[Event]) -> SseEvent {
 
 struct LiveState {
     id: TournamentId,
-    rx: broadcast::Receiver<Change<Event>>,
+    rx: Subscription<Event>,
     stop: watch::Receiver<bool>,
     done: bool,
+    /// With auth on: which rounds are public, as of revision `.1`. The stream is anonymous
+    /// (an `EventSource` sends no token), so it names only what the public pages show: every
+    /// change still says its revision (a director's page re-reads its drafts), but an
+    /// unpublished round's events are not named ([`crate::tournament::visibility`]).
+    public: Option<(Publication, u64)>,
+    ctx: Arc<Ctx>,
     /// Held while the stream is open: the cap on live streams.
     _permit: OwnedSemaphorePermit,
 }
@@ -476,20 +493,65 @@ async fn next_message(mut s: LiveState) -> Option<(Result<SseEvent, Infallible>,
                 id,
                 first_seq,
                 events,
-            }) if id == s.id => change_event(id, first_seq + events.len() as u64, &events),
-            Ok(Change::Deleted { id }) if id == s.id => {
+            }) if id == s.id => {
+                let shown = shown(&mut s.public, first_seq, &events);
+                change_event(id, first_seq + events.len() as u64, &shown)
+            }
+            Ok(Change::Deleted { id, .. }) if id == s.id => {
                 s.done = true;
                 SseEvent::default().event("deleted").data("{}")
             }
             Ok(_) => continue,
-            // Missed changes: whatever they were, the page re-reads everything.
-            Err(broadcast::error::RecvError::Lagged(_)) => SseEvent::default()
-                .event("change")
-                .data(json!({"tournament_id": s.id, "lagged": true}).to_string()),
+            // Missed changes: whatever they were, the page re-reads everything (and the
+            // publication is read again).
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                if s.public.is_some() {
+                    s.public = public_view(&s.ctx, s.id).await.ok().flatten();
+                }
+                SseEvent::default()
+                    .event("change")
+                    .data(json!({"tournament_id": s.id, "lagged": true}).to_string())
+            }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
         return Some((Ok(ev), s));
     }
+}
+
+/// The events of a change the public may see: all of them without a publication to follow
+/// (auth off).
+fn shown<'a>(
+    public: &mut Option<(Publication, u64)>,
+    first_seq: u64,
+    events: &'a [Event],
+) -> Vec<&'a Event> {
+    let Some((publication, seen)) = public else {
+        return events.iter().collect();
+    };
+    events
+        .iter()
+        .zip(first_seq + 1..)
+        .filter(|(e, revision)| {
+            // Already in the state the stream started from: judged by the rounds as they are.
+            if *revision <= *seen {
+                return e.round().is_none_or(|r| publication.is_public(r));
+            }
+            *seen = *revision;
+            publication.apply(e)
+        })
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// With auth on, the rounds' publication and the revision it is of; None with auth off.
+async fn public_view(
+    ctx: &Ctx,
+    id: TournamentId,
+) -> Result<Option<(Publication, u64)>, RegistryError<crate::tournament::TournamentError>> {
+    let on = ctx.config.auth_on();
+    ctx.tournaments
+        .read(id, |t, rev| on.then(|| (Publication::of(&t.data), rev)))
+        .await
 }
 
 async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>) -> Response {
@@ -510,20 +572,22 @@ async fn live(State(web): State<Web>, path: Result<Path<String>, PathRejection>)
             .into_response();
     };
     // Subscribed before the existence check, so no change slips between the two.
-    let rx = web.ctx.tournaments.subscribe();
-    match web.ctx.tournaments.read(id, |_, rev| rev).await {
-        Ok(_) => {}
+    let rx = web.ctx.tournaments.subscribe(id);
+    let public = match public_view(&web.ctx, id).await {
+        Ok(public) => public,
         Err(RegistryError::NotFound(_)) => return not_found(&format!("no tournament {id}")),
         Err(e) => {
             tracing::error!(error = %e, "opening a live stream");
             return error(StatusCode::INTERNAL_SERVER_ERROR, "internal error");
         }
-    }
+    };
     let state = LiveState {
         id,
         rx,
         stop: web.stop.clone(),
         done: false,
+        public,
+        ctx: Arc::clone(&web.ctx),
         _permit: permit,
     };
     let stream = futures::stream::unfold(state, next_message);
@@ -587,9 +651,11 @@ fn export_stem(t: &Tournament, id: TournamentId) -> String {
     }
 }
 
-/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces, as a download.
+/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces for the caller, as a
+/// download (with auth on, the public's stops before the first unpublished round).
 async fn export(
     State(web): State<Web>,
+    caller: MaybeCaller,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Response {
     let Path((id, format)) = match path {
@@ -615,7 +681,8 @@ async fn export(
         Ok(stem) => stem,
         Err(_) => return not_found(&format!("no tournament {tid}")),
     };
-    let params = Params::positional(vec![json!(tid), json!(format)]);
+    let params =
+        Params::positional(vec![json!(tid), json!(format)]).with_caller(caller_of(&caller));
     let answer = match crate::rpc::call(&web.ctx, method, params).await {
         Ok(v) => v,
         Err(e) => {
@@ -657,6 +724,13 @@ async fn export(
         h.insert(header::CONTENT_DISPOSITION, v);
     }
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // How many texts the file writes otherwise (their list is on the overview page and in
+    // the RPC answer): a file has no room for a message.
+    let warnings = answer
+        .get("warnings")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    h.insert("x-export-warnings", HeaderValue::from(warnings));
     resp
 }
 
@@ -724,7 +798,7 @@ async fn aga_files(
     let Ok((stem, shown)) = seen else {
         return Err(not_found(&format!("no tournament {tid}")));
     };
-    let params = Params::positional(vec![json!(tid), json!("aga")]);
+    let params = Params::positional(vec![json!(tid), json!("aga")]).with_caller(caller.clone());
     let answer = crate::rpc::call(ctx, method, params).await.map_err(|e| {
         error(
             StatusCode::BAD_REQUEST,
@@ -832,4 +906,69 @@ pub fn wants_fragment(query: Option<&str>) -> bool {
         let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
         k == "fragment" && v != "0"
     })
+}
+
+/// `GET /simulation/{id}`: a `simulate.*` run's progress, then its figures and charts.
+async fn simulation_page(
+    State(web): State<Web>,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    let Path(id) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let Some(job) = web.ctx.simulations.get(&id) else {
+        return not_found("no such simulation (unknown, or finished more than an hour ago)");
+    };
+    let status = job.status(true);
+    let running = status.state == crate::rpc::methods::simulate::State::Running;
+    let mut body = render(&simulation::page(&status), false);
+    if running {
+        // The page follows the job by reloading itself until it has ended.
+        body = body.replacen(
+            "<head>",
+            &format!(
+                "<head><meta http-equiv=\"refresh\" content=\"{}\">",
+                simulation::RELOAD_SECS
+            ),
+            1,
+        );
+    }
+    html(StatusCode::OK, body)
+}
+
+/// `GET /simulation/{id}/chart/{file}`: one chart of a finished run as an SVG file.
+async fn simulation_chart(
+    State(web): State<Web>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Response {
+    let Path((id, file)) = match path {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let Some(job) = web.ctx.simulations.get(&id) else {
+        return not_found("no such simulation (unknown, or finished more than an hour ago)");
+    };
+    let status = job.status(true);
+    let Some(svg) = status
+        .report
+        .as_deref()
+        .and_then(|r| simulation::chart_svg(r, &file))
+    else {
+        return not_found(
+            "no such chart (yet): tau.svg, placement_error.svg, placement_bias.svg, final_mms.svg once the run has a report",
+        );
+    };
+    let mut resp = svg.into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
 }

@@ -12,6 +12,7 @@ use crate::store::TournamentId;
 use crate::tournament::Tournament;
 use crate::tournament::crosstable::{CellKind, CellResult, crosstable as engine_crosstable};
 use crate::tournament::engine::result_code;
+use crate::tournament::formats::{NameWarning, aga, egf};
 use crate::tournament::model::{
     Game, Outcome, Player, PlayerId, Round, RoundNumber, System, format_rank,
 };
@@ -336,6 +337,20 @@ fn page(tid: TournamentId, tour: &Tournament, title: String, nav: Nav, body: Mar
 /// The exports offered: `(format, label)`, only those the daemon's method can produce.
 pub type Exports<'a> = &'a [(&'a str, &'a str)];
 
+/// What a download writes otherwise than the tournament holds it (a name its character set
+/// cannot hold, a name made safe for its lines), under its link, for the director: the file
+/// itself cannot carry a message. The same list is the export's `warnings` over RPC.
+fn export_warnings(w: &[NameWarning]) -> Markup {
+    html! {
+        @if !w.is_empty() {
+            div.export-warnings.director-only {
+                (t(T::ExportWarnings))
+                ul { @for x in w { li { (x.message) } } }
+            }
+        }
+    }
+}
+
 // ---- overview --------------------------------------------------------------------------------
 
 /// The overview. With `exports` (the daemon has `tournament.export`), the downloads too,
@@ -440,7 +455,10 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewe
                 h2 #exports-h { (t(T::Exports)) }
                 ul.exports {
                     @for (format, label) in exports {
-                        li { a href={"/t/" (tid) "/export/" (format)} download { (label) } }
+                        li {
+                            a href={"/t/" (tid) "/export/" (format)} download { (label) }
+                            @if *format == "h9" { (export_warnings(&egf::name_warnings(&tour.data, false))) }
+                        }
                     }
                     li {
                         a href={"/t/" (tid) "/export/aga"} download { (t(T::AgaArchive)) }
@@ -451,6 +469,7 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewe
                                 ", " a href={"/t/" (tid) "/export/aga/" (r) ".tde"} download { (r) ".tde" }
                             }
                         }
+                        (export_warnings(&aga::name_warnings(&tour.data)))
                     }
                 }
             }
@@ -866,6 +885,7 @@ pub fn game(
     r: RoundNumber,
     table: u32,
     view: Option<Result<GameView, String>>,
+    warnings: &[String],
     v: Viewer,
 ) -> Option<Page> {
     if !v.shows(tour, r) {
@@ -903,11 +923,9 @@ pub fn game(
             Some(Err(e)) => p.notice { (t(T::RecordUnreadable)) ": " (e) },
             Some(Ok(v)) => (board(v)),
         }
-        @if let Some(rec) = &g.record {
-            @if !rec.warnings.is_empty() {
-                h2 { (t(T::RecordWarnings)) }
-                ul.warnings { @for w in &rec.warnings { li { (w) } } }
-            }
+        @if g.record.is_some() && !warnings.is_empty() {
+            h2 { (t(T::RecordWarnings)) }
+            ul.warnings { @for w in warnings { li { (w) } } }
         }
     };
     Some(page(tid, tour, title, Nav::Round(r), body))

@@ -127,6 +127,7 @@ pub enum T {
     CrosstableBefore,
     BadToken,
     TokenNeeded,
+    ExportWarnings,
 }
 
 /// The English text of `id`.
@@ -257,6 +258,7 @@ pub fn t(id: T) -> &'static str {
         CrosstableBefore => "Crosstable before the first round",
         BadToken => "Not entered: this token does not open director mode for this tournament.",
         TokenNeeded => "Not entered: this daemon needs the tournament's director token.",
+        ExportWarnings => "Written otherwise in this file:",
     }
 }
 

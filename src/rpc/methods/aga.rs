@@ -813,6 +813,8 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, codes::FILES_HAVE_ERRORS);
+        // The refusal lists the errors: file, line and what is wrong.
+        assert!(e.message.contains("1.tde line 1: "), "{}", e.message);
         let r = call(
             tscore_method,
             vec![reg.clone(), rounds.clone(), json!({"mcmahon": true})],

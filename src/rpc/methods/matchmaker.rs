@@ -46,6 +46,14 @@ impl Engine for Tournament {
     fn internal(message: String) -> EngineError {
         EngineError::Corrupt(message)
     }
+
+    fn log_full(budget: u64, size: u64, adding: u64) -> EngineError {
+        EngineError::LogFull {
+            budget,
+            size,
+            adding,
+        }
+    }
 }
 
 type MmError = RegistryError<EngineError>;

@@ -8,9 +8,11 @@ pub mod matchmaker;
 pub mod pairing;
 pub mod score;
 pub mod sgf;
+pub mod simulate;
 pub mod system;
 pub mod tournament;
 pub mod tournament_io;
+pub mod tournament_live;
 pub mod tournament_standings;
 
 use super::Method;
@@ -24,8 +26,10 @@ pub fn all() -> Vec<&'static Method> {
         pairing::METHODS,
         score::METHODS,
         tournament::METHODS,
+        tournament_live::METHODS,
         tournament_io::METHODS,
         tournament_standings::METHODS,
+        simulate::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }

@@ -597,6 +597,61 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_marked_dead_beside_a_living_stone_of_its_colour_concedes_nothing() {
+        // Black's corner group (its eye at aa) and a dead black stone at fd in White's area
+        // share one open area: chain-mode marking and the Cinderblock rebuild leave that area
+        // dame and the eye Black's. goscorer scores the position B 0, W 1 (territory) and
+        // B 4, W 5 (area).
+        let rows = json!([".b.w..", "bb.w..", "...w..", "...w.b", "...w..", "......"]);
+        let r = call(
+            toggle_dead,
+            vec![
+                json!({ "rows": rows }),
+                json!("fd"),
+                json!({"mode": "chain", "rules": "cinderblock", "komi": 0}),
+            ],
+        )
+        .unwrap();
+        assert_eq!(r["changed"], true);
+        assert_eq!(r["dead"], json!(["fd"]));
+        assert_eq!(
+            r["categories"],
+            json!(["Bb=w==", "bb=w==", "===w==", "===w=x", "===w==", "======"])
+        );
+        assert_eq!(r["score"]["black"]["total"], 0.0);
+        assert_eq!(r["score"]["white"]["total"], 1.0);
+        // The next call rebuilds the same state from the dead list.
+        let position = json!({ "rows": rows, "dead": ["fd"] });
+        let again = call(
+            toggle_dead,
+            vec![
+                position.clone(),
+                json!("ab"),
+                json!({"mode": "chain", "action": "revive", "rules": "cinderblock", "komi": 0}),
+            ],
+        )
+        .unwrap();
+        assert_eq!(again["changed"], false);
+        assert_eq!(again["categories"], r["categories"]);
+        for (rules, black, white) in [
+            ("cinderblock", 0.0, 1.0),
+            ("japanese", 0.0, 1.0),
+            ("chinese", 4.0, 5.0),
+        ] {
+            let s = call(
+                score_position,
+                vec![position.clone(), json!({"rules": rules, "komi": 0})],
+            )
+            .unwrap();
+            assert_eq!(
+                (&s["black"]["total"], &s["white"]["total"]),
+                (&json!(black), &json!(white)),
+                "{rules}: {s}"
+            );
+        }
+    }
+
+    #[test]
     fn final_position_and_illegal_move() {
         let r = call(final_position, vec![json!("(;SZ[3];B[ba];W[aa];B[ab])")]).unwrap();
         assert_eq!(r["rows"], json!([".b.", "b..", "..."]));

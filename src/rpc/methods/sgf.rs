@@ -435,8 +435,10 @@ fn game_error_json(e: &SgfError) -> J {
 /// `sgf.parse(sgf, options)` → `{games: [{size, charset, raw_charset, nodes: [...]}]}`.
 ///
 /// With `collection`, each game is loaded on its own: a game that does not load is an error
-/// entry in its place and the other games are kept. A file holding one game that does not
-/// load is a fault, as without `collection`.
+/// entry in its place and the other games are kept, so the answer has one shape however many
+/// games the file holds (a one-game file whose game does not load is a list of that game's
+/// error entry). Only what fails the whole input (no game at all, an unknown `encoding`
+/// option, a cap) is a fault.
 pub fn parse(p: &Params) -> RpcResult {
     parse_on_wire(p)?.into_value()
 }
@@ -471,9 +473,6 @@ pub fn parse_on_wire(p: &Params) -> Result<Answer, RpcError> {
                     format!("the collection has more than {max} nodes, the limit per call"),
                 ),
             })?;
-    if let [Err(e)] = entries.as_slice() {
-        return Err(sgf_error(codes::LOAD, e));
-    }
     let view = GamesView(
         entries
             .iter()
@@ -1076,15 +1075,16 @@ mod tests {
         assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
         let e = call(parse, vec![json!([1, 300])]).unwrap_err();
         assert_eq!(e.code, crate::rpc::error::codes::INVALID_PARAMS);
-        // A syntax error in game 0 of a collection is a fault, as for a single game.
-        let e = call(
+        // A syntax error in game 0 of a collection is its error entry, as in any game.
+        let r = call(
             parse,
             vec![json!("(;B)(;GN[a])"), json!({"collection": true})],
         )
-        .unwrap_err();
+        .unwrap();
         assert_eq!(
-            (e.code, e.message.as_str()),
-            (codes::LOAD, "error parsing game 0: property with no values")
+            r["games"],
+            json!([{"error": {"code": codes::LOAD, "kind": "syntax", "class": "ValueError",
+                              "message": "error parsing game 0: property with no values"}}])
         );
         let r = call(
             parse,
@@ -1142,14 +1142,18 @@ mod tests {
             (e.code, e.message.as_str()),
             (codes::LOAD, "unknown encoding: nope")
         );
-        // One game that does not load: a fault, with or without `collection`.
-        for opts in [json!({}), json!({"collection": true})] {
-            let e = call(parse, vec![json!("(;SZ[30])"), opts]).unwrap_err();
-            assert_eq!(
-                (e.code, e.message.as_str()),
-                (codes::LOAD, "size out of range: 30")
-            );
-        }
+        // One game that does not load: a fault without `collection`, its error entry with it.
+        let e = call(parse, vec![json!("(;SZ[30])"), json!({})]).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (codes::LOAD, "size out of range: 30")
+        );
+        let r = call(parse, vec![json!("(;SZ[30])"), json!({"collection": true})]).unwrap();
+        assert_eq!(
+            r["games"],
+            json!([{"error": {"code": 710, "kind": "board_size", "class": "ValueError",
+                              "message": "size out of range: 30"}}])
+        );
     }
 
     #[test]

@@ -79,6 +79,9 @@ async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         match call {
             Ok((method, params)) if !matches!(method.handler, Handler::Sync(_)) => {
                 run_inline_batch(&ctx, std::mem::take(&mut inline), &mut results).await;
+                if matches!(method.handler, Handler::Async(_)) {
+                    rpc::turn::give_back();
+                }
                 results.push(wrap(rpc::call(&ctx, method, params).await));
             }
             entry => inline.push(entry),
@@ -95,55 +98,18 @@ fn wrap(outcome: RpcResult) -> Value {
     }
 }
 
-/// Runs inline calls (and entries that failed to resolve, in their places) on the blocking pool.
+/// Runs inline calls (and entries that failed to resolve, in their places) on the blocking
+/// pool ([`rpc::batch::run_inline`]).
 async fn run_inline_batch(
     ctx: &Arc<Ctx>,
     batch: Vec<Result<(&'static Method, Params), RpcError>>,
     results: &mut Vec<Value>,
 ) {
-    if batch.is_empty() {
-        return;
-    }
     let n = batch.len();
-    let ctx = Arc::clone(ctx);
-    // The multicall's budget: looked at between calls, and live inside each call's checks.
-    let budget = rpc::current_budget();
-    // A turn at heavy work, as every heavy call takes one (see `rpc::off_workers`); waiting for
-    // it counts against the multicall's budget.
-    let deadline = budget
-        .as_ref()
-        .and_then(|b| b.budget.remaining())
-        .map(|left| tokio::time::Instant::now() + left);
-    let over = budget.as_ref().map(|b| b.error());
-    let permit = match rpc::take_turn(&ctx.heavy, deadline, over.as_ref()).await {
-        Ok(p) => p,
-        Err(e) => {
-            results.extend((0..n).map(|_| fault_struct(&e)));
-            return;
-        }
-    };
-    let job = tokio::task::spawn_blocking(move || {
-        let _turn = permit;
-        batch
-            .into_iter()
-            .map(|entry| {
-                wrap(entry.and_then(|(method, params)| {
-                    match &budget {
-                        Some(b) if b.budget.is_over() => Err(b.error()),
-                        b => rpc::under(b.as_ref(), || rpc::call_inline(&ctx, method, &params))
-                            .and_then(|r| r),
-                    }
-                }))
-            })
-            .collect::<Vec<Value>>()
-    });
-    match job.await {
+    let calls = batch.into_iter().map(|call| ((), call)).collect();
+    match rpc::batch::run_inline(ctx, calls, |(), outcome, _| wrap(outcome)).await {
         Ok(values) => results.extend(values),
-        Err(_) => {
-            tracing::error!("a multicall batch panicked");
-            let e = RpcError::internal("internal error");
-            results.extend((0..n).map(|_| fault_struct(&e)));
-        }
+        Err(e) => results.extend((0..n).map(|_| fault_struct(&e))),
     }
 }
 

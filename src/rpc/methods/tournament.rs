@@ -18,10 +18,11 @@ use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcRe
 use crate::store::{LogKind, TournamentId};
 use crate::tournament::engine::{parse_result_code, result_code};
 use crate::tournament::model::{
-    Game, Player, PlayerId, RoundNumber, Settings, System, TournamentData,
+    Game, Player, PlayerId, Record, RecordRef, RoundNumber, Settings, System, TournamentData,
 };
 use crate::tournament::pair::PairOptions;
-use crate::tournament::results::{RecordChange, ResultInput};
+use crate::tournament::results::{RecordChange, ResultInput, stored_record};
+use crate::tournament::visibility;
 use crate::tournament::{Event, Tournament, TournamentError};
 
 /// Tournaments of more players than this run their commands on the blocking pool: pairing
@@ -31,11 +32,36 @@ const INLINE_PLAYERS: usize = 500;
 /// Most events one `tournament.events` call returns.
 const MAX_EVENTS_PER_CALL: usize = 1000;
 
+/// Most bytes of stored event bodies one `tournament.events` call returns (a page always has
+/// at least one event, however big): a log of records and imports is many megabytes, and its
+/// answer would be several times that as a tree of values.
+pub const MAX_EVENT_BYTES_PER_CALL: usize = 1 << 20;
+
 /// `tournament.*`'s own codes (the engine's are 1003 and up).
 pub mod codes {
     pub const NO_TOURNAMENT: i32 = 1001;
     /// `round.pair`'s `options.model` names no usable model (or an unknown term).
     pub const UNKNOWN_MODEL: i32 = 1036;
+    /// With auth on, a read of what an unpublished round holds by a caller who does not
+    /// direct the tournament.
+    pub const NOT_PUBLISHED: i32 = 1037;
+}
+
+/// Whether `p`'s caller sees only what is public of `t` (auth on, not its director nor the
+/// admin): unpublished rounds are then left out of every read, as from the web pages.
+pub(super) fn public_only(ctx: &Ctx, p: &Params, t: &Tournament) -> bool {
+    !crate::rpc::auth::directs(ctx, p.caller(), t.director_token.as_deref())
+}
+
+/// The refusal of a read of what round `r` holds, for a caller who may not see it yet.
+pub(super) fn not_published(r: RoundNumber) -> RpcError {
+    RpcError::new(
+        codes::NOT_PUBLISHED,
+        format!(
+            "round {r} is not published yet: its pairings and results are for the \
+             tournament's director until then"
+        ),
+    )
 }
 
 impl Engine for Tournament {
@@ -61,6 +87,18 @@ impl Engine for Tournament {
 
     fn internal(message: String) -> TournamentError {
         TournamentError::Corrupt(message)
+    }
+
+    fn log_full(budget: u64, size: u64, adding: u64) -> TournamentError {
+        TournamentError::LogFull {
+            budget,
+            size,
+            adding,
+        }
+    }
+
+    fn published(seq: u64, event: Event) -> Event {
+        event.without_record_text(seq)
     }
 }
 
@@ -273,6 +311,16 @@ fn game_json(g: &Game) -> Value {
     })
 }
 
+/// A round as `public_only` callers see it: a paired round that is not published shows that
+/// it is paired, and nothing of its games, byes or results.
+fn round_view(t: &Tournament, r: RoundNumber, public_only: bool) -> Value {
+    if public_only && t.data.round(r).is_some() && !visibility::is_public(&t.data, r) {
+        return json!({"round": r, "paired": true, "published": false, "hidden": true,
+            "games": [], "byes": []});
+    }
+    round_json(t, r)
+}
+
 fn round_json(t: &Tournament, r: RoundNumber) -> Value {
     match t.data.round(r) {
         Some(rd) => json!({
@@ -301,13 +349,21 @@ fn summary(id: TournamentId, t: &Tournament, revision: u64) -> Value {
     })
 }
 
-fn whole(id: TournamentId, t: &Tournament, revision: u64) -> Result<Value, RpcError> {
+fn whole(
+    id: TournamentId,
+    t: &Tournament,
+    revision: u64,
+    public_only: bool,
+) -> Result<Value, RpcError> {
     let d: &TournamentData = &t.data;
     let mut out = summary(id, t, revision);
     out["settings"] = to_json(&d.settings)?;
     out["players"] = Value::Array(d.players.iter().map(player_json).collect());
-    out["rounds_detail"] =
-        Value::Array((1..=t.paired_rounds()).map(|r| round_json(t, r)).collect());
+    out["rounds_detail"] = Value::Array(
+        (1..=t.paired_rounds())
+            .map(|r| round_view(t, r, public_only))
+            .collect(),
+    );
     out["player_count"] = json!(d.players.len());
     Ok(out)
 }
@@ -376,9 +432,22 @@ fn event_json(e: &Event) -> Value {
     v
 }
 
+/// An event `tournament.events` leaves out for a caller who may not see it (an unpublished
+/// round's, with auth on): its place in the log, and the round to read again once published.
+fn withheld_event(revision: usize, e: &Event) -> Value {
+    let mut v = json!({"revision": revision, "kind": "withheld"});
+    if let Some(r) = e.round() {
+        v["round"] = json!(r);
+    }
+    v
+}
+
 async fn get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
-    read(&ctx, id, |t, rev| whole(id, t, rev)).await?
+    read(&ctx, id, |t, rev| {
+        whole(id, t, rev, public_only(&ctx, &p, t))
+    })
+    .await?
 }
 
 async fn list(ctx: Arc<Ctx>, _p: Params) -> RpcResult {
@@ -447,29 +516,68 @@ async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(json!({"revision": rev, "settings": to_json(&settings)?}))
 }
 
+/// A page of the log, read from the store (the daemon does not keep logs in memory): at most
+/// [`MAX_EVENTS_PER_CALL`] events and [`MAX_EVENT_BYTES_PER_CALL`] bytes of them, decoded off
+/// the async workers in a heavy-call turn. `next_since` is where the next page starts.
 async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let since: u64 = p.opt(1, "since_revision")?.unwrap_or(0);
-    read(&ctx, id, |t, rev| {
-        let from = since.min(t.log.len() as u64) as usize;
-        let list: Vec<Value> = t.log[from..]
-            .iter()
-            .take(MAX_EVENTS_PER_CALL)
-            .enumerate()
-            .map(|(k, e)| {
-                let mut v = json!({
-                    "revision": from + k + 1,
-                    "kind": e.kind(),
-                    "event": event_json(e),
-                });
-                if let Some(r) = e.round() {
-                    v["round"] = json!(r);
-                }
-                v
-            })
-            .collect();
-        let more = t.log.len() > from + list.len();
-        json!({"revision": rev, "events": list, "more": more})
+    // Through the registry first: a tournament of this namespace, brought up to date.
+    // What the public may not see is there, but only as its revision and round: which rounds
+    // are public is read with the revision.
+    let (revision, public) = read(&ctx, id, |t, rev| {
+        (
+            rev,
+            public_only(&ctx, &p, t).then(|| visibility::Publication::of(&t.data)),
+        )
+    })
+    .await?;
+    let from = since.min(revision);
+    let store = Arc::clone(&ctx);
+    let runtime = tokio::runtime::Handle::current();
+    crate::rpc::off_workers(&ctx.heavy, move || {
+        // The page is read in the heavy-call turn too, so the pages being built at once, each
+        // up to a megabyte of bodies and its tree of values, are as many as the turns.
+        let page = runtime
+            .block_on(store.tournaments.read_page(
+                id,
+                from,
+                MAX_EVENTS_PER_CALL,
+                MAX_EVENT_BYTES_PER_CALL,
+            ))
+            .map_err(registry_error)?;
+        let mut list = Vec::with_capacity(page.events.len());
+        for (k, body) in page.events.iter().enumerate() {
+            let seq = from + k as u64;
+            let e: Event = serde_json::from_str(body).map_err(|e| {
+                tracing::error!(id, seq, error = %e, "a stored event does not read");
+                RpcError::internal("internal error: inconsistent tournament state")
+            })?;
+            if let Some(public) = &public
+                && e.round().is_some_and(|r| !public.is_public(r))
+            {
+                list.push(withheld_event((seq + 1) as usize, &e));
+                continue;
+            }
+            let mut v = json!({
+                "revision": seq + 1,
+                "kind": e.kind(),
+                "event": event_json(&e),
+            });
+            if let Some(r) = e.round() {
+                v["round"] = json!(r);
+            }
+            list.push(v);
+        }
+        let next = from + list.len() as u64;
+        // Another daemon may have written past the revision this one knew.
+        let head = page.head.max(revision);
+        Ok(json!({
+            "revision": head,
+            "events": list,
+            "more": next < head,
+            "next_since": next,
+        }))
     })
     .await
 }
@@ -479,7 +587,15 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let v = player_value(p.get(1, "player")?, "player")?;
-    let player: Player = input::from_value(&v, "player")?;
+    let mut player: Player = input::from_value(&v, "player")?;
+    if v.get("rating").is_none() {
+        // No rating given: OpenGotha's, derived from the rank, origin INI, as its player
+        // manager registers such a player.
+        player.rating = crate::tournament::model::rating_from_rank(player.rank);
+        if v.get("rating_origin").is_none() {
+            player.rating_origin = "INI".into();
+        }
+    }
     let g: Guard = options(&p, 2)?;
     let (pid, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         t.register_player(player.clone())
@@ -846,9 +962,9 @@ async fn round_publish(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let round = round_param(&p, 1)?;
-    read(&ctx, id, move |t, rev| {
+    read(&ctx, id, |t, rev| {
         t.check_round(round).map_err(engine_error)?;
-        let mut v = round_json(t, round);
+        let mut v = round_view(t, round, public_only(&ctx, &p, t));
         v["revision"] = json!(rev);
         Ok(v)
     })
@@ -867,6 +983,15 @@ async fn round_explain(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let a: PlayerId = p.get(2, "player_a")?;
     let b: Option<PlayerId> = p.opt(3, "player_b")?;
     let o: ExplainParams = options(&p, 4)?;
+    // A round's weights come from the results of the rounds before it: those must be public.
+    read(&ctx, id, |t, _| {
+        let last = visibility::last_public_round(&t.data);
+        if round > last + 1 && round <= t.paired_rounds() + 1 && public_only(&ctx, &p, t) {
+            return Err(not_published(last + 1));
+        }
+        Ok(())
+    })
+    .await??;
     if let Some(model) = pair_model(o.model)? {
         let e = ctx
             .tournaments
@@ -973,27 +1098,66 @@ async fn result_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     }))
 }
 
+/// A game's stored record, read from the store: the state keeps only where it is.
+pub(crate) async fn game_record(
+    ctx: &Ctx,
+    id: TournamentId,
+    table: u32,
+    record: &RecordRef,
+) -> Result<Record, RpcError> {
+    let read_json = |seq: u64| async move {
+        let body = ctx
+            .tournaments
+            .read_event(id, seq)
+            .await
+            .map_err(registry_error)?;
+        serde_json::from_str::<Value>(&body).map_err(|e| {
+            tracing::error!(id, seq, error = %e, "a stored event does not read");
+            RpcError::internal("internal error: inconsistent tournament state")
+        })
+    };
+    let text = read_json(record.text_seq).await?;
+    let warnings = if record.warnings_seq == record.text_seq {
+        None
+    } else {
+        Some(read_json(record.warnings_seq).await?)
+    };
+    stored_record(&text, warnings.as_ref().unwrap_or(&text), table).map_err(engine_error)
+}
+
 async fn game_sgf(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tid(&p)?;
     let round = round_param(&p, 1)?;
     let table: u32 = p.get(2, "table")?;
-    read(&ctx, id, move |t, _| {
+    let (mut out, at) = read(&ctx, id, |t, _| {
+        // Refused before the game is looked for, so that not even the tables show.
+        if t.data.round(round).is_some()
+            && !visibility::is_public(&t.data, round)
+            && public_only(&ctx, &p, t)
+        {
+            return Err(not_published(round));
+        }
         let g = t.game(round, table).map_err(engine_error)?;
-        let rec = g
+        let at = g
             .record
-            .as_ref()
+            .clone()
             .ok_or_else(|| engine_error(TournamentError::NoRecord { round, table }))?;
-        Ok(json!({
-            "round": round,
-            "table": table,
-            "white": g.white,
-            "black": g.black,
-            "result": result_code(g.outcome, g.forfeit),
-            "sgf": rec.sgf,
-            "warnings": rec.warnings,
-        }))
+        Ok::<_, RpcError>((
+            json!({
+                "round": round,
+                "table": table,
+                "white": g.white,
+                "black": g.black,
+                "result": result_code(g.outcome, g.forfeit),
+            }),
+            at,
+        ))
     })
-    .await?
+    .await??;
+    let record = game_record(&ctx, id, table, &at).await?;
+    out["sgf"] = json!(record.sgf);
+    out["warnings"] = json!(record.warnings);
+    Ok(out)
 }
 
 // ---- the table -------------------------------------------------------------------------------
@@ -1059,8 +1223,10 @@ pub static METHODS: &[Method] = &[
         name: "tournament.events",
         params: &[TID, Param::opt("since_revision", "int")],
         returns: "struct",
-        help: "The event log after a revision (default 0), at most 1000 events per call: \
-               {revision, events: [{revision, kind, round?, event}], more}.",
+        help: "The event log after a revision (default 0), as stored, at most 1000 events and \
+               1 MiB of them per call (at least one): {revision, events: [{revision, kind, \
+               round?, event}], more, next_since} (next_since: the since_revision of the next \
+               page).",
         handler: async_handler!(events),
     },
     Method {
@@ -1246,144 +1412,3 @@ pub static METHODS: &[Method] = &[
         handler: async_handler!(game_sgf),
     },
 ];
-
-// ---- live notifications ----------------------------------------------------------------------
-
-/// The notification method name of `tournament.subscribe`.
-pub const NOTIFICATION: &str = "tournament.event";
-
-/// Whether an event can change the standings (a client showing them should re-read).
-fn changes_standings(e: &Event) -> bool {
-    matches!(
-        e,
-        Event::SettingsChanged { .. }
-            | Event::PlayerRegistered { .. }
-            | Event::PlayerUpdated { .. }
-            | Event::PlayerWithdrawn { .. }
-            | Event::ParticipationSet { .. }
-            | Event::PlayerRemoved { .. }
-            | Event::RoundPaired { .. }
-            | Event::GameAdded { .. }
-            | Event::GameRemoved { .. }
-            | Event::PlayersSwapped { .. }
-            | Event::RoundUnpaired { .. }
-            | Event::ResultSet { .. }
-    )
-}
-
-/// One notification: what happened, at which revision, to which round.
-fn notification(id: TournamentId, revision: u64, e: &Event) -> Value {
-    let mut v = json!({
-        "tournament_id": id,
-        "kind": e.kind(),
-        "revision": revision,
-        "standings_changed": changes_standings(e),
-    });
-    if let Some(r) = e.round() {
-        v["round"] = json!(r);
-    }
-    match e {
-        Event::RoundPublished { published, .. } => v["published"] = json!(published),
-        Event::ResultSet {
-            table,
-            outcome,
-            forfeit,
-            ..
-        } => {
-            v["table"] = json!(table);
-            v["result"] = json!(result_code(*outcome, *forfeit));
-        }
-        _ => {}
-    }
-    v
-}
-
-fn raw(v: &Value) -> Option<Box<serde_json::value::RawValue>> {
-    serde_json::value::to_raw_value(v).ok()
-}
-
-/// Registers `tournament.subscribe(tournament_id)` (JSON-RPC over WebSocket): every change
-/// to the tournament, once durable, is pushed as a `tournament.event` notification
-/// ({tournament_id, kind, revision, round?, standings_changed, …}); a deleted tournament
-/// sends kind "deleted" and ends the subscription; a subscriber too slow to keep up gets kind
-/// "lagged" (read `tournament.events` to catch up). `tournament.unsubscribe` ends it.
-pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ctx>) {
-    use crate::rpc::registry::Change;
-    use jsonrpsee::types::ErrorObjectOwned;
-    use tokio::sync::broadcast::error::RecvError;
-    let registered = module.register_subscription(
-        "tournament.subscribe",
-        NOTIFICATION,
-        "tournament.unsubscribe",
-        move |params, pending, _, _| {
-            let ctx = Arc::clone(&ctx);
-            async move {
-                let id: Option<TournamentId> = params.one::<TournamentId>().ok().or_else(|| {
-                    params
-                        .parse::<Value>()
-                        .ok()
-                        .and_then(|v| v.get("tournament_id").and_then(Value::as_i64))
-                });
-                let Some(id) = id else {
-                    pending
-                        .reject(ErrorObjectOwned::owned(
-                            crate::rpc::error::codes::INVALID_PARAMS,
-                            "tournament.subscribe takes 1 parameter (tournament_id)",
-                            None::<()>,
-                        ))
-                        .await;
-                    return;
-                };
-                // Subscribed before the existence check, so no change can slip between them.
-                let mut rx = ctx.tournaments.subscribe();
-                if let Err(e) = ctx.tournaments.read(id, |_, rev| rev).await {
-                    let e = registry_error(e);
-                    pending
-                        .reject(ErrorObjectOwned::owned(e.code, e.message, None::<()>))
-                        .await;
-                    return;
-                }
-                let Ok(sink) = pending.accept().await else {
-                    return;
-                };
-                loop {
-                    let change = tokio::select! {
-                        () = sink.closed() => return,
-                        c = rx.recv() => c,
-                    };
-                    let messages: Vec<Value> = match change {
-                        Ok(Change::Appended {
-                            id: cid,
-                            first_seq,
-                            events,
-                        }) if cid == id => events
-                            .iter()
-                            .enumerate()
-                            .map(|(k, e)| notification(id, first_seq + k as u64 + 1, e))
-                            .collect(),
-                        Ok(Change::Deleted { id: cid }) if cid == id => {
-                            if let Some(m) = raw(&json!({"tournament_id": id, "kind": "deleted"})) {
-                                let _ = sink.send(m).await;
-                            }
-                            return;
-                        }
-                        Ok(_) => continue,
-                        Err(RecvError::Lagged(n)) => {
-                            vec![json!({"tournament_id": id, "kind": "lagged", "missed": n})]
-                        }
-                        Err(RecvError::Closed) => return,
-                    };
-                    for m in messages {
-                        let Some(m) = raw(&m) else { continue };
-                        if sink.send(m).await.is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        },
-    );
-    if let Err(e) = registered {
-        tracing::error!(error = %e, "tournament.subscribe not registered");
-    }
-}

@@ -124,7 +124,7 @@ pub fn import_events(mut data: TournamentData, seed: u64) -> Result<Vec<Event>, 
     if !forbidden.is_empty() {
         let mut settings = data.settings.clone();
         settings.pairing.forbidden_pairs = forbidden;
-        events.push(Event::SettingsChanged { settings });
+        events.push(Event::settings_changed(&data.settings, &settings).map_err(not_importable)?);
     }
     Tournament::replay(&events).map_err(not_importable)?;
     Ok(events)
@@ -279,7 +279,7 @@ pub fn export_data(t: &TournamentData, format: &str, o: &Value) -> RpcResult {
                 ));
             }
             let text = opengotha_xml::write(t, &opengotha_xml::WriteOptions { save_dt });
-            Ok(json!({"format": "opengotha", "text": text}))
+            Ok(json!({"format": "opengotha", "text": text, "warnings": []}))
         }
         "aga" => {
             let f = aga::export(t);
@@ -288,7 +288,13 @@ pub fn export_data(t: &TournamentData, format: &str, o: &Value) -> RpcResult {
                 .into_iter()
                 .map(|(name, text)| json!({"name": name, "text": text}))
                 .collect();
-            Ok(json!({"format": "aga", "register": f.register, "rounds": rounds}))
+            let warnings = serde_json::to_value(&f.warnings).unwrap_or_else(|_| json!([]));
+            Ok(json!({
+                "format": "aga",
+                "register": f.register,
+                "rounds": rounds,
+                "warnings": warnings,
+            }))
         }
         "send2aga" | "aga_results" => {
             let r = if format == "send2aga" {

@@ -5,6 +5,7 @@
 //! points), SODOS in points too, CAT as the category number from 1, rank as OpenGotha's
 //! integer (−30 = 30k … 8 = 9d) beside its text. Codes 1040–1059 are this file's.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -17,6 +18,7 @@ use crate::tournament::Tournament;
 use crate::tournament::crosstable::{Crosstable, crosstable};
 use crate::tournament::model::{Criterion, RoundNumber, TournamentData, format_rank};
 use crate::tournament::standings::{CRITERIA, Row, display_value, parse_criterion};
+use crate::tournament::visibility;
 
 pub mod codes {
     /// `after_round` beyond the tournament's rounds.
@@ -52,24 +54,43 @@ fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcEr
     }
 }
 
-/// Runs `f` on the tournament's data and revision: inline for small tournaments, on the
-/// blocking pool over a copy for large ones; within the call's time budget either way
-/// (-32012 when it runs out: at the deadline for a large one).
+/// What of the tournament a caller may not see: with auth on and a caller who does not direct
+/// it, `Some((first, paired))` when round `first` (of the `paired` rounds paired) is not
+/// published; the data `compute` hands on then stops before it.
+type Hidden = Option<(RoundNumber, RoundNumber)>;
+
+/// Runs `f` on the tournament's data as `p`'s caller may see it (the public's stops before
+/// the first unpublished round, with auth on), its revision and what it leaves out: inline
+/// for small tournaments, on the blocking pool over a copy for large ones; within the call's
+/// time budget either way (-32012 when it runs out: at the deadline for a large one).
 async fn compute<R: Send + 'static>(
     ctx: &Ctx,
+    p: &Params,
     id: TournamentId,
-    f: impl FnOnce(&TournamentData, u64) -> R + Send + 'static,
+    f: impl FnOnce(&TournamentData, u64, Hidden) -> R + Send + 'static,
 ) -> Result<R, RpcError> {
     let budget = crate::rpc::current_budget();
     let f = std::sync::Mutex::new(Some(f));
     let copied = ctx
         .tournaments
         .read(id, |t: &Tournament, rev| {
+            let (data, hidden) = if super::tournament::public_only(ctx, p, t) {
+                let data = visibility::public_data(&t.data);
+                let hidden = (data.rounds.len() < t.data.rounds.len()).then(|| {
+                    (
+                        data.rounds.len() as RoundNumber + 1,
+                        t.data.rounds.len() as RoundNumber,
+                    )
+                });
+                (data, hidden)
+            } else {
+                (Cow::Borrowed(&t.data), None)
+            };
             if t.data.players.len() > INLINE_PLAYERS {
-                Err((Box::new(t.data.clone()), rev))
+                Err((Box::new(data.into_owned()), rev, hidden))
             } else {
                 let f = f.lock().ok().and_then(|mut g| g.take());
-                Ok(f.map(|f| crate::rpc::under(budget.as_ref(), || f(&t.data, rev))))
+                Ok(f.map(|f| crate::rpc::under(budget.as_ref(), || f(&data, rev, hidden))))
             }
         })
         .await
@@ -77,18 +98,29 @@ async fn compute<R: Send + 'static>(
     let lost = || RpcError::internal("internal error: standings not computed");
     match copied {
         Ok(r) => r.ok_or_else(lost)?,
-        Err((data, rev)) => {
+        Err((data, rev, hidden)) => {
             let f = f.lock().ok().and_then(|mut g| g.take()).ok_or_else(lost)?;
-            crate::rpc::off_workers(&ctx.heavy, move || Ok(f(&data, rev))).await
+            crate::rpc::off_workers(&ctx.heavy, move || Ok(f(&data, rev, hidden))).await
         }
     }
 }
 
 /// The round to report after: the given one (0 … the tournament's rounds, or beyond when more
-/// rounds were paired than planned), else the last paired round.
-fn after_round(t: &TournamentData, asked: Option<RoundNumber>) -> Result<RoundNumber, RpcError> {
+/// rounds were paired than planned), else the last paired round; never one the caller may
+/// not see the results of (`hidden`).
+fn after_round(
+    t: &TournamentData,
+    asked: Option<RoundNumber>,
+    hidden: Hidden,
+) -> Result<RoundNumber, RpcError> {
     let paired = t.rounds.len() as RoundNumber;
     let last = t.settings.rounds.max(paired);
+    match (asked, hidden) {
+        (Some(r), Some((first, paired))) if (first..=paired).contains(&r) => {
+            Err(super::tournament::not_published(first))
+        }
+        _ => Ok(()),
+    }?;
     match asked {
         None => Ok(paired),
         Some(r) if r <= last => Ok(r),
@@ -177,8 +209,8 @@ async fn standings(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
     let crit = criteria(p.opt(2, "criteria")?)?;
-    compute(&ctx, id, move |t, rev| {
-        let r = after_round(t, asked)?;
+    compute(&ctx, &p, id, move |t, rev, hidden| {
+        let r = after_round(t, asked, hidden)?;
         let crit = crit.unwrap_or_else(|| t.settings.placement.clone());
         let st = crate::tournament::standings::standings(t, r, &crit);
         // Stopped at the budget, the rows are meaningless: do not build a reply of them.
@@ -237,8 +269,8 @@ fn crosstable_json(t: &TournamentData, x: &Crosstable, rev: u64) -> Value {
 async fn crosstable_method(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
-    compute(&ctx, id, move |t, rev| {
-        let r = after_round(t, asked)?;
+    compute(&ctx, &p, id, move |t, rev, hidden| {
+        let r = after_round(t, asked, hidden)?;
         let x = crosstable(t, r, &t.settings.placement, r, false);
         crate::budget::check()?;
         Ok(crosstable_json(t, &x, rev))
@@ -273,30 +305,48 @@ fn file_stem(t: &TournamentData) -> String {
     }
 }
 
-/// One export: the file as text, its encoding and a suggested file name.
+/// One export: the file as text, its encoding, a suggested file name, and what could not be
+/// written as it is.
 struct Export {
     text: String,
     encoding: &'static str,
     file_name: String,
+    warnings: Value,
+}
+
+/// Options of the EGF table.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct H9ExportOptions {
+    /// OpenGotha 3.51's exact bytes (`?` for halves and for what ISO-8859-15 lacks).
+    #[serde(default)]
+    opengotha_exact: bool,
 }
 
 fn export_file(
     t: &TournamentData,
     format: &str,
     after_round: Option<RoundNumber>,
+    options: Option<&Value>,
 ) -> Result<Export, RpcError> {
     use crate::tournament::formats::{csv, egf};
     let stem = file_stem(t);
     match format {
         "h9" | "h9_nobydef" => {
+            let h9o: H9ExportOptions = match options {
+                Some(v) => crate::rpc::input::from_value(v, "options")?,
+                None => H9ExportOptions::default(),
+            };
             let o = egf::H9Options {
                 keep_by_default: format == "h9",
                 after_round,
+                opengotha_exact: h9o.opengotha_exact,
                 ..egf::H9Options::default()
             };
+            let f = egf::h9_file(t, &o);
             // The bytes are ISO-8859-15; as a string each byte is its Latin-9 character, so a
-            // client writing the text in that encoding gets OpenGotha's file back.
-            let text = latin9_to_string(&egf::h9(t, &o));
+            // client writing the text in that encoding gets the file.
+            let text = latin9_to_string(&f.bytes);
             let file_name = if format == "h9" {
                 format!("{stem}.h9")
             } else {
@@ -306,6 +356,7 @@ fn export_file(
                 text,
                 encoding: "ISO-8859-15",
                 file_name,
+                warnings: serde_json::to_value(&f.warnings).unwrap_or_else(|_| json!([])),
             })
         }
         "csv" => {
@@ -314,6 +365,7 @@ fn export_file(
                 text: csv::standings_csv(t, r),
                 encoding: "UTF-8",
                 file_name: format!("{stem}_standings.csv"),
+                warnings: json!([]),
             })
         }
         other => Err(RpcError::new(
@@ -367,8 +419,10 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         _ => (p.opt(2, "after_round")?, p.opt(3, "options")?),
     };
     let format = format.trim().to_ascii_lowercase();
-    // The tables take no options: a misspelt one must not be ignored without a word.
+    // The tables take no options but the EGF table's: a misspelt one must not be ignored
+    // without a word.
     if !super::tournament_io::EXPORT_FORMATS.contains(&format.as_str())
+        && !matches!(format.as_str(), "h9" | "h9_nobydef")
         && let Some(o) = &options
     {
         #[derive(serde::Deserialize)]
@@ -376,7 +430,7 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         struct NoOptions {}
         crate::rpc::input::from_value::<NoOptions>(o, "options")?;
     }
-    compute(&ctx, id, move |t, rev| {
+    compute(&ctx, &p, id, move |t, rev, hidden| {
         // The OpenGotha and AGA files come from tournament_io. They hold the whole tournament,
         // so a round to stop after would be silently ignored: refuse it instead.
         if super::tournament_io::EXPORT_FORMATS.contains(&format.as_str()) {
@@ -398,16 +452,17 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             return Ok(v);
         }
         let r = match asked {
-            Some(_) => Some(after_round(t, asked)?),
+            Some(_) => Some(after_round(t, asked, hidden)?),
             None => None,
         };
-        let e = export_file(t, &format, r)?;
+        let e = export_file(t, &format, r, options.as_ref())?;
         Ok(json!({
             "revision": rev,
             "format": format,
             "file_name": e.file_name,
             "encoding": e.encoding,
             "text": e.text,
+            "warnings": e.warnings,
         }))
     })
     .await?

@@ -3,7 +3,9 @@
 //! `position, place, name, first_name, rank, rating, country, club, egf_pin`, one column per
 //! placement criterion (its name; the value in display units, e.g. `12.5`), then `R1 … Rn`
 //! with the crosstable cells (`3+/w2`, `0=`). `place` is empty for the second and later
-//! players of a shared place, as OpenGotha prints it.
+//! players of a shared place, as OpenGotha prints it. A text cell (name, club, …) that a
+//! spreadsheet would take for a formula — one starting with `=`, `+`, `-`, `@`, a tab or a
+//! carriage return — is written with a leading `'`, as OWASP advises against CSV injection.
 //!
 //! Pure: a [`TournamentData`] in, text out.
 
@@ -11,8 +13,16 @@ use crate::tournament::crosstable::crosstable;
 use crate::tournament::model::{Criterion, RoundNumber, TournamentData, format_rank};
 use crate::tournament::standings::display_value;
 
-/// One field, quoted when RFC 4180 asks for it.
+/// One text field: neutralised when a spreadsheet would run it as a formula, quoted when
+/// RFC 4180 asks for it.
 fn field(s: &str) -> String {
+    let neutral;
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        neutral = format!("'{s}");
+        neutral.as_str()
+    } else {
+        s
+    };
     if s.contains([',', '"', '\r', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -133,5 +143,43 @@ mod tests {
         );
         assert_eq!(lines[2], "2,,Roe,Ann,1D,100,,,,30.5,30.5,30.5,1=/b0");
         assert_eq!(lines[3], "");
+    }
+
+    #[test]
+    fn formula_cells_are_neutralised() {
+        for (text, want) in [
+            (
+                "=HYPERLINK(\"http://x\")",
+                "\"'=HYPERLINK(\"\"http://x\"\")\"",
+            ),
+            ("+1", "'+1"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("Doe", "Doe"),
+            ("a=b", "a=b"),
+        ] {
+            assert_eq!(field(text), want, "{text:?}");
+        }
+        let mut settings = Settings::defaults(System::Mcmahon);
+        settings.rounds = 1;
+        let t = TournamentData {
+            settings,
+            players: vec![Player {
+                id: 1,
+                name: "=cmd|' /C calc'!A0".into(),
+                first_name: "@x".into(),
+                club: "+1".into(),
+                ..Player::default()
+            }],
+            rounds: vec![Round {
+                byes: vec![1],
+                ..Round::default()
+            }],
+        };
+        let text = standings_csv(&t, 1);
+        let row = text.split("\r\n").nth(1).expect("a row");
+        assert!(row.starts_with("1,1,'=cmd|' /C calc'!A0,'@x,"), "{row}");
+        assert!(row.contains(",'+1,"), "{row}");
     }
 }

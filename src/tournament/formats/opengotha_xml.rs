@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::tournament::model::{
-    ClubsGroup, Criterion, Game, Mode3, Outcome, Overtime, Player, Rank, Registration, Round,
-    Seeding, System, Team, TeamBoard, TournamentData, format_rank, parse_rank,
+    ClubsGroup, Criterion, Game, GameFormat, Mode3, Outcome, Overtime, Player, Rank, Registration,
+    Round, Seeding, System, Team, TeamBoard, TournamentData, format_rank,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -61,9 +61,86 @@ fn boolean(m: &HashMap<String, String>, k: &str, d: bool) -> bool {
     m.get(k).map_or(d, |s| s.eq_ignore_ascii_case("true"))
 }
 
-fn rank(m: &HashMap<String, String>, k: &str, d: &str) -> Result<i32, XmlError> {
-    let s = get(m, k, d);
-    parse_rank(s).ok_or_else(|| XmlError(format!("attribute {k}={s:?} is not a rank")))
+/// An integer attribute that must fit `T` (a count, a round or table number): a value out of
+/// its range is refused, never wrapped.
+fn num<T: TryFrom<i64>>(m: &HashMap<String, String>, k: &str, d: i64) -> Result<T, XmlError> {
+    let v = int(m, k, d)?;
+    T::try_from(v).map_err(|_| XmlError(format!("attribute {k}={v} is out of range")))
+}
+
+/// A rank attribute read as OpenGotha reads it ([`opengotha_rank`]); text it cannot read
+/// at all is 30K (see [`opengotha_rank`]).
+fn rank(m: &HashMap<String, String>, k: &str, d: &str) -> i32 {
+    opengotha_rank(get(m, k, d)).unwrap_or(MIN_RANK_LIMIT)
+}
+
+/// The first code point of each run of ten decimal digits in the Basic Multilingual Plane:
+/// Java's `Integer.parseInt` reads any of them (`Character.digit`), one UTF-16 unit each.
+/// Generated from the Unicode Character Database (category Nd, value 0); checked against
+/// Java 17 by the oracle's rank dump (tests/data/opengotha/golden/ranks.tsv).
+const DIGIT_ZEROS: &[u32] = &[
+    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0,
+    0xFF10,
+];
+
+fn java_digit(c: char) -> Option<i64> {
+    let c = c as u32;
+    DIGIT_ZEROS
+        .iter()
+        .find(|&&z| (z..z + 10).contains(&c))
+        .map(|&z| i64::from(c - z))
+}
+
+/// Java's `Integer.parseInt`: an optional sign, then at least one digit, within `int`.
+fn java_parse_int(s: &str) -> Option<i32> {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for c in digits.chars() {
+        v = v * 10 + java_digit(c)?;
+        if v > 1 << 31 {
+            return None;
+        }
+    }
+    i32::try_from(if neg { -v } else { v }).ok()
+}
+
+/// A rank as OpenGotha 3.51's `Player.convertKDPToInt` reads it: the text trimmed, its last
+/// character the kind and the rest a Java integer — `k`/`K` kyu, `d`/`D` dan, `p`/`P` pro
+/// (1–3p = 7D, 4–6p = 8D, more 9D), a digit makes the whole text a kyu number (`12` = 12K,
+/// but a lone `5` has no number before its last character and is not read), any other
+/// character a kyu too (`5x` = 5K; `-3d` = −3 − 1 = 4K) — and the result clamped to
+/// 30K … 9D (`99K` = 30K, `12D` = 9D). `None` where OpenGotha gets its "no rank" −99, which
+/// it writes back as `99K` and so reads as 30K on its next load.
+pub fn opengotha_rank(s: &str) -> Option<Rank> {
+    // Java's trim: every character up to U+0020 at both ends.
+    let t = s.trim_matches(|c: char| c <= ' ');
+    let last = t.chars().next_back()?;
+    if last.len_utf16() > 1 {
+        // Java's last char is then half a surrogate pair, and the other half spoils the number.
+        return None;
+    }
+    let head = &t[..t.len() - last.len_utf8()];
+    let n = java_parse_int(head)?;
+    // Java's int arithmetic wraps: `-2147483648d` is 9D there.
+    let rank = match last {
+        '0'..='9' => java_parse_int(t)?.wrapping_neg(),
+        'd' | 'D' => n.wrapping_sub(1),
+        'p' | 'P' => match n {
+            i32::MIN..=3 => 6,
+            4..=6 => 7,
+            _ => 8,
+        },
+        _ => n.wrapping_neg(),
+    };
+    Some(rank.clamp(MIN_RANK_LIMIT, crate::tournament::model::MAX_RANK))
 }
 
 /// OpenGotha's result name → outcome and forfeit flag.
@@ -289,6 +366,8 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     // clubs) as the file has them; resolved once the players are known.
     let mut teams: Vec<RawTeam> = Vec::new();
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    // goswiss's own element (our writes only): what OpenGotha's sets have no place for.
+    let mut goswiss: Option<HashMap<String, String>> = None;
     let mut depth = 0i64;
     loop {
         let ev = r.read_event().map_err(|e| {
@@ -340,11 +419,15 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                     rating += 2050;
                 }
                 let rating = rating.clamp(MIN_RATING as i64, MAX_RATING as i64) as i32;
+                // OpenGotha's Player takes the grade's rank when the rank is not one.
+                let p_rank = opengotha_rank(get(&m, "rank", "30K"))
+                    .or_else(|| opengotha_rank(get(&m, "grade", "")))
+                    .unwrap_or(MIN_RANK_LIMIT);
                 let mut p = Player {
                     id,
                     name: get(&m, "name", "").to_string(),
                     first_name: get(&m, "firstName", "").to_string(),
-                    rank: rank(&m, "rank", "30K").map_err(ctx)?,
+                    rank: p_rank,
                     rating,
                     rating_origin: get(&m, "ratingOrigin", "").to_string(),
                     grade: get(&m, "grade", "").to_uppercase(),
@@ -355,7 +438,7 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                     ffg_licence_status: get(&m, "ffgLicenceStatus", "").to_string(),
                     aga_id: get(&m, "agaId", "").to_string(),
                     aga_expiration: get(&m, "agaExpirationDate", "").to_string(),
-                    mms_correction: int(&m, "smmsCorrection", 0).map_err(ctx)? as i32,
+                    mms_correction: num(&m, "smmsCorrection", 0).map_err(ctx)?,
                     registration: if get(&m, "registeringStatus", "FIN") == "PRE" {
                         Registration::Preliminary
                     } else {
@@ -380,9 +463,9 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                 }
                 t.players.push(p);
             }
-            "Game" => games.push((int(&m, "roundNumber", 1).map_err(ctx)? as u32, m)),
+            "Game" => games.push((num(&m, "roundNumber", 1).map_err(ctx)?, m)),
             "ByePlayer" => byes.push((
-                int(&m, "roundNumber", 1).map_err(ctx)? as u32,
+                num(&m, "roundNumber", 1).map_err(ctx)?,
                 get(&m, "player", "").to_string(),
             )),
             "GeneralParameterSet" => {
@@ -394,8 +477,8 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                 // A missing date is "today" for OpenGotha; the writer supplies it then.
                 s.begin_date = get(&m, "beginDate", "").to_string();
                 s.end_date = get(&m, "endDate", "").to_string();
-                s.rounds = int(&m, "numberOfRounds", 5).map_err(ctx)? as u32;
-                s.board_size = int(&m, "size", 19).map_err(ctx)? as u32;
+                s.rounds = num(&m, "numberOfRounds", 5).map_err(ctx)?;
+                s.board_size = num(&m, "size", 19).map_err(ctx)?;
                 let komi = get(&m, "komi", "7.5");
                 s.komi2 = parse_komi2(komi)
                     .ok_or_else(|| ctx(XmlError(format!("komi={komi:?} is not a komi"))))?;
@@ -408,10 +491,10 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                     "SUDDENDEATH"
                 };
                 let basic = int(&m, "time", 60).map_err(ctx)?;
-                s.time.basic_minutes = int(&m, "basicTime", basic).map_err(ctx)? as u32;
+                s.time.basic_minutes = num(&m, "basicTime", basic).map_err(ctx)?;
                 let mut time = BTreeMap::new();
                 for (k, d) in TIME_DEFAULTS {
-                    let v = int(&m, k, d.parse().unwrap_or(0)).map_err(ctx)?;
+                    let v: u32 = num(&m, k, d.parse().unwrap_or(0)).map_err(ctx)?;
                     time.insert((*k).to_string(), v.to_string());
                 }
                 let tv = |k: &str| time.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -430,14 +513,14 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                     },
                 };
                 s.extra.insert(EXTRA_GENERAL.to_string(), time);
-                s.mcmahon.bar = rank(&m, "genMMBar", "4D").map_err(ctx)?;
-                s.mcmahon.floor = rank(&m, "genMMFloor", "20K").map_err(ctx)?;
-                s.mcmahon.zero = rank(&m, "genMMZero", "30K").map_err(ctx)?;
+                s.mcmahon.bar = rank(&m, "genMMBar", "4D");
+                s.mcmahon.floor = rank(&m, "genMMFloor", "20K");
+                s.mcmahon.zero = rank(&m, "genMMZero", "30K");
                 let sc = &mut s.scoring;
-                sc.nbw2_absent = int(&m, "genNBW2ValueAbsent", 0).map_err(ctx)? as i32;
-                sc.nbw2_bye = int(&m, "genNBW2ValueBye", 0).map_err(ctx)? as i32;
-                sc.mms2_absent = int(&m, "genMMS2ValueAbsent", 0).map_err(ctx)? as i32;
-                sc.mms2_bye = int(&m, "genMMS2ValueBye", 0).map_err(ctx)? as i32;
+                sc.nbw2_absent = num(&m, "genNBW2ValueAbsent", 0).map_err(ctx)?;
+                sc.nbw2_bye = num(&m, "genNBW2ValueBye", 0).map_err(ctx)?;
+                sc.mms2_absent = num(&m, "genMMS2ValueAbsent", 0).map_err(ctx)?;
+                sc.mms2_bye = num(&m, "genMMS2ValueBye", 0).map_err(ctx)?;
                 sc.round_down = boolean(&m, "genRoundDownNBWMMS", true);
                 sc.count_not_played_as_half =
                     boolean(&m, "genCountNotPlayedGamesAsHalfPoint", false);
@@ -445,14 +528,14 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
             }
             "Category" => categories.push((
                 int(&m, "number", 1).map_err(ctx)?,
-                rank(&m, "lowerLimit", "30K").map_err(ctx)?,
+                rank(&m, "lowerLimit", "30K"),
             )),
             "HandicapParameterSet" => {
                 let h = &mut t.settings.handicap;
                 h.based_on_mms = boolean(&m, "hdBasedOnMMS", true);
-                h.no_handicap_threshold = rank(&m, "hdNoHdRankThreshold", "1D").map_err(ctx)?;
-                h.correction = int(&m, "hdCorrection", 1).map_err(ctx)? as i32;
-                h.ceiling = int(&m, "hdCeiling", 9).map_err(ctx)? as i32;
+                h.no_handicap_threshold = rank(&m, "hdNoHdRankThreshold", "1D");
+                h.correction = num(&m, "hdCorrection", 1).map_err(ctx)?;
+                h.ceiling = num(&m, "hdCeiling", 9).map_err(ctx)?;
             }
             "TeamPlacementParameterSet" => in_team_placement = true,
             "PlacementCriterion" if in_team_placement => {
@@ -505,15 +588,15 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                 });
                 let c2 = get(&m, "paiMaAdditionalPlacementCritSystem2", "NULL");
                 p.additional_crit2 = Criterion(parse_crit(c2));
-                p.se_rank_threshold = rank(&m, "paiSeRankThreshold", "4D").map_err(ctx)?;
+                p.se_rank_threshold = rank(&m, "paiSeRankThreshold", "4D");
                 p.se_nbwins_threshold_active = boolean(&m, "paiSeNbWinsThresholdActive", true);
                 p.se_bar_threshold_active = boolean(&m, "paiSeBarThresholdActive", true);
                 p.minimize_handicap = long(&m, "paiSeMinimizeHandicap", 0).map_err(ctx)?;
                 p.avoid_same_geo = long(&m, "paiSeAvoidSameGeo", 100_000_000_000).map_err(ctx)?;
                 p.prefer_mms_diff_country =
-                    int(&m, "paiSePreferMMSDiffRatherThanSameCountry", 1).map_err(ctx)? as i32;
+                    num(&m, "paiSePreferMMSDiffRatherThanSameCountry", 1).map_err(ctx)?;
                 p.prefer_mms_diff_club =
-                    int(&m, "paiSePreferMMSDiffRatherThanSameClub", 3).map_err(ctx)? as i32;
+                    num(&m, "paiSePreferMMSDiffRatherThanSameClub", 3).map_err(ctx)?;
                 let def_sec = long(&m, "paiSeDefSecCrit", 100_000_000_000).map_err(ctx)?;
                 t.settings.extra.insert(
                     EXTRA_PAIRING.to_string(),
@@ -521,10 +604,13 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
                 );
             }
             "DPParameterSet" => {
-                t.settings
-                    .extra
-                    .insert(EXTRA_DP.to_string(), flags(&m, DP_IMPORT_DEFAULTS));
+                let dp = flags(&m, DP_IMPORT_DEFAULTS);
+                t.settings.game_format = Some(GameFormat::parse(
+                    dp.get("gameFormat").map_or("full", |v| v.as_str()),
+                ));
+                t.settings.extra.insert(EXTRA_DP.to_string(), dp);
             }
+            GOSWISS_SET => goswiss = Some(m),
             "PublishParameterSet" => {
                 t.settings
                     .extra
@@ -581,6 +667,10 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
         .collect();
     let extra = &mut t.settings.extra;
     extra.insert(EXTRA_TEAM_PLACEMENT.to_string(), team_placement);
+    if t.settings.game_format.is_none() {
+        // No display set: OpenGotha's default, full.
+        t.settings.game_format = Some(GameFormat::Full);
+    }
     for (set, defaults) in [
         (EXTRA_DP, DP_DEFAULTS),
         (EXTRA_PUBLISH, PUBLISH_DEFAULTS),
@@ -644,7 +734,7 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
         if rn == 0 {
             return Err(XmlError("<Game> with round number 0".into()));
         }
-        let table = int(&m, "tableNumber", 0)? as u32;
+        let table: u32 = num(&m, "tableNumber", 0)?;
         let what = format!("<Game> round {rn} table {table}");
         let res = get(&m, "result", "RESULT_UNKNOWN");
         let (outcome, forfeit) =
@@ -677,7 +767,74 @@ pub fn read(xml: &str) -> Result<TournamentData, XmlError> {
     }
     t.settings.clubs_groups = clubs_groups(groups);
     t.settings.teams = read_teams(teams, &keys)?;
+    if let Some(m) = goswiss {
+        read_goswiss(&m, &mut t).map_err(|e| XmlError(format!("<{GOSWISS_SET}>: {}", e.0)))?;
+    }
     Ok(t)
+}
+
+/// goswiss's element in its own XML files, beside OpenGotha's parameter sets (OpenGotha's
+/// reader looks its elements up by name and passes over this one): the byo-yomi periods, the
+/// time text, the rules, the komi of handicap games, the venue's country and the published
+/// rounds, none of which OpenGotha's sets can hold.
+const GOSWISS_SET: &str = "GoswissParameterSet";
+
+fn read_goswiss(m: &HashMap<String, String>, t: &mut TournamentData) -> Result<(), XmlError> {
+    let s = &mut t.settings;
+    if let Overtime::Byoyomi { periods, .. } = &mut s.time.overtime {
+        *periods = num(m, "stdByoYomiPeriods", 1)?;
+    }
+    s.time.text = get(m, "timeText", "").to_string();
+    s.rules = get(m, "rules", &s.rules).to_string();
+    s.country = get(m, "country", "").to_string();
+    if let Some(k) = m.get("handicapKomi") {
+        s.handicap_komi2 =
+            parse_komi2(k).ok_or_else(|| XmlError(format!("handicapKomi={k:?} is not a komi")))?;
+    }
+    for r in get(m, "publishedRounds", "").split_whitespace() {
+        let n: u32 = r
+            .parse()
+            .map_err(|_| XmlError(format!("publishedRounds: {r:?} is not a round number")))?;
+        // A round the file has no games or byes for was never paired: nothing to publish.
+        if let Some(round) = n.checked_sub(1).and_then(|i| t.rounds.get_mut(i as usize)) {
+            round.published = true;
+        }
+    }
+    Ok(())
+}
+
+/// The goswiss element's attributes, or `None` when everything in it is what a file without
+/// it reads as (an OpenGotha tournament's file stays exactly OpenGotha's).
+fn goswiss_attrs(t: &TournamentData) -> Option<Vec<(&'static str, String)>> {
+    let s = &t.settings;
+    let base = TournamentData::default().settings;
+    let periods = match s.time.overtime {
+        Overtime::Byoyomi { periods, .. } => periods,
+        _ => 1,
+    };
+    let published: Vec<String> = t
+        .rounds
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.published)
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    let plain = periods == 1
+        && s.time.text.is_empty()
+        && s.rules == base.rules
+        && s.handicap_komi2 == base.handicap_komi2
+        && s.country.is_empty()
+        && published.is_empty();
+    (!plain).then(|| {
+        vec![
+            ("country", s.country.clone()),
+            ("handicapKomi", format_komi2(s.handicap_komi2)),
+            ("publishedRounds", published.join(" ")),
+            ("rules", s.rules.clone()),
+            ("stdByoYomiPeriods", periods.to_string()),
+            ("timeText", s.time.text.clone()),
+        ]
+    })
 }
 
 /// A `<Team>` as the file has it: teamNumber, teamName, and its `<Board>`s as roundNumber,
@@ -881,9 +1038,11 @@ fn extra_or(
 
 /// Writes the tournament as OpenGotha 3.51 saves it: the same elements and attributes, with
 /// `dataVersion="201"` added so OpenGotha reads the ratings as they are (3.51 omits it and
-/// then takes its own files for old FFG-scale ones). goswiss-only data (game records, komi per
-/// game, rules, the time text, publication flags) has no place in the format and is left
-/// out; a withdrawal is written as non-participation in the later rounds.
+/// then takes its own files for old FFG-scale ones). What OpenGotha's sets cannot hold and a
+/// re-import needs (byo-yomi periods, the time text, rules, handicap komi, the venue's
+/// country, the published rounds) goes into goswiss's own `<GoswissParameterSet>`, written
+/// only when one of them differs from what a file without it reads as; game records and komi
+/// per game are left out; a withdrawal is written as non-participation in the later rounds.
 pub fn write(t: &TournamentData, opts: &WriteOptions) -> String {
     let s = &t.settings;
     let mut o = String::with_capacity(4096 + 400 * t.players.len());
@@ -1204,13 +1363,11 @@ pub fn write(t: &TournamentData, opts: &WriteOptions) -> String {
     ];
     pairing.extend(def_sec);
     element(&mut o, 2, "PairingParameterSet", &pairing, true);
-    element(
-        &mut o,
-        2,
-        "DPParameterSet",
-        &extra_or(t, EXTRA_DP, DP_DEFAULTS),
-        true,
-    );
+    let mut dp = extra_or(t, EXTRA_DP, DP_DEFAULTS);
+    if let Some(slot) = dp.iter_mut().find(|(k, _)| *k == "gameFormat") {
+        slot.1 = s.effective_game_format().name().to_string();
+    }
+    element(&mut o, 2, "DPParameterSet", &dp, true);
     element(
         &mut o,
         2,
@@ -1218,6 +1375,9 @@ pub fn write(t: &TournamentData, opts: &WriteOptions) -> String {
         &extra_or(t, EXTRA_PUBLISH, PUBLISH_DEFAULTS),
         true,
     );
+    if let Some(attrs) = goswiss_attrs(t) {
+        element(&mut o, 2, GOSWISS_SET, &attrs, true);
+    }
     end(&mut o, 1, "TournamentParameterSet");
     element(&mut o, 1, "TeamTournamentParameterSet", &[], false);
     element(

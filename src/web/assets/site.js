@@ -41,6 +41,8 @@
     if (!fragment) return;
     if (fetching || busy()) { again = true; return; }
     fetching = true;
+    // Screen readers (and tests) learn that the region is about to change.
+    fragment.setAttribute("aria-busy", "true");
     // A director's token goes along: with auth on, only the director sees rounds that are
     // not published yet.
     fetch(fragmentUrl(), { headers: authHeaders({ "Accept": "text/html" }), cache: "no-store" })
@@ -55,6 +57,7 @@
       .catch(function () {})
       .then(function () {
         fetching = false;
+        fragment.removeAttribute("aria-busy");
         if (again) { again = false; refresh(); }
       });
   }

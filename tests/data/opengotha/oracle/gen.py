@@ -3,7 +3,8 @@
 absences, jigo, both-win, both-lose, forfeits (some with unknown colour), unknown results,
 handicap games, McMahon corrections, McMahon / Swiss / SwissCat placement, and teams and clubs
 groups with the importer's quirks (renamed and renumbered teams, seats without a round, seats
-of unknown players, repeated groups and clubs), for the oracle.
+of unknown players, repeated groups and clubs), OpenGotha's short game format, and names
+ISO-8859-15 cannot hold with EGD PINs and unusual rank texts, for the oracle.
 Deterministic: a fixed seed per file.  usage: gen.py OUTDIR"""
 import random, sys, os
 
@@ -16,7 +17,8 @@ def rank_str(r):
     return f"{r + 1}D" if r >= 0 else f"{-r}K"
 
 def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_down="true",
-        virtual="false", hd=True, categories=None, teams=None, groups=None):
+        virtual="false", hd=True, categories=None, teams=None, groups=None, short=False,
+        people=None):
     rng = random.Random(seed)
     players = []
     for i in range(n):
@@ -27,7 +29,11 @@ def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_do
         corr = rng.choice([0] * 8 + [1, -1]) if system == "MM" else 0
         players.append(dict(name=f"Player{i:02d}", first=rng.choice(["Ann", "Bo", "Cy", "Di", "Ed"]),
                             rank=rank, part=part, corr=corr, rating=2050 + 100 * rank + rng.randint(0, 99),
-                            country=rng.choice(["FR", "NL", "DE", ""]), club=rng.choice(["Par", "Ams", "Ber", ""])))
+                            country=rng.choice(["FR", "NL", "DE", ""]), club=rng.choice(["Par", "Ams", "Ber", ""]),
+                            pin="", rank_text=None))
+    # people: (name, first name, club, EGD PIN, rank text or None) for the first players.
+    for p, (name, first, club, pin, rank_text) in zip(players, people or []):
+        p.update(name=name, first=first, club=club, pin=pin, rank_text=rank_text)
     games, byes = [], []
     for r in range(rounds):
         present = [i for i in range(n) if players[i]["part"][r] == "1"]
@@ -47,14 +53,15 @@ def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_do
             res = rng.choice(RESULTS)
             known = "false" if res.endswith("_BYDEF") and rng.random() < 0.5 else "true"
             games.append((r, t // 2 + 1, w, bl, h, res, known))
-    key = lambda p: (p["name"] + p["first"]).upper()
+    key = lambda p: (p["name"] + p["first"]).replace(" ", "").upper()
     out = ['<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
            '<Tournament dataVersion="201" fullVersionNumber="3.51.02" runningMode="SAL" saveDT="20260101120000">',
            "<Players>"]
     for p in players:
-        out.append(f'<Player agaExpirationDate="" agaId="" club="{p["club"]}" country="{p["country"]}" egfPin="" '
-                   f'ffgLicence="" ffgLicenceStatus="" firstName="{p["first"]}" grade="{rank_str(p["rank"])}" '
-                   f'name="{p["name"]}" participating="{"".join(p["part"])}" rank="{rank_str(p["rank"])}" '
+        rk = p["rank_text"] or rank_str(p["rank"])
+        out.append(f'<Player agaExpirationDate="" agaId="" club="{p["club"]}" country="{p["country"]}" egfPin="{p["pin"]}" '
+                   f'ffgLicence="" ffgLicenceStatus="" firstName="{p["first"]}" grade="{rk}" '
+                   f'name="{p["name"]}" participating="{"".join(p["part"])}" rank="{rk}" '
                    f'rating="{p["rating"]}" ratingOrigin="INI" registeringStatus="FIN" smmsCorrection="{p["corr"]}"/>')
     out.append("</Players>\n<Games>")
     for (r, t, w, b, h, res, known) in games:
@@ -95,7 +102,10 @@ def gen(path, seed, n, rounds, system, crits, nbw_abs="0", mms_abs="1", round_do
     crits = crits + ["NULL"] * (6 - len(crits))
     for k, c in enumerate(crits):
         out.append(f'<PlacementCriterion name="{c}" number="{k + 1}"/>')
-    out.append("</PlacementCriteria>\n</PlacementParameterSet>\n<PairingParameterSet/>\n</TournamentParameterSet>")
+    out.append("</PlacementCriteria>\n</PlacementParameterSet>\n<PairingParameterSet/>")
+    if short:
+        out.append('<DPParameterSet gameFormat="short"/>')
+    out.append("</TournamentParameterSet>")
     if groups:
         out.append("<ClubsGroups>")
         for (name, clubs) in groups:
@@ -129,3 +139,21 @@ gen(f"{d}/synth_teams.xml", 6, 14, 3, "MM", ["MMS", "SOSM", "SOSOSM"],
            (7, "Owls", [(1, 1, 11), (1, 2, 12), (2, 1, 13), (3, 1, "NOBODYATALL")])],
     groups=[("Paris area", ["Par", "Ver"]), ("North", ["Ams", "Ber", "Ams"]),
             ("Paris area", ["Lyo"]), ("Empty", [])])
+# OpenGotha's short game format (gameFormat="short"): cells without type, colour or handicap,
+# and its nobydef table then keeps the results by default (no `!` to find).
+gen(f"{d}/synth_short.xml", 7, 15, 5, "MM", ["MMS", "SOSM", "SOSOSM"], short=True)
+# Names ISO-8859-15 cannot hold (Latin letters it lacks, CJK), a long name, EGD PINs (one not
+# of 8 digits), and rank texts OpenGotha reads its own way (99K = 30K, 12 = 12K, 3p = 7D).
+gen(f"{d}/synth_names.xml", 8, 14, 4, "MM", ["MMS", "SOSM", "SOSOSM"], people=[
+    ("Szőke", "Bálint", "Győr", "12345678", None),
+    ("Wałęsa", "Łukasz", "Łódź", "23456789", "99K"),
+    ("Dvořák", "Jiří", "Brno", "", "12"),
+    ("Yılmaz", "Ayşe", "İzm", "1234", None),
+    ("Būga", "Rūta", "Vln", "", "3p"),
+    ("李", "明", "北京", "34567890", None),
+    ("Nguyễn", "Văn Đức", "", "", None),
+    ("O’Brien", "Seán", "Dub", "", None),
+    ("Müller-Lüdenscheidt", "Hans Peter", "Ber", "45678901", None),
+    ("Œuvray", "Zoé", "Par", "", None),
+    ("Smith", "John", "Lon", "56789012", None),
+])

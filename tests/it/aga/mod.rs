@@ -1,0 +1,6 @@
+//! Integration tests: aga.
+
+mod dirs;
+mod probes;
+mod props;
+mod rpc;

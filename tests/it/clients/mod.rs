@@ -1,0 +1,6 @@
+//! Integration tests: clients.
+
+mod python_client;
+mod python_tournament;
+mod replay_scripts;
+mod scripts;

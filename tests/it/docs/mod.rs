@@ -1,0 +1,3 @@
+//! Integration tests: the documentation stays true to the code.
+
+mod architecture;

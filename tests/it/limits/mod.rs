@@ -1,0 +1,4 @@
+//! Integration tests: limits.
+
+mod pairing;
+mod sgf_aga;

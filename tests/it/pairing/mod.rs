@@ -1,0 +1,12 @@
+//! Integration tests: pairing.
+
+mod blossom;
+mod boards;
+mod koth;
+mod models;
+mod networkx;
+mod opengotha;
+mod opengotha_exact;
+mod oracles;
+mod warm;
+mod window;

@@ -1,0 +1,6 @@
+//! Integration tests: postgres.
+
+mod cluster;
+mod copy;
+mod lost_commit;
+mod store;

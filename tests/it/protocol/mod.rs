@@ -1,0 +1,7 @@
+//! Integration tests: protocol.
+
+mod fuzz_regressions;
+mod jsonrpc;
+mod parity;
+mod strict_input;
+mod xmlrpc_wire;

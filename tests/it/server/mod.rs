@@ -1,0 +1,7 @@
+//! Integration tests: server.
+
+mod auth;
+mod connections;
+mod cross_site;
+mod replies;
+mod slow_clients;

@@ -1,0 +1,4 @@
+//! Integration tests: web.
+
+mod browser;
+mod pages;
