@@ -105,7 +105,7 @@ async fn lists_import_and_search_on_both_protocols() {
         assert_eq!(
             e["player"],
             json!({
-                "name": "ZWILLING", "first_name": "François", "rank": "5k", "rating": 1550,
+                "name": "ZWILLING", "first_name": "François", "rank": "5K", "rating": 1550,
                 "rating_origin": "FFG", "grade": "5K", "country": "FR", "club": "74An",
                 "egf_pin": "", "ffg_licence": "1200075", "ffg_licence_status": "-",
                 "aga_id": "", "aga_expiration": ""
@@ -436,7 +436,7 @@ async fn the_command_imports_into_a_running_daemons_database() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         stdout,
-        "ffg\tZWILLING François\t5k\t1550\tFR\t74An\t1200075\n"
+        "ffg\tZWILLING François\t5K\t1550\tFR\t74An\t1200075\n"
     );
     let out = tokio::process::Command::new(exe)
         .args(["ratings", "import", "--kind", "aga"])
