@@ -476,6 +476,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_import_stops_at_its_budget() {
+        let rows: String = (0..10_000)
+            .map(|k| format!("Family{k}, Given\t{k}\n"))
+            .collect();
+        let mut inner = None;
+        let spent = crate::budget::Budget::new(Some(Duration::ZERO));
+        let out = crate::budget::run(spent, || {
+            inner = Some(prepare(Kind::Aga, rows.as_bytes(), "", 0).map(|p| p.index.list().len()))
+        });
+        assert!(out.is_err());
+        // Stopped inside the reading, not after it.
+        assert_eq!(inner, Some(Err(ListError::OverBudget)));
+        let whole = prepare(Kind::Aga, rows.as_bytes(), "", 0).map(|p| p.index.list().len());
+        assert_eq!(whole, Ok(10_000));
+    }
+
+    #[test]
+    fn list_errors_have_their_codes() {
+        let kind = Kind::Egf;
+        assert_eq!(
+            list_error(ListError::TooBig { kind, bytes: 1 }).code,
+            codes::OVER_CAP
+        );
+        assert_eq!(
+            list_error(ListError::TooManyRows { kind }).code,
+            codes::OVER_CAP
+        );
+        assert_eq!(
+            list_error(ListError::Unpack("x".into())).code,
+            codes::UNREADABLE
+        );
+    }
+
+    #[test]
     fn times_read_as_utc() {
         assert_eq!(iso_time(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso_time(951_782_400_000), "2000-02-29T00:00:00Z");

@@ -146,7 +146,7 @@ async fn two_daemons_follow_each_others_imports() {
     b.refresh().await.unwrap();
     let held = b.snapshot();
     let on_b = held.get(&Kind::Ffg).expect("b loaded the list");
-    assert_eq!(on_b.index.list().len(), 107);
+    assert_eq!(on_b.index.list().len(), 108);
     assert_eq!(
         on_b.digest,
         a.snapshot()[&Kind::Ffg].digest,
