@@ -28,19 +28,45 @@ impl Rng {
 }
 
 const SYLLABLES: &[&str] = &[
-    "ka", "ki", "ko", "ma", "mü", "mo", "le", "li", "sa", "sé", "ta", "to", "ná", "ne", "ro",
-    "ra", "bö", "be", "ha", "hi", "ja", "ju", "va", "vé", "da", "de", "fa", "fi", "go", "gu",
-    "pa", "pe", "wa", "we", "zi", "zo", "ch", "sch", "ll", "er", "an", "en", "ol", "ul", "ás",
-    "ek",
+    "ka", "ki", "ko", "ma", "mü", "mo", "le", "li", "sa", "sé", "ta", "to", "ná", "ne", "ro", "ra",
+    "bö", "be", "ha", "hi", "ja", "ju", "va", "vé", "da", "de", "fa", "fi", "go", "gu", "pa", "pe",
+    "wa", "we", "zi", "zo", "ch", "sch", "ll", "er", "an", "en", "ol", "ul", "ás", "ek",
 ];
 const COMMON: &[&str] = &[
     "Kim", "Lee", "Park", "Müller", "Schmidt", "Nagy", "Novák", "Wang", "Li", "Chen", "Martin",
     "Bernard", "Petit", "Dubois", "Jansen", "Smirnov", "Ivanov", "Kovács", "Horváth", "Svoboda",
 ];
 const GIVEN: &[&str] = &[
-    "Hans", "Jörg", "Ágota", "René", "Éva", "Zoltán", "Anna", "Peter", "Jan", "Ivan", "Marie",
-    "Tomás", "Lukas", "Sören", "Ana", "Min", "Ji", "Hyun", "Yuki", "Aleksandr", "François",
-    "Béla", "Ilse", "Ole", "Sara", "Marco", "Jiří", "Paweł", "Dmitri", "Kees",
+    "Hans",
+    "Jörg",
+    "Ágota",
+    "René",
+    "Éva",
+    "Zoltán",
+    "Anna",
+    "Peter",
+    "Jan",
+    "Ivan",
+    "Marie",
+    "Tomás",
+    "Lukas",
+    "Sören",
+    "Ana",
+    "Min",
+    "Ji",
+    "Hyun",
+    "Yuki",
+    "Aleksandr",
+    "François",
+    "Béla",
+    "Ilse",
+    "Ole",
+    "Sara",
+    "Marco",
+    "Jiří",
+    "Paweł",
+    "Dmitri",
+    "Kees",
 ];
 const COUNTRIES: &[&str] = &["DE", "FR", "HU", "CZ", "KR", "NL", "RU", "PL", "UA", "AT"];
 

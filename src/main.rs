@@ -399,7 +399,11 @@ fn ratings_command(command: RatingsCommand) -> anyhow::Result<()> {
                         .with_context(|| format!("storing the list in {db}"))?;
                     println!(
                         "{db}: {} {} the {} list: {} entries ({} lines, {} skipped){}",
-                        if summary["replaced"] == true { "replaced" } else { "imported" },
+                        if summary["replaced"] == true {
+                            "replaced"
+                        } else {
+                            "imported"
+                        },
                         summary["source"].as_str().unwrap_or(""),
                         kind,
                         summary["entries"],

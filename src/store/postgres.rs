@@ -1614,7 +1614,9 @@ impl Store for PostgresStore {
     }
 
     fn rating_list_versions(&self) -> StoreFuture<'_, Vec<super::RatingListVersion>> {
-        Box::pin(self.read(async |r: &mut Reader| super::rating_lists::pg_versions(&r.client).await))
+        Box::pin(
+            self.read(async |r: &mut Reader| super::rating_lists::pg_versions(&r.client).await),
+        )
     }
 
     fn rating_list(&self, kind: &str) -> StoreFuture<'_, Option<super::StoredRatingList>> {

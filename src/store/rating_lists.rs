@@ -81,7 +81,8 @@ fn sqlite_connection(path: &Path) -> Result<Connection, StoreError> {
     .map_err(|e| StoreError::Database(format!("opening {}: {e}", path.display())))?;
     conn.busy_timeout(Duration::from_secs(10)).map_err(db)?;
     // Per connection, as the writer's: a committed import survives a power cut.
-    conn.execute_batch("PRAGMA synchronous = FULL").map_err(db)?;
+    conn.execute_batch("PRAGMA synchronous = FULL")
+        .map_err(db)?;
     Ok(conn)
 }
 

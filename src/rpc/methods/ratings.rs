@@ -194,7 +194,10 @@ impl Lists {
 
     /// The lists held now, by kind.
     pub fn snapshot(&self) -> BTreeMap<Kind, Arc<Loaded>> {
-        self.loaded.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.loaded
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn put(&self, kind: Kind, list: Arc<Loaded>) -> Option<Arc<Loaded>> {
@@ -216,9 +219,10 @@ impl Lists {
                 tracing::warn!(kind = %version.kind, "unknown rating list kind in the database");
                 continue;
             };
-            if held.get(&kind).is_some_and(|l| {
-                l.digest == version.digest && l.imported_at == version.imported_at
-            }) {
+            if held
+                .get(&kind)
+                .is_some_and(|l| l.digest == version.digest && l.imported_at == version.imported_at)
+            {
                 continue;
             }
             let Some(stored) = store.rating_list(kind.as_str()).await? else {
@@ -253,7 +257,9 @@ impl Lists {
                 Ok(Err(e)) => {
                     tracing::warn!(list = kind.as_str(), error = %e, "stored rating list unreadable")
                 }
-                Err(e) => tracing::error!(list = kind.as_str(), error = %e, "loading a rating list"),
+                Err(e) => {
+                    tracing::error!(list = kind.as_str(), error = %e, "loading a rating list")
+                }
             }
         }
         Ok(())
@@ -373,10 +379,7 @@ fn import(ctx: Arc<Ctx>, p: Params) -> BoxFuture {
         let opts: ImportOptions = p.opt(2, "options")?.unwrap_or_default();
         let data: String = p.get(1, "data")?;
         let file = if opts.base64 {
-            let cleaned: Vec<u8> = data
-                .bytes()
-                .filter(|b| !b.is_ascii_whitespace())
-                .collect();
+            let cleaned: Vec<u8> = data.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
             drop(data);
             B64.decode(&cleaned).map_err(|e| {
                 RpcError::invalid_params(format!("parameter data: invalid base64: {e}"))

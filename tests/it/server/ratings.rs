@@ -83,12 +83,17 @@ async fn lists_import_and_search_on_both_protocols() {
 
         // The AGA TDList is UTF-8: as plain text.
         let aga_text = files::read_to_string(files::data(AGA));
-        let aga = c.ok("ratings.import", vec![json!("aga"), json!(aga_text)]).await;
+        let aga = c
+            .ok("ratings.import", vec![json!("aga"), json!(aga_text)])
+            .await;
         assert_eq!(aga["entries"], 34, "{aga}");
 
         // Accents and case do not matter, "family given" and "given family" both find.
         let found = c
-            .ok("ratings.search", vec![json!("ffg"), json!("etienne"), json!(5)])
+            .ok(
+                "ratings.search",
+                vec![json!("ffg"), json!("etienne"), json!(5)],
+            )
             .await;
         assert_eq!(
             names(&found)[..2],
@@ -132,7 +137,10 @@ async fn lists_import_and_search_on_both_protocols() {
 
         // "all": every list, merged best first; `more` says the limit cut some off.
         let found = c
-            .ok("ratings.search", vec![json!("all"), json!("muller "), json!(40)])
+            .ok(
+                "ratings.search",
+                vec![json!("all"), json!("muller "), json!(40)],
+            )
             .await;
         let lists: std::collections::BTreeSet<&str> = found["entries"]
             .as_array()
@@ -142,7 +150,10 @@ async fn lists_import_and_search_on_both_protocols() {
             .collect();
         assert_eq!(lists, ["egf", "ffg"].into(), "{found}");
         let two = c
-            .ok("ratings.search", vec![json!("all"), json!("muller"), json!(2)])
+            .ok(
+                "ratings.search",
+                vec![json!("all"), json!("muller"), json!(2)],
+            )
             .await;
         assert_eq!(two["entries"].as_array().unwrap().len(), 2);
         assert_eq!(two["more"], true);
@@ -185,7 +196,10 @@ async fn an_import_replaces_its_list_and_survives_a_restart() {
         .copied()
         .collect();
     let replaced = server
-        .ok("ratings.import", json!(["ffg", b64(&newer), {"base64": true}]))
+        .ok(
+            "ratings.import",
+            json!(["ffg", b64(&newer), {"base64": true}]),
+        )
         .await;
     assert_eq!(replaced["replaced"], true);
     assert_eq!(replaced["entries"], 3, "{replaced}");
@@ -215,7 +229,10 @@ async fn errors_and_caps() {
         err(server.call("ratings.search", json!(["all", "kim"])).await).0,
         1204
     );
-    assert_eq!(server.ok("ratings.info", json!([])).await["lists"], json!([]));
+    assert_eq!(
+        server.ok("ratings.info", json!([])).await["lists"],
+        json!([])
+    );
     // Kinds.
     assert_eq!(
         err(server.call("ratings.import", json!(["elo", "x"])).await).0,
@@ -230,63 +247,63 @@ async fn errors_and_caps() {
         1201
     );
     // Files that are not such a list.
-    let (code, msg) = err(
-        server
-            .call("ratings.import", json!(["egf", "<html>no list here</html>"]))
-            .await,
-    );
+    let (code, msg) = err(server
+        .call(
+            "ratings.import",
+            json!(["egf", "<html>no list here</html>"]),
+        )
+        .await);
     assert_eq!(code, 1202, "{msg}");
     assert!(msg.contains("EGF"), "{msg}");
-    let (code, msg) = err(
-        server
-            .call(
-                "ratings.import",
-                json!(["egf", b64(b"PK\x03\x04broken"), {"base64": true}]),
-            )
-            .await,
-    );
+    let (code, msg) = err(server
+        .call(
+            "ratings.import",
+            json!(["egf", b64(b"PK\x03\x04broken"), {"base64": true}]),
+        )
+        .await);
     assert_eq!(code, 1202, "{msg}");
-    let (code, msg) = err(
-        server
-            .call("ratings.import", json!(["egf", "%%%", {"base64": true}]))
-            .await,
-    );
+    let (code, msg) = err(server
+        .call("ratings.import", json!(["egf", "%%%", {"base64": true}]))
+        .await);
     assert_eq!(code, -32602, "{msg}");
-    let (code, msg) = err(
-        server
-            .call("ratings.import", json!(["egf", "x", {"base65": true}]))
-            .await,
-    );
+    let (code, msg) = err(server
+        .call("ratings.import", json!(["egf", "x", {"base65": true}]))
+        .await);
     assert_eq!(code, -32602, "{msg}");
     // A small gzip file that unpacks past the 16 MiB cap is stopped at the cap.
     let bomb = gzip(&vec![b' '; 17 * 1024 * 1024]);
     assert!(bomb.len() < 100_000);
-    let (code, msg) = err(
-        server
-            .call("ratings.import", json!(["aga", b64(&bomb), {"base64": true}]))
-            .await,
-    );
+    let (code, msg) = err(server
+        .call(
+            "ratings.import",
+            json!(["aga", b64(&bomb), {"base64": true}]),
+        )
+        .await);
     assert_eq!(code, 1203, "{msg}");
     // Rows over the cap (200,000), in a file under the byte cap.
     let rows: String = (0..200_001)
         .map(|k| format!("Family{k}, Given\t{k}\n"))
         .collect();
-    let (code, msg) = err(
-        server
-            .call(
-                "ratings.import",
-                json!(["aga", b64(&gzip(rows.as_bytes())), {"base64": true}]),
-            )
-            .await,
-    );
+    let (code, msg) = err(server
+        .call(
+            "ratings.import",
+            json!(["aga", b64(&gzip(rows.as_bytes())), {"base64": true}]),
+        )
+        .await);
     assert_eq!(code, 1203, "{msg}");
-    assert_eq!(server.ok("ratings.info", json!([])).await["lists"], json!([]));
+    assert_eq!(
+        server.ok("ratings.info", json!([])).await["lists"],
+        json!([])
+    );
     // Search caps.
     server
         .ok("ratings.import", json!(import_params("ffg", FFG)))
         .await;
     assert_eq!(
-        err(server.call("ratings.search", json!(["ffg", "kim", 101])).await).0,
+        err(server
+            .call("ratings.search", json!(["ffg", "kim", 101]))
+            .await)
+        .0,
         1203
     );
     assert!(
@@ -296,11 +313,17 @@ async fn errors_and_caps() {
             .is_ok()
     );
     assert_eq!(
-        err(server.call("ratings.search", json!(["ffg", "k".repeat(101)])).await).0,
+        err(server
+            .call("ratings.search", json!(["ffg", "k".repeat(101)]))
+            .await)
+        .0,
         1203
     );
     assert_eq!(
-        err(server.call("ratings.search", json!(["ffg", "kim", -1])).await).0,
+        err(server
+            .call("ratings.search", json!(["ffg", "kim", -1]))
+            .await)
+        .0,
         -32602
     );
     assert_eq!(
@@ -319,8 +342,9 @@ async fn call_as(
 ) -> Result<Value, (i64, String)> {
     let req = match proto {
         Proto::Xml => {
-            let mut body =
-                format!("<?xml version=\"1.0\"?><methodCall><methodName>{method}</methodName><params>");
+            let mut body = format!(
+                "<?xml version=\"1.0\"?><methodCall><methodName>{method}</methodName><params>"
+            );
             for p in &params {
                 body.push_str(&format!("<param><value>{}</value></param>", xml_value(p)));
             }
@@ -330,9 +354,9 @@ async fn call_as(
                 .header("content-type", "text/xml")
                 .body(body)
         }
-        Proto::Json => client().post(server.url("/jsonrpc")).json(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
-        ),
+        Proto::Json => client()
+            .post(server.url("/jsonrpc"))
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
     };
     let req = match token {
         Some(t) => req.bearer_auth(t),
@@ -354,8 +378,14 @@ async fn with_auth_on_only_the_admin_imports() {
     .await;
     for proto in [Proto::Xml, Proto::Json] {
         for token in [None, Some("not-the-admin-token")] {
-            let r = call_as(&server, proto, token, "ratings.import", import_params("ffg", FFG))
-                .await;
+            let r = call_as(
+                &server,
+                proto,
+                token,
+                "ratings.import",
+                import_params("ffg", FFG),
+            )
+            .await;
             assert_eq!(r.expect_err("refused").0, -32010, "{proto:?} {token:?}");
         }
         let info = call_as(&server, proto, None, "ratings.info", vec![]).await;
@@ -383,7 +413,11 @@ async fn with_auth_on_only_the_admin_imports() {
         .await
         .unwrap();
         assert_eq!(names(&found), ["ZWILLING François"]);
-        assert!(call_as(&server, proto, None, "ratings.info", vec![]).await.is_ok());
+        assert!(
+            call_as(&server, proto, None, "ratings.info", vec![])
+                .await
+                .is_ok()
+        );
     }
     server.stop().await;
 }
@@ -395,7 +429,10 @@ async fn the_command_imports_into_a_running_daemons_database() {
     let db = dir.path().join("desk.db");
     let server = Server::start_on(&db, Config::default()).await;
     // Up (its database created and migrated) before the command opens the file.
-    assert_eq!(server.ok("ratings.info", json!([])).await["lists"], json!([]));
+    assert_eq!(
+        server.ok("ratings.info", json!([])).await["lists"],
+        json!([])
+    );
     let exe = common::daemon::exe();
     let out = tokio::process::Command::new(exe)
         .args(["ratings", "import", "--kind", "ffg"])
@@ -436,7 +473,11 @@ async fn the_command_imports_into_a_running_daemons_database() {
         .await
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         stdout,
         "ffg\tZWILLING François\t5K\t1550\tFR\t74An\t1200075\n"
