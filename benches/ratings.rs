@@ -4,7 +4,8 @@
 //! the EGF's own byte columns and encoding (ISO-8859-1): 80,000 players whose family names
 //! are drawn from a pool skewed like a real list's (a few names such as Kim, Lee or Müller
 //! held by thousands, most by one or two), with accented letters, some without a first name.
-//! Also measured: reading and indexing the whole list (an import, or a daemon's start).
+//! Also measured: reading and indexing the whole list (an import, or a daemon's start). With
+//! `GOSWISS_BENCH_EGF_LIST=FILE` the keystrokes are timed on that real list too.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use goswiss::ratings::{self, Index, Kind, Query};
@@ -151,9 +152,35 @@ fn bench(c: &mut Criterion) {
     let file = generate();
     let list = ratings::parse(Kind::Egf, &file).expect("the generated list reads");
     assert_eq!(list.len(), PLAYERS);
-    let index = Index::new(list);
+    keystrokes_on(c, "ratings", &Index::new(list));
+    // A real list too, when one is at hand (not in the repository): the EGD's
+    // allworld_lp.html, or OpenGotha's ratinglists/egf_db.txt.
+    if let Some(path) = std::env::var_os("GOSWISS_BENCH_EGF_LIST") {
+        let real = std::fs::read(&path).expect("GOSWISS_BENCH_EGF_LIST is readable");
+        let list = ratings::parse(Kind::Egf, &real).expect("GOSWISS_BENCH_EGF_LIST reads");
+        println!(
+            "real EGF list: {} players, {} bytes",
+            list.len(),
+            real.len()
+        );
+        keystrokes_on(c, "ratings_real_list", &Index::new(list));
+    }
 
-    let mut g = c.benchmark_group("ratings");
+    let mut g = c.benchmark_group("ratings_import");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(file.len() as u64));
+    g.bench_function("parse_and_index_80000_players", |b| {
+        b.iter(|| {
+            Index::new(ratings::parse(Kind::Egf, black_box(&file)).unwrap())
+                .list()
+                .len()
+        })
+    });
+    g.finish();
+}
+
+fn keystrokes_on(c: &mut Criterion, group: &str, index: &Index) {
+    let mut g = c.benchmark_group(group);
     for name in TYPED {
         let typed = keystrokes(name);
         g.throughput(Throughput::Elements(typed.len() as u64));
@@ -172,18 +199,6 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     g.bench_function("keystroke_k_limit_100", |b| {
         b.iter(|| index.search(black_box(&k), 100).len())
-    });
-    g.finish();
-
-    let mut g = c.benchmark_group("ratings_import");
-    g.sample_size(10);
-    g.throughput(Throughput::Bytes(file.len() as u64));
-    g.bench_function("parse_and_index_80000_players", |b| {
-        b.iter(|| {
-            Index::new(ratings::parse(Kind::Egf, black_box(&file)).unwrap())
-                .list()
-                .len()
-        })
     });
     g.finish();
 }
