@@ -16,6 +16,7 @@ pub mod config;
 pub mod go;
 pub mod matchmaker;
 pub mod pairing;
+pub mod ratings;
 pub mod rpc;
 pub mod server;
 pub mod sgf;

@@ -39,6 +39,47 @@ enum Command {
     /// Play simulated tournaments in memory and compare pairing systems and settings: how well
     /// each ranks players of known strength (docs/simulation.md).
     Simulate(Box<SimulateArgs>),
+    /// Rating lists for the registration desk (the EGF list, the FFG échelle, the AGA TDList;
+    /// docs/ratings.md), on the database directly.
+    Ratings {
+        #[command(subcommand)]
+        command: RatingsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum RatingsCommand {
+    /// Import a list file (as downloaded: plain, gzip or ZIP), replacing the list of its kind in
+    /// one statement. A daemon on the same database searches it from its next `ratings.info`,
+    /// or within a minute.
+    Import {
+        /// egf, ffg or aga.
+        #[arg(long)]
+        kind: String,
+        /// The file.
+        file: PathBuf,
+        #[command(flatten)]
+        flags: Flags,
+    },
+    /// Search the lists the database holds, as `ratings.search` does: the best matches of a
+    /// name prefix ("family given", "given family") or an id, one per line.
+    Search {
+        /// egf, ffg, aga or all.
+        #[arg(long, default_value = "all")]
+        kind: String,
+        /// Most entries shown.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// The name prefix or id.
+        prefix: String,
+        #[command(flatten)]
+        flags: Flags,
+    },
+    /// The lists the database holds: kind, entries, when imported, the list's own date.
+    Info {
+        #[command(flatten)]
+        flags: Flags,
+    },
 }
 
 #[derive(Subcommand)]
@@ -281,6 +322,7 @@ fn run() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Simulate(args) => simulate(&args),
+        Command::Ratings { command } => ratings_command(command),
         Command::Serve(flags) => {
             let config = flags.load()?;
             init_tracing(log_filter(flags.log_level.as_deref(), &config)?, &config);
@@ -313,6 +355,125 @@ fn run() -> anyhow::Result<()> {
             })
         }
     }
+}
+
+// ---- goswiss ratings ----------------------------------------------------------------------
+
+fn ratings_command(command: RatingsCommand) -> anyhow::Result<()> {
+    use goswiss::ratings::Kind;
+    use goswiss::rpc::methods::ratings::{Lists, now_millis, prepare};
+
+    let flags = match &command {
+        RatingsCommand::Import { flags, .. }
+        | RatingsCommand::Search { flags, .. }
+        | RatingsCommand::Info { flags } => flags,
+    };
+    let config = flags.load()?;
+    let db = goswiss::store::redacted(&config.db);
+    let runtime = tokio::runtime::Runtime::new().context("starting the runtime")?;
+    runtime.block_on(async {
+        let store = goswiss::store::open(&config.db, std::time::Duration::ZERO)
+            .await
+            .with_context(|| format!("opening database {db}"))?;
+        let lists = Lists::new(std::sync::Arc::clone(&store));
+        let outcome = async {
+            match &command {
+                RatingsCommand::Import { kind, file, .. } => {
+                    let kind = Kind::parse(kind)
+                        .with_context(|| format!("unknown list kind {kind:?}: egf, ffg or aga"))?;
+                    let bytes = std::fs::read(file)
+                        .with_context(|| format!("reading {}", file.display()))?;
+                    let source = file
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let prepared = tokio::task::spawn_blocking(move || {
+                        prepare(kind, &bytes, &source, now_millis())
+                    })
+                    .await
+                    .context("reading the list")?
+                    .with_context(|| format!("reading {}", file.display()))?;
+                    let summary = lists
+                        .install(prepared)
+                        .await
+                        .with_context(|| format!("storing the list in {db}"))?;
+                    println!(
+                        "{db}: {} {} the {} list: {} entries ({} lines, {} skipped){}",
+                        if summary["replaced"] == true {
+                            "replaced"
+                        } else {
+                            "imported"
+                        },
+                        summary["source"].as_str().unwrap_or(""),
+                        kind,
+                        summary["entries"],
+                        summary["lines"],
+                        summary["skipped"],
+                        summary["list_date"]
+                            .as_str()
+                            .map(|d| format!(", dated {d}"))
+                            .unwrap_or_default()
+                    );
+                }
+                RatingsCommand::Search {
+                    kind,
+                    limit,
+                    prefix,
+                    ..
+                } => {
+                    lists.refresh().await.context("loading the lists")?;
+                    let which: Vec<Kind> = if kind.trim().eq_ignore_ascii_case("all") {
+                        Kind::ALL.to_vec()
+                    } else {
+                        vec![Kind::parse(kind).with_context(|| {
+                            format!("unknown list kind {kind:?}: egf, ffg, aga or all")
+                        })?]
+                    };
+                    let held = lists.snapshot();
+                    if which.iter().all(|k| !held.contains_key(k)) {
+                        anyhow::bail!("no such rating list in {db}: import one first");
+                    }
+                    let query = goswiss::ratings::Query::new(prefix);
+                    let hits = goswiss::ratings::index::best(
+                        which
+                            .iter()
+                            .filter_map(|k| held.get(k))
+                            .flat_map(|l| l.index.search(&query, *limit))
+                            .collect(),
+                        *limit,
+                    );
+                    for h in hits {
+                        let e = h.entry;
+                        let id = [e.egf_pin, e.ffg_licence, e.aga_id]
+                            .into_iter()
+                            .find(|s| !s.is_empty())
+                            .unwrap_or("");
+                        println!(
+                            "{}\t{} {}\t{}\t{}\t{}\t{}\t{}",
+                            e.kind.as_str(),
+                            e.name,
+                            e.first_name,
+                            goswiss::ratings::convert::format_rank(e.rank()),
+                            e.rating(),
+                            e.country,
+                            e.club,
+                            id
+                        );
+                    }
+                }
+                RatingsCommand::Info { .. } => {
+                    lists.refresh().await.context("loading the lists")?;
+                    for list in lists.snapshot().values() {
+                        println!("{}", list.describe());
+                    }
+                }
+            }
+            anyhow::Ok(())
+        }
+        .await;
+        store.close().await.context("closing the database")?;
+        outcome
+    })
 }
 
 fn toml_of(config: &Config) -> anyhow::Result<String> {

@@ -416,7 +416,12 @@ pub async fn serve(
         directors_heavy: Ctx::director_permits(&config),
         config,
         simulations: Default::default(),
+        ratings: crate::rpc::methods::ratings::Lists::new(Arc::clone(&store)),
     });
+    ctx.ratings
+        .refresh()
+        .await
+        .with_context(|| format!("loading rating lists from {db}"))?;
     // Other daemons' writes on a shared database (PostgreSQL): the caches follow them.
     let follower = Arc::clone(&ctx);
     tokio::spawn(async move { follower.registry.follow().await });
@@ -451,6 +456,9 @@ pub async fn serve(
     // Live page streams end when the daemon stops, so their connections can close; so do
     // WebSocket sessions, which hold their connections' places until they end.
     let (web_stop_tx, web_stop) = watch::channel(false);
+    let follower = Arc::clone(&ctx);
+    let stop = web_stop.clone();
+    tokio::spawn(async move { follower.ratings.follow(stop).await });
     let shutdown = async move {
         shutdown.await;
         let _ = web_stop_tx.send(true);

@@ -50,6 +50,8 @@ pub struct Ctx {
     pub directors_heavy: Arc<tokio::sync::Semaphore>,
     /// `simulate.*` jobs, running and finished.
     pub simulations: methods::simulate::Simulations,
+    /// The rating lists the registration desk searches (`ratings.*`).
+    pub ratings: methods::ratings::Lists,
 }
 
 impl Ctx {

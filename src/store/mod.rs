@@ -11,6 +11,7 @@
 
 pub mod copy;
 pub mod postgres;
+pub mod rating_lists;
 pub mod sqlite;
 
 use std::future::Future;
@@ -195,6 +196,8 @@ pub struct Owner {
     pub cap: u32,
 }
 
+pub use rating_lists::{RatingListVersion, StoredRatingList};
+
 pub trait Store: Send + Sync {
     /// Every tournament with its events in order.
     fn load_all(&self) -> StoreFuture<'_, Vec<StoredTournament>>;
@@ -302,5 +305,22 @@ pub trait Store: Send + Sync {
     /// without a feed.
     fn feed_epoch(&self) -> u64 {
         0
+    }
+    /// Which rating lists the database holds and which import of each (no data): how a
+    /// daemon learns that another one, or `goswiss ratings import`, imported a newer list.
+    /// Stores without rating lists (test doubles) say so.
+    fn rating_list_versions(&self) -> StoreFuture<'_, Vec<RatingListVersion>> {
+        Box::pin(async { Err(rating_lists::unsupported()) })
+    }
+    /// One rating list with its file, `None` when none of that kind was imported.
+    fn rating_list(&self, kind: &str) -> StoreFuture<'_, Option<StoredRatingList>> {
+        let _ = kind;
+        Box::pin(async { Err(rating_lists::unsupported()) })
+    }
+    /// Replaces the rating list of `list.kind` (or adds it) in one statement: readers see the
+    /// old list or the new one, never a mix; durable when it returns, like every write.
+    fn replace_rating_list(&self, list: StoredRatingList) -> StoreFuture<'_, ()> {
+        let _ = list;
+        Box::pin(async { Err(rating_lists::unsupported()) })
     }
 }

@@ -102,6 +102,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0002_events_no_fkey.sql"),
     include_str!("../../migrations/postgres/0003_watchers.sql"),
     include_str!("../../migrations/postgres/0004_owner.sql"),
+    include_str!("../../migrations/postgres/0005_rating_lists.sql"),
 ];
 /// The schema version this build writes (`goswiss_schema.version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -518,6 +519,14 @@ impl PostgresStore {
             }
             Err(StoreError::Closed)
         })
+    }
+
+    /// A connection for one call, closed when dropped (the rating lists').
+    async fn own_connection(&self) -> Result<Client, StoreError> {
+        if self.shared.closed.load(Ordering::SeqCst) {
+            return Err(StoreError::Closed);
+        }
+        connect(&self.config).await
     }
 
     /// Runs `f` on the read connection, connecting it first if needed; a lost connection is
@@ -1602,6 +1611,33 @@ impl Store for PostgresStore {
 
     fn changes(&self) -> Option<broadcast::Receiver<HeadChange>> {
         Some(self.feed.subscribe())
+    }
+
+    fn rating_list_versions(&self) -> StoreFuture<'_, Vec<super::RatingListVersion>> {
+        Box::pin(
+            self.read(async |r: &mut Reader| super::rating_lists::pg_versions(&r.client).await),
+        )
+    }
+
+    fn rating_list(&self, kind: &str) -> StoreFuture<'_, Option<super::StoredRatingList>> {
+        let kind = kind.to_string();
+        Box::pin(async move {
+            // A connection of its own: megabytes of a list do not hold up the reads of
+            // tournaments on the read connection.
+            let client = self.own_connection().await?;
+            super::rating_lists::pg_list(&client, &kind)
+                .await
+                .map_err(pg)
+        })
+    }
+
+    fn replace_rating_list(&self, list: super::StoredRatingList) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let client = self.own_connection().await?;
+            super::rating_lists::pg_replace(&client, &list)
+                .await
+                .map_err(pg)
+        })
     }
 
     fn feed_epoch(&self) -> u64 {

@@ -48,6 +48,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0004_health_probe.sql"),
     include_str!("../../migrations/sqlite/0005_owner.sql"),
     include_str!("../../migrations/sqlite/0006_events_by_seq.sql"),
+    include_str!("../../migrations/sqlite/0007_rating_lists.sql"),
 ];
 
 /// The schema version this build writes (`PRAGMA user_version`).
@@ -166,6 +167,8 @@ const PROBE_BYTES: i64 = 64 * 1024;
 pub struct SqliteStore {
     jobs: mpsc::Sender<Job>,
     shared: Arc<Shared>,
+    /// The database file, for the rating lists' own connections (`store::rating_lists`).
+    path: std::path::PathBuf,
 }
 
 fn db(e: rusqlite::Error) -> StoreError {
@@ -199,6 +202,7 @@ impl SqliteStore {
         options: OpenOptions,
     ) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
+        let file = path.clone();
         let (jobs, rx) = mpsc::channel();
         let shared = Arc::new(Shared {
             death: OnceLock::new(),
@@ -226,7 +230,11 @@ impl SqliteStore {
         opened
             .await
             .map_err(|_| StoreError::WriterDied("the writer thread died while opening".into()))??;
-        Ok(SqliteStore { jobs, shared })
+        Ok(SqliteStore {
+            jobs,
+            shared,
+            path: file,
+        })
     }
 
     /// The error for a call the writer can no longer take.
@@ -368,6 +376,19 @@ impl Store for SqliteStore {
 
     fn close(&self) -> StoreFuture<'_, ()> {
         self.send(|reply| Job::Close { reply })
+    }
+
+    fn rating_list_versions(&self) -> StoreFuture<'_, Vec<super::RatingListVersion>> {
+        Box::pin(super::rating_lists::sqlite_versions(&self.path))
+    }
+
+    fn rating_list(&self, kind: &str) -> StoreFuture<'_, Option<super::StoredRatingList>> {
+        let kind = kind.to_string();
+        Box::pin(async move { super::rating_lists::sqlite_list(&self.path, &kind).await })
+    }
+
+    fn replace_rating_list(&self, list: super::StoredRatingList) -> StoreFuture<'_, ()> {
+        Box::pin(super::rating_lists::sqlite_replace(&self.path, list))
     }
 }
 

@@ -55,6 +55,9 @@ UNTYPED_METHODS: tuple[str, ...] = (
     "matchmaker.winner",
     "pairing.explain",
     "pairing.pair",
+    "ratings.import",
+    "ratings.info",
+    "ratings.search",
     "score.position",
     "score.toggle_dead",
     "sgf.final_position",
@@ -409,6 +412,18 @@ class SyncMethods:
         """`pairing.pair`: Pairs one round exactly: players (struct: id, rating, score, wins, club, opponents, byes; for opengotha: id, rank, games, bye_rounds, absent_rounds, …), model (gopair, opengotha, rswiss, custom, or a struct of weights), options → pairs, bye, objective, per-pair explanation (opengotha: boards with colours and handicap, OpenGotha's criteria by name)."""
         return cast("dict[str, Any]", self._call("pairing.pair", _trim([players, model, options])))
 
+    def ratings_import(self, kind: str, data: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`ratings.import`: Import a rating list (kind "egf", "ffg" or "aga"; data: the file as text, or base64 with options.base64 — plain, gzip or ZIP; options.source names it), replacing the list of that kind; admin only with auth on."""
+        return cast("dict[str, Any]", self._call("ratings.import", _trim([kind, data, options])))
+
+    def ratings_info(self) -> dict[str, Any]:
+        """`ratings.info`: The rating lists held: kind, entries, when imported, the list's own date."""
+        return cast("dict[str, Any]", self._call("ratings.info", _trim([])))
+
+    def ratings_search(self, kind: str, prefix: str, limit: int | None = None) -> dict[str, Any]:
+        """`ratings.search`: Search a rating list ("egf", "ffg", "aga" or "all") by name prefix ("family given" or "given family", or an id), accent- and case-insensitive: the best `limit` entries (default 10, at most 100), each with the player it fills."""
+        return cast("dict[str, Any]", self._call("ratings.search", _trim([kind, prefix, limit])))
+
     def score_position(self, position: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`score.position`: Score a position (rows + dead stones) under a rule preset: per-colour breakdown, result, ownership."""
         return cast("dict[str, Any]", self._call("score.position", _trim([position, options])))
@@ -687,6 +702,18 @@ class AsyncMethods:
     async def pairing_pair(self, players: list[Any], model: str | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`pairing.pair`: Pairs one round exactly: players (struct: id, rating, score, wins, club, opponents, byes; for opengotha: id, rank, games, bye_rounds, absent_rounds, …), model (gopair, opengotha, rswiss, custom, or a struct of weights), options → pairs, bye, objective, per-pair explanation (opengotha: boards with colours and handicap, OpenGotha's criteria by name)."""
         return cast("dict[str, Any]", await self._call("pairing.pair", _trim([players, model, options])))
+
+    async def ratings_import(self, kind: str, data: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`ratings.import`: Import a rating list (kind "egf", "ffg" or "aga"; data: the file as text, or base64 with options.base64 — plain, gzip or ZIP; options.source names it), replacing the list of that kind; admin only with auth on."""
+        return cast("dict[str, Any]", await self._call("ratings.import", _trim([kind, data, options])))
+
+    async def ratings_info(self) -> dict[str, Any]:
+        """`ratings.info`: The rating lists held: kind, entries, when imported, the list's own date."""
+        return cast("dict[str, Any]", await self._call("ratings.info", _trim([])))
+
+    async def ratings_search(self, kind: str, prefix: str, limit: int | None = None) -> dict[str, Any]:
+        """`ratings.search`: Search a rating list ("egf", "ffg", "aga" or "all") by name prefix ("family given" or "given family", or an id), accent- and case-insensitive: the best `limit` entries (default 10, at most 100), each with the player it fills."""
+        return cast("dict[str, Any]", await self._call("ratings.search", _trim([kind, prefix, limit])))
 
     async def score_position(self, position: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`score.position`: Score a position (rows + dead stones) under a rule preset: per-colour breakdown, result, ownership."""

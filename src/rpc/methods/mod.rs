@@ -6,6 +6,7 @@ pub mod aga;
 pub mod boards;
 pub mod matchmaker;
 pub mod pairing;
+pub mod ratings;
 pub mod score;
 pub mod sgf;
 pub mod simulate;
@@ -30,6 +31,7 @@ pub fn all() -> Vec<&'static Method> {
         tournament_io::METHODS,
         tournament_standings::METHODS,
         simulate::METHODS,
+        ratings::METHODS,
     ];
     namespaces.iter().flat_map(|ns| ns.iter()).collect()
 }

@@ -3,4 +3,5 @@
 mod cluster;
 mod copy;
 mod lost_commit;
+mod rating_lists;
 mod store;

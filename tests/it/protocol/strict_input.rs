@@ -276,6 +276,13 @@ fn cases() -> Vec<Case> {
             -32602,
             &["spec.rnus", "\"runs\""],
         ),
+        // ratings.*
+        case(
+            "ratings.import",
+            json!(["ffg", "x", {"base65": true}]),
+            -32602,
+            &["options.base65", "\"base64\""],
+        ),
         // pairing.*
         case(
             "pairing.pair",

@@ -3,5 +3,6 @@
 mod auth;
 mod connections;
 mod cross_site;
+mod ratings;
 mod replies;
 mod slow_clients;
