@@ -435,15 +435,24 @@ fn migrate(conn: &Connection) -> Result<(), StoreError> {
         )));
     }
     for (k, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
-        // Each step and its version bump commit together: a crash leaves the old version.
-        let step = format!(
-            "BEGIN IMMEDIATE;\n{sql}\n;PRAGMA user_version = {};\nCOMMIT;",
-            k + 1
-        );
-        if let Err(e) = conn.execute_batch(&step) {
+        let step = k as i64 + 1;
+        let fail = |e: rusqlite::Error| {
             let _ = conn.execute_batch("ROLLBACK");
-            return Err(StoreError::Database(format!("migration {}: {e}", k + 1)));
+            StoreError::Database(format!("migration {step}: {e}"))
+        };
+        // Each step and its version bump commit together: a crash leaves the old version. The
+        // version is read again under the write lock: another process opening the same new
+        // file at the same moment (a daemon starting while `goswiss ratings import` or
+        // `db copy` runs) may have taken this step already.
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(fail)?;
+        let now: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(fail)?;
+        if now < step {
+            conn.execute_batch(&format!("{sql}\n;PRAGMA user_version = {step};"))
+                .map_err(fail)?;
         }
+        conn.execute_batch("COMMIT").map_err(fail)?;
     }
     Ok(())
 }
@@ -974,6 +983,36 @@ fn load_since(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Processes opening the same new file at once (a daemon starting while the CLI imports a
+    /// rating list) each take every migration step under the write lock, so none of them
+    /// runs a step another has taken ("duplicate column name").
+    #[test]
+    fn connections_opening_a_new_file_at_once_all_migrate_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.db");
+        let start = std::sync::Arc::new(std::sync::Barrier::new(6));
+        let openers: Vec<_> = (0..6)
+            .map(|_| {
+                let (path, start) = (path.clone(), std::sync::Arc::clone(&start));
+                std::thread::spawn(move || {
+                    start.wait();
+                    open_connection(&path, &OpenOptions::default()).map(|_| ())
+                })
+            })
+            .collect();
+        for opener in openers {
+            opener
+                .join()
+                .unwrap()
+                .expect("every opener migrates or finds it done");
+        }
+        let conn = open_connection(&path, &OpenOptions::default()).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
 
     // The store does not read bodies: any text stands for an event.
     fn created() -> RawEvent {
