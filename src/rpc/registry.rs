@@ -731,16 +731,13 @@ impl<E: Engine> Registry<E> {
         }
     }
 
-    /// Looks a tournament up in a shared store (another daemon created it) and caches it.
+    /// Looks a tournament up in a shared store (another daemon created it) and caches it,
+    /// reading its log a page at a time as the start-up does: never the whole log at once.
     async fn load(&self, id: TournamentId) -> Result<Arc<Entry<E>>, RegistryError<E::Error>> {
         let epoch = self.store.feed_epoch();
-        match self.store.load_since(id, 0).await? {
-            Some(t) if t.kind == E::KIND => {
-                let (state, events) = Self::replay_stored(&t)?;
-                let bytes = body_bytes(&t.events);
-                Ok(self.insert(id, state, events.len() as u64, bytes, epoch))
-            }
-            _ => {
+        match Self::fold_from(&*self.store, id).await? {
+            Some((state, seq, bytes)) => Ok(self.insert(id, state, seq, bytes, epoch)),
+            None => {
                 self.not_elsewhere(id);
                 Err(RegistryError::NotFound(id))
             }
@@ -1262,7 +1259,10 @@ mod tests {
     struct Fed {
         inner: SqliteStore,
         feed: broadcast::Sender<HeadChange>,
+        /// Reads of a log's tail (`load_since`): a whole log when from 0.
         tail_reads: AtomicU64,
+        /// Pages read (`load_page`), as a log is replayed a page at a time.
+        page_reads: AtomicU64,
     }
 
     impl Store for Fed {
@@ -1276,6 +1276,16 @@ mod tests {
         ) -> crate::store::StoreFuture<'_, Option<StoredTournament>> {
             self.tail_reads.fetch_add(1, Ordering::SeqCst);
             self.inner.load_since(id, from)
+        }
+        fn load_page(
+            &self,
+            id: TournamentId,
+            from: u64,
+            max_events: usize,
+            max_bytes: usize,
+        ) -> crate::store::StoreFuture<'_, Option<crate::store::LogPage>> {
+            self.page_reads.fetch_add(1, Ordering::SeqCst);
+            self.inner.load_page(id, from, max_events, max_bytes)
         }
         fn create(
             &self,
@@ -1324,6 +1334,7 @@ mod tests {
             inner: SqliteStore::open(dir.path().join("t.db")).await.unwrap(),
             feed: broadcast::channel(16).0,
             tail_reads: AtomicU64::new(0),
+            page_reads: AtomicU64::new(0),
         });
         let registry = Arc::new(Registry::<Tournament>::open(store.clone(), &[]).unwrap());
         assert!(registry.shared);
@@ -1432,6 +1443,7 @@ mod tests {
         assert_eq!(registry.ids(), vec![mine, theirs]);
         assert_eq!(registry.len(), 2);
         assert_eq!(store.tail_reads.load(Ordering::SeqCst), 0);
+        let pages_before = store.page_reads.load(Ordering::SeqCst);
         // The first use reads it, once; then it is cached like any other.
         let players = registry
             .read(theirs, |t, _| t.players().len())
@@ -1439,7 +1451,9 @@ mod tests {
             .unwrap();
         assert_eq!(players, 4);
         registry.read(theirs, |_, seq| seq).await.unwrap();
-        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 1);
+        // A page at a time, as at start: never the whole log in one read.
+        assert_eq!(store.tail_reads.load(Ordering::SeqCst), 0);
+        assert_eq!(store.page_reads.load(Ordering::SeqCst), pages_before + 1);
         assert_eq!(registry.ids(), vec![mine, theirs]);
 
         // One created, then deleted elsewhere before any use here, is listed, then not.
