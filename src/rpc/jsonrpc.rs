@@ -104,6 +104,27 @@ pub fn openrpc() -> Value {
     })
 }
 
+/// The answer to one JSON-RPC call of `method` through the table (raw `params`, by `caller`),
+/// its metrics recorded: what every registered method runs, and the subscription methods over
+/// plain HTTP too.
+pub(crate) async fn answer(
+    ctx: &Arc<Ctx>,
+    method: &'static Method,
+    params: Option<&str>,
+    caller: Caller,
+) -> Result<Answer, ErrorObjectOwned> {
+    let start = Instant::now();
+    let result = match params_for(method, params) {
+        Ok(p) => {
+            let p = p.with_caller(caller).with_wire(Wire::Json);
+            super::call_on_wire(ctx, method, p).await
+        }
+        Err(e) => Err(e),
+    };
+    crate::rpc::telemetry::record(method.name, "jsonrpc", result.is_ok(), start);
+    result.map_err(to_error)
+}
+
 /// Builds the module every JSON-RPC connection is served from.
 pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
     let mut module = RpcModule::new(());
@@ -117,18 +138,7 @@ pub fn module(ctx: Arc<Ctx>) -> RpcModule<()> {
             let ctx = Arc::clone(&ctx);
             // The HTTP request's (or WebSocket upgrade's) caller, put there by the server.
             let caller = ext.get::<Caller>().cloned().unwrap_or_default();
-            async move {
-                let start = Instant::now();
-                let result = match params_for(method, params.as_str()) {
-                    Ok(p) => {
-                        let p = p.with_caller(caller).with_wire(super::Wire::Json);
-                        super::call_on_wire(&ctx, method, p).await
-                    }
-                    Err(e) => Err(e),
-                };
-                crate::rpc::telemetry::record(method.name, "jsonrpc", result.is_ok(), start);
-                result.map_err(to_error)
-            }
+            async move { answer(&ctx, method, params.as_str(), caller).await }
         });
         if let Err(e) = registered {
             // Only possible with a duplicate name in the table, which a unit test rules out.

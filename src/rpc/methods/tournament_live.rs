@@ -19,7 +19,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
-use std::time::Instant;
 
 use jsonrpsee::ResponsePayload;
 use jsonrpsee::server::middleware::rpc::{Extensions, MethodResponse, Request};
@@ -28,7 +27,7 @@ use serde_json::{Value, json};
 
 use crate::rpc::auth::{self, Caller};
 use crate::rpc::registry::Change;
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, Wire};
+use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::TournamentId;
 use crate::tournament::Event;
 use crate::tournament::engine::result_code;
@@ -507,19 +506,11 @@ pub async fn answer_over_http(
     method: &'static Method,
     req: Request<'_>,
 ) -> MethodResponse {
-    let started = Instant::now();
     let caller = req.extensions.get::<Caller>().cloned().unwrap_or_default();
     let params = req.params.as_ref().map(|p| p.get());
-    let result = match crate::rpc::jsonrpc::params_for(method, params) {
-        Ok(p) => {
-            let p = p.with_caller(caller).with_wire(Wire::Json);
-            crate::rpc::call_on_wire(&ctx, method, p).await
-        }
-        Err(e) => Err(e),
-    };
-    crate::rpc::telemetry::record(method.name, "jsonrpc", result.is_ok(), started);
+    let result = crate::rpc::jsonrpc::answer(&ctx, method, params, caller).await;
     let extensions = req.extensions.clone();
-    match result.map_err(to_error) {
+    match result {
         Ok(a) => MethodResponse::response(req.id, ResponsePayload::success(a), u32::MAX as usize),
         Err(e) => MethodResponse::error(req.id, e),
     }
