@@ -117,6 +117,22 @@ impl<W: Weight> Solved<W> {
         self
     }
 
+    /// The same result with its duals in another weight type (the state kept for a warm
+    /// re-solve is dropped): for a solve run in `i64` on costs that fit it, reported in the
+    /// caller's `i128`.
+    pub fn widen<V: Weight>(self) -> Solved<V> {
+        let conv = |x: &W| V::from_i128_saturating(x.to_i128());
+        Solved {
+            mate: self.mate,
+            dual: self.dual.iter().map(conv).collect(),
+            parent: self.parent,
+            z: self.z.iter().map(conv).collect(),
+            stages: self.stages,
+            free_at_start: self.free_at_start,
+            warm: None,
+        }
+    }
+
     /// True when a warm re-solve can start from this result.
     pub fn can_warm_start(&self) -> bool {
         self.warm.is_some()

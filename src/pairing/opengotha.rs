@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use super::solve::{PairCosts, SolveError, SolveOptions, min_cost_perfect_matching};
+use super::solve::{PairCosts, SolveError, SolveOptions, min_cost_perfect_matching_i128};
 
 /// Ranks: 30k = −30, 1k = −1, 1d = 0, 9d = 8 (OpenGotha's encoding).
 pub const MIN_RANK: i32 = -30;
@@ -1915,7 +1915,7 @@ pub fn pair(
 /// [`pair`] with prepared costs (forbidden pairs, players excluded from the bye).
 pub fn pair_with(costs: RoundCosts, opts: SolveOptions) -> Result<Pairing, SolveError> {
     let state = costs.state;
-    let m = min_cost_perfect_matching(&costs, opts)?;
+    let m = min_cost_perfect_matching_i128(&costs, opts)?;
     let mut boards = vec![];
     let mut bye = None;
     let mut total: i128 = 0;
