@@ -938,9 +938,26 @@ impl std::error::Error for HistoryError {}
 /// Checks a history: indices in range, no self-game, nobody twice in a round, handicap 0–99.
 pub fn check_history(h: &History) -> Result<(), HistoryError> {
     let n = h.players.len();
-    let mut seen: HashMap<(usize, usize), ()> = HashMap::new();
+    // Seats (round, player) taken: a flag per seat when the rounds × players grid is small
+    // (every pairing checks its history: hashing each seat was a round's noticeable cost),
+    // a set otherwise (a round number is not bounded here).
+    let rounds = h
+        .games
+        .iter()
+        .map(|g| g.round)
+        .chain(h.byes.iter().map(|&(r, _)| r))
+        .max()
+        .map_or(0, |r| r.saturating_add(1));
+    let dense = rounds.checked_mul(n).filter(|&cells| cells <= 1 << 20);
+    let mut grid = vec![false; dense.unwrap_or(0)];
+    let mut set: std::collections::HashSet<(usize, usize)> = Default::default();
     let mut mark = |r: usize, i: usize| -> Result<(), HistoryError> {
-        if seen.insert((r, i), ()).is_some() {
+        let taken = if dense.is_some() {
+            std::mem::replace(&mut grid[r * n + i], true)
+        } else {
+            !set.insert((r, i))
+        };
+        if taken {
             return Err(HistoryError(format!(
                 "player {i} appears twice in round {}",
                 r + 1
