@@ -1912,6 +1912,11 @@ impl PairCosts for RoundCosts<'_> {
         // and the 127 k long links made that solve 1.7× slower (3.5 s against 2.0 s).
         false
     }
+    fn cost_hint(&self) -> Option<i128> {
+        // A pair's cost is `max` less its weight, which is ≥ 0 with OpenGotha's parameters
+        // (a negative one is still caught by the solve's range check).
+        Some(self.max)
+    }
     fn hubs(&self) -> Vec<usize> {
         self.bye.into_iter().collect()
     }

@@ -50,6 +50,12 @@ pub trait PairCosts: Sync {
     fn long_links(&self) -> bool {
         true
     }
+    /// The largest cost the oracle expects to give, when it knows one cheaply (OpenGotha's
+    /// weight: its maximum, less the smallest weight). Only a hint: the `i64` solve of
+    /// [`min_cost_perfect_matching_i128`] is not tried when it is above that solve's range.
+    fn cost_hint(&self) -> Option<Self::W> {
+        None
+    }
     /// Vertices whose every edge belongs to the candidate graph (the virtual BYE vertex).
     fn hubs(&self) -> Vec<usize> {
         Vec::new()
@@ -304,6 +310,12 @@ struct Narrow<'a, C> {
 }
 
 impl<C: PairCosts<W = i128>> Narrow<'_, C> {
+    /// Whether a value was out of range: the rest of that solve is thrown away, so it should
+    /// cost no more full costs.
+    fn over(&self) -> bool {
+        self.over.load(AtomicOrdering::Relaxed)
+    }
+
     fn fits(&self, x: i128) -> bool {
         let ok = -self.limit <= x && x <= self.limit;
         if !ok {
@@ -319,14 +331,23 @@ impl<C: PairCosts<W = i128>> PairCosts for Narrow<'_, C> {
         self.inner.len()
     }
     fn cost(&self, u: usize, v: usize) -> Option<i64> {
+        if self.over() {
+            return None;
+        }
         let w = self.inner.cost(u, v)?;
         self.fits(w).then_some(w as i64)
     }
     fn lower_bound(&self, u: usize, v: usize) -> i64 {
+        if self.over() {
+            return i64::MAX;
+        }
         let b = self.inner.lower_bound(u, v);
         if self.fits(b) { b as i64 } else { i64::MAX }
     }
     fn monotone_bound(&self, u: usize, v: usize) -> Option<i64> {
+        if self.over() {
+            return Some(i64::MAX);
+        }
         let b = self.inner.monotone_bound(u, v)?;
         Some(if self.fits(b) { b as i64 } else { i64::MAX })
     }
@@ -349,18 +370,20 @@ impl<C: PairCosts<W = i128>> PairCosts for Narrow<'_, C> {
 /// solve's range, else in `i128`. Integer arithmetic that does not overflow is exact, and the
 /// `i64` solve meets only numbers within its own cost limit (which is what keeps its dual
 /// sums in range), so it takes the very steps of the `i128` solve with the same numbers: the
-/// same matching, not only an optimum of the same cost, at about two thirds of the time (an
-/// OpenGotha round of 200 players; half the bytes per edge, dual and heap key). A field with
-/// hub vertices (the BYE, a tier above the pairs) goes to `i128` at once; a value found out
-/// of range part-way has the whole solve done again in `i128`.
+/// same matching, not only an optimum of the same cost, in less time (half the bytes per
+/// edge, dual and heap key; docs/simulation.md, "Speed"). A field with
+/// hub vertices (the BYE, a tier above the pairs), or whose [`PairCosts::cost_hint`] is out of
+/// range (OpenGotha's weight from about 275 players), goes to `i128` at once; a value found
+/// out of range part-way has the whole solve done again in `i128`.
 pub fn min_cost_perfect_matching_i128<C: PairCosts<W = i128>>(
     c: &C,
     opts: SolveOptions,
 ) -> Result<Matching<i128>, SolveError> {
-    if c.hubs().is_empty() {
+    let limit = cost_limit::<i64>(c.len()) as i128;
+    if c.hubs().is_empty() && c.cost_hint().is_none_or(|h| h <= limit) {
         let narrow = Narrow {
             inner: c,
-            limit: cost_limit::<i64>(c.len()) as i128,
+            limit,
             over: AtomicBool::new(false),
         };
         let r = min_cost_perfect_matching(&narrow, opts);
