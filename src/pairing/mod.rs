@@ -19,7 +19,7 @@ pub use koth::{
 };
 pub use solve::{
     DenseCosts, Matching, PairCosts, SolveError, SolveOptions, brute_force, check_certificate,
-    min_cost_perfect_matching,
+    min_cost_perfect_matching, min_cost_perfect_matching_i128,
 };
 
 #[cfg(test)]

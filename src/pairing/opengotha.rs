@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use super::solve::{PairCosts, SolveError, SolveOptions, min_cost_perfect_matching};
+use super::solve::{PairCosts, SolveError, SolveOptions, min_cost_perfect_matching_i128};
 
 /// Ranks: 30k = −30, 1k = −1, 1d = 0, 9d = 8 (OpenGotha's encoding).
 pub const MIN_RANK: i32 = -30;
@@ -559,13 +559,31 @@ fn points2(result: Outcome) -> (i32, i32) {
 
 /// Every placement criterion's value per player after round `rn` (−1: before round 0).
 struct Scores {
-    /// crit → values per player.
-    values: HashMap<&'static str, Vec<i32>>,
+    /// crit (as index) → values per player. Indexed, not hashed by name: the group sort of
+    /// every round reads it in each comparison.
+    values: CritValues,
+}
+
+/// Per criterion (`Crit as usize`), the values per player, when computed.
+#[derive(Default)]
+struct CritValues(Vec<Option<Vec<i32>>>);
+
+impl CritValues {
+    fn insert(&mut self, c: Crit, v: Vec<i32>) {
+        let k = c as usize;
+        if self.0.len() <= k {
+            self.0.resize(k + 1, None);
+        }
+        self.0[k] = Some(v);
+    }
 }
 
 impl Scores {
     fn get(&self, c: Crit, i: usize) -> i32 {
-        self.values.get(c.name()).map_or(0, |v| v[i])
+        match self.values.0.get(c as usize) {
+            Some(Some(v)) => v[i],
+            _ => 0,
+        }
     }
 }
 
@@ -754,33 +772,24 @@ impl<'a> Base<'a> {
         let n = self.n;
         let p = self.params;
         let h = self.history;
-        let mut values: HashMap<&'static str, Vec<i32>> = HashMap::new();
+        let mut values = CritValues::default();
         let cat: Vec<i32> = h
             .players
             .iter()
             .map(|pl| -category_of(p, pl.rank))
             .collect();
-        values.insert(Crit::Cat.name(), cat);
-        values.insert(
-            Crit::Rank.name(),
-            h.players.iter().map(|pl| pl.rank).collect(),
-        );
-        values.insert(
-            Crit::Rating.name(),
-            h.players.iter().map(|pl| pl.rating).collect(),
-        );
+        values.insert(Crit::Cat, cat);
+        values.insert(Crit::Rank, h.players.iter().map(|pl| pl.rank).collect());
+        values.insert(Crit::Rating, h.players.iter().map(|pl| pl.rating).collect());
         for c in [Crit::Nbw, Crit::Mms, Crit::Sts, Crit::Cps] {
-            values.insert(
-                c.name(),
-                (0..n).map(|i| self.first_level(c, rn, i)).collect(),
-            );
+            values.insert(c, (0..n).map(|i| self.first_level(c, rn, i)).collect());
         }
         if rn < 0 {
             return Scores { values };
         }
         let r = rn as usize;
         let mut put = |c: Crit, v: Vec<i32>| {
-            values.insert(c.name(), v);
+            values.insert(c, v);
         };
         let cusw = (0..n)
             .map(|i| (0..=r).map(|rr| self.nbw2[rr][i]).sum())
@@ -929,9 +938,26 @@ impl std::error::Error for HistoryError {}
 /// Checks a history: indices in range, no self-game, nobody twice in a round, handicap 0–99.
 pub fn check_history(h: &History) -> Result<(), HistoryError> {
     let n = h.players.len();
-    let mut seen: HashMap<(usize, usize), ()> = HashMap::new();
+    // Seats (round, player) taken: a flag per seat when the rounds × players grid is small
+    // (every pairing checks its history: hashing each seat was a round's noticeable cost),
+    // a set otherwise (a round number is not bounded here).
+    let rounds = h
+        .games
+        .iter()
+        .map(|g| g.round)
+        .chain(h.byes.iter().map(|&(r, _)| r))
+        .max()
+        .map_or(0, |r| r.saturating_add(1));
+    let dense = rounds.checked_mul(n).filter(|&cells| cells <= 1 << 20);
+    let mut grid = vec![false; dense.unwrap_or(0)];
+    let mut set: std::collections::HashSet<(usize, usize)> = Default::default();
     let mut mark = |r: usize, i: usize| -> Result<(), HistoryError> {
-        if seen.insert((r, i), ()).is_some() {
+        let taken = if dense.is_some() {
+            std::mem::replace(&mut grid[r * n + i], true)
+        } else {
+            !set.insert((r, i))
+        };
+        if taken {
             return Err(HistoryError(format!(
                 "player {i} appears twice in round {}",
                 r + 1
@@ -1016,20 +1042,22 @@ impl<'a> RoundState<'a> {
         let total_groups = (span * ncat).min(i32::MAX as i64 - 1);
         let mut keys: Vec<&(i32, i32)> = by_score.keys().collect();
         keys.sort_unstable();
-        // Java's String.compareTo: UTF-16 code units. Encoded once per player, not twice per
-        // comparison: players tied on every criterion compare by name, and in a first round
-        // every player of a group ties (a 1,000-player round 1 spent most of its round state
-        // allocating these; a round 4 with history pays ~1 M instructions more for them).
-        let names: Vec<(Vec<u16>, Vec<u16>)> = history
-            .players
-            .iter()
-            .map(|p| {
-                (
-                    p.name.encode_utf16().collect(),
-                    p.first_name.encode_utf16().collect(),
-                )
-            })
-            .collect();
+        // Java's String.compareTo: UTF-16 code units, compared as they are decoded (no
+        // allocation: players tied on every criterion compare by name, and in a first round
+        // every player of a group may tie; a text per player and round, or per comparison,
+        // was most of a round state's allocations).
+        let players = &history.players;
+        let by_name = |a: usize, b: usize| {
+            let (pa, pb) = (&players[a], &players[b]);
+            pa.name
+                .encode_utf16()
+                .cmp(pb.name.encode_utf16())
+                .then_with(|| {
+                    pa.first_name
+                        .encode_utf16()
+                        .cmp(pb.first_name.encode_utf16())
+                })
+        };
         for &&(cat, s) in &keys {
             // A score outside the range (impossible with valid input) gets a group after the
             // others, so the weights stay defined.
@@ -1046,7 +1074,7 @@ impl<'a> RoundState<'a> {
                         return vb.cmp(&va);
                     }
                 }
-                names[a].cmp(&names[b])
+                by_name(a, b)
             });
             for (k, &i) in members.iter().enumerate() {
                 group[i] = g as i32;
@@ -1312,7 +1340,13 @@ impl<'a> RoundState<'a> {
             };
         }
         let cat_gap = ((ci - cj).abs() + 1) as i64;
-        w.main_dudd = dudd / cat_gap / cat_gap / cat_gap / cat_gap;
+        // One category (the usual case): the four divisions by 1, skipped (a pair weight is
+        // computed for most candidate pairs of every round).
+        w.main_dudd = if cat_gap == 1 {
+            dudd
+        } else {
+            dudd / cat_gap / cat_gap / cat_gap / cat_gap
+        };
         if gi == gj {
             let g = self.group_size[i] as i64;
             let (c1, c2) = (self.inner[i] as i64, self.inner[j] as i64);
@@ -1878,6 +1912,11 @@ impl PairCosts for RoundCosts<'_> {
         // and the 127 k long links made that solve 1.7× slower (3.5 s against 2.0 s).
         false
     }
+    fn cost_hint(&self) -> Option<i128> {
+        // A pair's cost is `max` less its weight, which is ≥ 0 with OpenGotha's parameters
+        // (a negative one is still caught by the solve's range check).
+        Some(self.max)
+    }
     fn hubs(&self) -> Vec<usize> {
         self.bye.into_iter().collect()
     }
@@ -1915,7 +1954,7 @@ pub fn pair(
 /// [`pair`] with prepared costs (forbidden pairs, players excluded from the bye).
 pub fn pair_with(costs: RoundCosts, opts: SolveOptions) -> Result<Pairing, SolveError> {
     let state = costs.state;
-    let m = min_cost_perfect_matching(&costs, opts)?;
+    let m = min_cost_perfect_matching_i128(&costs, opts)?;
     let mut boards = vec![];
     let mut bye = None;
     let mut total: i128 = 0;

@@ -16,6 +16,7 @@
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use super::blossom::{Solved, Weight, max_weight_matching, max_weight_matching_resolve};
 
@@ -48,6 +49,12 @@ pub trait PairCosts: Sync {
     /// for OpenGotha's weight they only slow the solve down. Speed only, like `hints`.
     fn long_links(&self) -> bool {
         true
+    }
+    /// The largest cost the oracle expects to give, when it knows one cheaply (OpenGotha's
+    /// weight: its maximum, less the smallest weight). Only a hint: the `i64` solve of
+    /// [`min_cost_perfect_matching_i128`] is not tried when it is above that solve's range.
+    fn cost_hint(&self) -> Option<Self::W> {
+        None
     }
     /// Vertices whose every edge belongs to the candidate graph (the virtual BYE vertex).
     fn hubs(&self) -> Vec<usize> {
@@ -211,18 +218,20 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
             duals: None,
         });
     }
-    // Duals stay within a small multiple of n·max|cost|; this keeps every sum in range.
-    let limit = C::W::MAX.to_i128() / (64 * (n as i128 + 2));
-    let limit = C::W::from_i128_saturating(limit);
-    let mut g = Graph {
-        edges: Vec::new(),
-        seen: HashSet::default(),
-        limit,
-    };
+    let limit = cost_limit::<C::W>(n);
     let mut k = if opts.dense {
         n
     } else {
         opts.neighbours.max(1)
+    };
+    // The first candidate graph holds up to about 2k edges a vertex (neighbours, hints, the
+    // greedy net): sized once, not grown and rehashed edge by edge (bounded: the dense path's
+    // k is n). Membership only is asked of `seen`, so its capacity changes only the time.
+    let expect = n.saturating_mul(2 * k.min(32) + 4);
+    let mut g = Graph {
+        edges: Vec::with_capacity(expect),
+        seen: HashSet::with_capacity_and_hasher(expect, Default::default()),
+        limit,
     };
     // A field with no legal pairing at all costs the weighted solve on the candidate graph,
     // then on ever wider ones up to the complete graph (n² / 2 weighted edges), seconds to
@@ -283,6 +292,113 @@ pub fn min_cost_perfect_matching<C: PairCosts>(
         resolves += 1;
         prev = Some(solved);
     }
+}
+
+/// The largest |cost| a solve over `n` vertices in weight type `W` accepts. Duals stay within
+/// a small multiple of n·max|cost|; this keeps every sum in range.
+fn cost_limit<W: Weight>(n: usize) -> W {
+    W::from_i128_saturating(W::MAX.to_i128() / (64 * (n as i128 + 2)))
+}
+
+/// An `i128` cost oracle read as an `i64` one, for [`min_cost_perfect_matching_i128`]. A value
+/// beyond the `i64` solve's cost limit sets `over` (and is answered harmlessly: the solve
+/// goes on to no use, its result is thrown away).
+struct Narrow<'a, C> {
+    inner: &'a C,
+    limit: i128,
+    over: AtomicBool,
+}
+
+impl<C: PairCosts<W = i128>> Narrow<'_, C> {
+    /// Whether a value was out of range: the rest of that solve is thrown away, so it should
+    /// cost no more full costs.
+    fn over(&self) -> bool {
+        self.over.load(AtomicOrdering::Relaxed)
+    }
+
+    fn fits(&self, x: i128) -> bool {
+        let ok = -self.limit <= x && x <= self.limit;
+        if !ok {
+            self.over.store(true, AtomicOrdering::Relaxed);
+        }
+        ok
+    }
+}
+
+impl<C: PairCosts<W = i128>> PairCosts for Narrow<'_, C> {
+    type W = i64;
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn cost(&self, u: usize, v: usize) -> Option<i64> {
+        if self.over() {
+            return None;
+        }
+        let w = self.inner.cost(u, v)?;
+        self.fits(w).then_some(w as i64)
+    }
+    fn lower_bound(&self, u: usize, v: usize) -> i64 {
+        if self.over() {
+            return i64::MAX;
+        }
+        let b = self.inner.lower_bound(u, v);
+        if self.fits(b) { b as i64 } else { i64::MAX }
+    }
+    fn monotone_bound(&self, u: usize, v: usize) -> Option<i64> {
+        if self.over() {
+            return Some(i64::MAX);
+        }
+        let b = self.inner.monotone_bound(u, v)?;
+        Some(if self.fits(b) { b as i64 } else { i64::MAX })
+    }
+    fn hints(&self, u: usize, out: &mut Vec<usize>) {
+        self.inner.hints(u, out)
+    }
+    fn long_links(&self) -> bool {
+        self.inner.long_links()
+    }
+    fn hubs(&self) -> Vec<usize> {
+        self.inner.hubs()
+    }
+    fn allowed(&self, u: usize, v: usize) -> bool {
+        self.inner.allowed(u, v)
+    }
+}
+
+/// [`min_cost_perfect_matching`] of an `i128` oracle (OpenGotha's costs, whose bye tier needs
+/// the width), solved in `i64` when every cost, bound and limit the solve meets fits the `i64`
+/// solve's range, else in `i128`. Integer arithmetic that does not overflow is exact, and the
+/// `i64` solve meets only numbers within its own cost limit (which is what keeps its dual
+/// sums in range), so it takes the very steps of the `i128` solve with the same numbers: the
+/// same matching, not only an optimum of the same cost, in less time (half the bytes per
+/// edge, dual and heap key; docs/simulation.md, "Speed"). A field with
+/// hub vertices (the BYE, a tier above the pairs), or whose [`PairCosts::cost_hint`] is out of
+/// range (OpenGotha's weight from about 275 players), goes to `i128` at once; a value found
+/// out of range part-way has the whole solve done again in `i128`.
+pub fn min_cost_perfect_matching_i128<C: PairCosts<W = i128>>(
+    c: &C,
+    opts: SolveOptions,
+) -> Result<Matching<i128>, SolveError> {
+    let limit = cost_limit::<i64>(c.len()) as i128;
+    if c.hubs().is_empty() && c.cost_hint().is_none_or(|h| h <= limit) {
+        let narrow = Narrow {
+            inner: c,
+            limit,
+            over: AtomicBool::new(false),
+        };
+        let r = min_cost_perfect_matching(&narrow, opts);
+        if !narrow.over.load(AtomicOrdering::Relaxed) {
+            return r.map(|m| Matching {
+                mate: m.mate,
+                cost: m.cost as i128,
+                resolves: m.resolves,
+                edges: m.edges,
+                stages: m.stages,
+                duals: m.duals.map(Solved::widen),
+            });
+        }
+    }
+    min_cost_perfect_matching(c, opts)
 }
 
 /// Whether the allowed pairs of `c` admit a perfect matching: a greedy matching, then

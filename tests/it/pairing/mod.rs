@@ -4,6 +4,7 @@ mod blossom;
 mod boards;
 mod koth;
 mod models;
+mod narrow;
 mod networkx;
 mod opengotha;
 mod opengotha_exact;

@@ -19,7 +19,7 @@ const DENSE: SolveOptions = SolveOptions {
 };
 
 /// Random parameters around each system's defaults.
-fn params(rng: &mut ChaCha8Rng, rounds: usize) -> Params {
+pub(super) fn params(rng: &mut ChaCha8Rng, rounds: usize) -> Params {
     let system = [
         System::McMahon,
         System::Swiss,
