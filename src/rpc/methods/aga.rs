@@ -507,6 +507,7 @@ pub static METHODS: &[Method] = &[
         params: &[Param::req("id", "string"), Param::opt("mode", "string")],
         returns: "struct",
         help: "Normalise an AGA ID (mode compat = AGATourn NormalizeID, strict = also USA for numeric IDs).",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Sync(|_, p| normalize_id_method(p)),
     },
     Method {
@@ -514,6 +515,7 @@ pub static METHODS: &[Method] = &[
         params: &[Param::req("value", "string")],
         returns: "struct",
         help: "AGATourn RankToRating (4d -> 4.5), its collapsed value and the Rating() argument conversion.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Sync(|_, p| rank_to_rating_method(p)),
     },
     Method {
@@ -525,6 +527,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Handicap and komi for two ranks/ratings (AGATourn table by default; options: rules, convention, cap).",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Sync(|_, p| handicap_method(p)),
     },
     Method {
@@ -532,6 +535,7 @@ pub static METHODS: &[Method] = &[
         params: &[Param::req("text", "string"), Param::opt("mode", "string")],
         returns: "struct",
         help: "Parse a register.tde text: players, directives, comments, structured warnings.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| parse_register_method(p)),
     },
     Method {
@@ -543,6 +547,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Parse a round file N.tde: games (white black result handicap komi), structured warnings.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| parse_round_method(p)),
     },
     Method {
@@ -553,6 +558,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Parse an AGA TDList (tab TDListA/B or space layout); options offset/limit page the records.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| parse_tdlist_method(p)),
     },
     Method {
@@ -560,6 +566,7 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "Load register.tde + round files: players, counters, games, bands, standings, warnings.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| tournament_method(p)),
     },
     Method {
@@ -567,6 +574,7 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "GoPair tscore: scores.txt and summary.txt texts plus structured standings.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| tscore_method(p)),
     },
     Method {
@@ -574,6 +582,7 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "The legacy GoPair send2aga.tde text (refused while the files have errors).",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| send2aga_method(p)),
     },
     Method {
@@ -581,6 +590,7 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "The modern AGA results report (TOURNEY, start=, finish=, rules=, PLAYERS, GAMES), checked like the AGA loader.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| results_report_method(p)),
     },
 ];

@@ -64,6 +64,7 @@ pub static METHODS: &[Method] = &[
                model (gopair, opengotha, rswiss, custom, or a struct of weights), options → \
                pairs, bye, objective, per-pair explanation (opengotha: boards with colours and \
                handicap, OpenGotha's criteria by name).",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| pair(p)),
     },
     Method {
@@ -77,6 +78,7 @@ pub static METHODS: &[Method] = &[
         returns: "struct",
         help: "The cost terms of one candidate pair [id1, id2] (id2 \"BYE\" for the bye) under \
                a model, for the given field.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| explain(p)),
     },
 ];
@@ -274,6 +276,28 @@ fn options_in(p: &Params, index: usize) -> Result<OptionsIn, RpcError> {
 }
 
 /// A micro-unit amount in model units: an integer when it is one, else a double.
+/// The schema of a cost model as `pairing.*` and `tournament.round.pair` read it: a preset's
+/// name, or `{preset, weights, bye}`.
+pub(crate) fn model_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "A cost model: a preset's name (opengotha, gopair, opengotha_terms, \
+            rswiss, custom) or {preset, weights: {term: weight}, bye: {term: weight}}.",
+        "anyOf": [
+            {"type": "string", "enum": ["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"]},
+            {
+                "type": "object",
+                "properties": {
+                    "preset": {"type": "string"},
+                    "weights": {"type": "object", "additionalProperties": {"type": "number"}},
+                    "bye": {"type": "object", "additionalProperties": {"type": "number"}},
+                },
+                "additionalProperties": false,
+            },
+            {"type": "null"},
+        ],
+    })
+}
+
 pub(crate) fn amount(micro: i128) -> Value {
     if micro % UNIT == 0 {
         let whole = micro / UNIT;

@@ -460,6 +460,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Score a position (rows + dead stones) under a rule preset: per-colour breakdown, result, ownership.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Sync(|_, p| score_position(p)),
     },
     Method {
@@ -471,6 +472,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "One step of dead-stone marking (Cinderblock region toggle, or chain mode): new dead set, categories and score.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Sync(|_, p| toggle_dead(p)),
     },
     Method {
@@ -482,6 +484,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Check a game record against the tournament's expectations: findings (code, severity, node, move), final position, recomputed score.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| validate(p)),
     },
     Method {
@@ -489,6 +492,7 @@ pub static METHODS: &[Method] = &[
         params: &[Param::req("sgf", "string"), Param::opt("options", "struct")],
         returns: "struct",
         help: "Replay a record's main line (setup in any node) and return the final position; an illegal move is error 812.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| final_position(p)),
     },
 ];

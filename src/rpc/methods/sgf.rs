@@ -842,6 +842,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Parse SGF (text, or base64 with options.base64) into a JSON tree with raw and typed values.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Encoded(|_, p| parse_on_wire(p)),
     },
     Method {
@@ -852,6 +853,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Write a JSON tree (as sgf.parse returns, or nodes with raw props) as SGF, byte-exact like sgfmill.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| serialise(p)),
     },
     Method {
@@ -859,6 +861,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Game information of an SGF record: size, komi, handicap, players, winner, result, date, rules.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| game_info(p)),
     },
     Method {
@@ -866,6 +869,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Setup stones and the moves of the main line (sgfmill get_setup_and_moves), SGF and GTP coordinates.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Encoded(|_, p| main_line_on_wire(p)),
     },
     Method {
@@ -873,6 +877,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Parse and serialise an SGF record exactly as sgfmill does (options.wrap: width, 0 = none).",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: Handler::Blocking(|_, p| normalise(p)),
     },
 ];

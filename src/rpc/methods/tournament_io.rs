@@ -335,5 +335,6 @@ pub static METHODS: &[Method] = &[Method {
     help: "Creates a tournament from a file: format opengotha (data: the XML text) or aga \
                (data: {register, rounds:[1.tde text, …]}); name overrides the file's; options \
                {seed}. → {id, revision, players, rounds, director_token}.",
+    doc: crate::rpc::openrpc::Doc::NONE,
     handler: async_handler!(import),
 }];

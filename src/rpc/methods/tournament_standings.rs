@@ -489,6 +489,7 @@ pub static METHODS: &[Method] = &[
                criteria or the names given (MMS, SOSM, SOSOSM, NBW, SOSW, SOSW-1, DC, …) → \
                {revision, after_round, criteria, rows: [{place, shared, player_id, name, \
                first_name, rank, rank_text, country, club, values{criterion: points}}]}.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: async_handler!(standings),
     },
     Method {
@@ -498,6 +499,7 @@ pub static METHODS: &[Method] = &[
         help: "The crosstable after a round (default the last paired): the standings rows with \
                position and cells [{round, kind, opponent, opponent_position, result, colour, \
                handicap, forfeit, text}] (text EGF-style: 3+/w2, 0=).",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: async_handler!(crosstable_method),
     },
     Method {
@@ -517,6 +519,7 @@ pub static METHODS: &[Method] = &[
                format, text, notes, findings}; options {save_dt (opengotha), report{start, \
                finish, location, rules, tourney} (aga_results)}, also as the third parameter \
                when there is no after_round.",
+        doc: crate::rpc::openrpc::Doc::NONE,
         handler: async_handler!(export),
     },
 ];
