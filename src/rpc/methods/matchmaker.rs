@@ -419,6 +419,7 @@ struct IdArgs {
 /// `matchmaker.create_tournament`'s options (a goswiss extension).
 #[derive(schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "MatchmakerOptions")]
 #[allow(dead_code)]
 struct CreateOptions {
     /// `optimal` (default): a min-cost perfect matching; `rswiss`: rswiss's own order.

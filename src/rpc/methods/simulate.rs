@@ -618,7 +618,8 @@ enum StateName {
 struct Started {
     id: String,
     runs: u64,
-    variants: u64,
+    /// The variants' names.
+    variants: Vec<String>,
     state: StateName,
 }
 
@@ -631,7 +632,7 @@ struct StatusOut {
     /// Runs done.
     done: u64,
     runs: u64,
-    variants: u64,
+    variants: Vec<String>,
     elapsed_ms: u64,
     /// Why it stopped or failed.
     reason: Option<String>,

@@ -193,6 +193,7 @@ pub struct RoundOut {
 /// The whole tournament: `tournament.list`'s summary (but `players` is the list, and
 /// `player_count` their number), settings, players, rounds.
 #[derive(JsonSchema)]
+#[schemars(rename = "TournamentOut")]
 pub struct Whole {
     pub id: TournamentId,
     pub name: String,
@@ -430,6 +431,146 @@ pub struct GameRecord {
     pub result: ResultCode,
     pub sgf: String,
     pub warnings: Vec<String>,
+}
+
+/// A standings row.
+#[derive(JsonSchema)]
+pub struct StandingsRow {
+    pub place: u32,
+    /// Whether the place is shared (equal on every criterion).
+    pub shared: bool,
+    pub player_id: PlayerId,
+    /// The criteria's values, by name.
+    pub values: BTreeMap<String, f64>,
+    pub name: Option<String>,
+    pub first_name: Option<String>,
+    pub rank: Option<i32>,
+    pub rank_text: Option<String>,
+    pub country: Option<String>,
+    pub club: Option<String>,
+    /// Crosstable: the row's line number.
+    pub position: Option<u32>,
+    /// Crosstable: one cell per round.
+    pub cells: Option<Vec<CrossCell>>,
+}
+
+/// A crosstable cell: what a round was for the player.
+#[derive(JsonSchema)]
+pub struct CrossCell {
+    pub round: RoundNumber,
+    pub kind: CellKind,
+    /// The opponent, for a game.
+    pub opponent: Option<PlayerId>,
+    /// The opponent's line in the crosstable (0 without a game).
+    pub opponent_position: u32,
+    pub result: CellResult,
+    /// The player's colour, for a game.
+    pub colour: Option<Colour>,
+    pub handicap: u32,
+    pub forfeit: bool,
+    /// The cell as the EGF table writes it (`3+/w2`).
+    pub text: String,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CellKind {
+    Game,
+    Bye,
+    Absent,
+    NotAssigned,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CellResult {
+    Win,
+    Loss,
+    Jigo,
+    Unknown,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Colour {
+    White,
+    Black,
+}
+
+/// `tournament.standings`'s and `tournament.crosstable`'s answer.
+#[derive(JsonSchema)]
+pub struct Standings {
+    pub revision: u64,
+    pub after_round: RoundNumber,
+    /// The criteria, in order (OpenGotha's names).
+    pub criteria: Vec<String>,
+    pub rows: Vec<StandingsRow>,
+}
+
+/// `tournament.export`'s answer: a file's text (`opengotha`, `aga`, `send2aga`,
+/// `aga_results` answer their own members besides `revision`).
+#[derive(JsonSchema)]
+pub struct Exported {
+    pub revision: u64,
+    pub format: Option<String>,
+    pub file_name: Option<String>,
+    pub encoding: Option<String>,
+    pub text: Option<String>,
+    pub warnings: Option<Vec<Value>>,
+    #[serde(flatten)]
+    pub other: BTreeMap<String, Value>,
+}
+
+/// `tournament.import`'s answer.
+#[derive(JsonSchema)]
+pub struct Imported {
+    pub id: TournamentId,
+    pub revision: u64,
+    /// The director token (only in this answer).
+    pub director_token: String,
+    pub players: u64,
+    pub rounds: RoundNumber,
+}
+
+/// `tournament.standings`'s parameters.
+#[derive(JsonSchema)]
+pub struct StandingsArgs {
+    pub tournament_id: TournamentId,
+    /// Default: the last round with results (the last public one for the public).
+    pub after_round: Option<RoundNumber>,
+    /// Placement criteria (OpenGotha's names), at most 12; default the tournament's.
+    pub criteria: Option<Vec<String>>,
+}
+
+/// `tournament.crosstable`'s parameters.
+#[derive(JsonSchema)]
+pub struct CrosstableArgs {
+    pub tournament_id: TournamentId,
+    pub after_round: Option<RoundNumber>,
+}
+
+/// `tournament.export`'s parameters (the whole-tournament formats `opengotha`, `aga`,
+/// `send2aga`, `aga_results` take their options third).
+#[derive(JsonSchema)]
+pub struct ExportArgs {
+    pub tournament_id: TournamentId,
+    /// h9, h9_nobydef, csv, opengotha, aga, send2aga, aga_results.
+    pub format: String,
+    /// A round (the standings formats), or the options of a whole-tournament format.
+    pub after_round: Option<Value>,
+    pub options: Option<serde_json::Map<String, Value>>,
+}
+
+/// `tournament.import`'s parameters.
+#[derive(JsonSchema)]
+pub struct ImportArgs {
+    /// `opengotha` (XML text) or `aga` ({register, rounds}).
+    pub format: String,
+    /// The file: text, or the AGA files as a struct.
+    pub data: Value,
+    /// The tournament's name (default the file's).
+    pub name: Option<String>,
+    pub options: Option<serde_json::Map<String, Value>>,
 }
 
 #[cfg(test)]
