@@ -80,6 +80,7 @@ mod doc {
     #[allow(dead_code)]
     pub struct PairArgs {
         pub players: Vec<PlayerIn>,
+        #[serde(default)]
         #[schemars(schema_with = "super::model_schema")]
         pub model: Option<Value>,
         /// docs/pairing.md: forbid_repeats, seeding, forbidden, pair_penalties, window, …
@@ -92,6 +93,7 @@ mod doc {
         pub players: Vec<PlayerIn>,
         /// The two players' ids.
         pub pair: (Value, Value),
+        #[serde(default)]
         #[schemars(schema_with = "super::model_schema")]
         pub model: Option<Value>,
         pub options: Option<serde_json::Map<String, Value>>,

@@ -704,6 +704,7 @@ async fn player_list(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 struct PairParams {
     if_revision: Option<u64>,
     players: Option<Vec<PlayerId>>,
+    #[serde(default)]
     #[schemars(schema_with = "super::pairing::model_schema")]
     model: Option<Value>,
 }
@@ -983,6 +984,7 @@ async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "ExplainOptions")]
 struct ExplainParams {
+    #[serde(default)]
     #[schemars(schema_with = "super::pairing::model_schema")]
     model: Option<Value>,
 }

@@ -103,7 +103,7 @@ pub static METHODS: &[Method] = &[
                result?, published?, withheld?} per durable change; kind deleted ends it, lagged \
                {missed, revision} means re-read tournament.events. With auth on, non-directors \
                get a round's events only while it is published.",
-        doc: crate::rpc::openrpc::Doc::typed::<SubscribeParams, String>()
+        doc: crate::rpc::openrpc::Doc::typed::<SubscribeParams, SubscriptionId>()
             .errors(&[1001, -32006, -32020]),
         handler: Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture {
             Box::pin(subscribe_here(ctx, p))
@@ -136,7 +136,7 @@ pub struct UnsubscribeParams {
     pub subscription: SubscriptionId,
 }
 
-/// A subscription id as jsonrpsee hands it out: a string (or a number).
+/// A subscription id as jsonrpsee hands it out: a number (or a string).
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SubscriptionId {

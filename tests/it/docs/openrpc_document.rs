@@ -103,7 +103,7 @@ async fn over_websocket(s: &Server, calls: &[(&str, Value)]) -> Vec<Value> {
     let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/jsonrpc", s.addr))
         .await
         .expect("websocket");
-    let mut out = vec![];
+    let mut out: Vec<Value> = vec![];
     for (k, (method, params)) in calls.iter().enumerate() {
         let mut params = params.clone();
         if *method == "tournament.unsubscribe" {
