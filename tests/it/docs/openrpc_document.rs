@@ -250,7 +250,6 @@ async fn session(s: &Server) -> Vec<Value> {
         call("tournament.round.get", json!([id, round])).await;
         call("tournament.standings", json!([id])).await;
     }
-    call("tournament.player.withdraw", json!([id, 5])).await;
     call("tournament.round.explain", json!([id, 4, 1, 2])).await;
     call("tournament.round.explain", json!([id, 4, 1])).await;
     call(
@@ -260,6 +259,9 @@ async fn session(s: &Server) -> Vec<Value> {
     .await;
     call("tournament.round.pair", json!([id, 4, {"model": "gopair"}])).await;
     call("tournament.round.unpair", json!([id, 4])).await;
+    // After the explanations: a model's explanation of a round after a withdrawal answers 1010
+    // (an opponent unknown to the model), which is not what this test is about.
+    call("tournament.player.withdraw", json!([id, 5])).await;
     call("tournament.game.sgf", json!([id, 1, 1])).await;
     call("tournament.crosstable", json!([id, 2])).await;
     call(
