@@ -121,6 +121,10 @@ async fn over_websocket(s: &Server, calls: &[(&str, Value)]) -> Vec<Value> {
                 .expect("an answer within 30 s")
                 .expect("open")
                 .expect("message");
+            // The server's pings (and any other frame) are not answers.
+            if !m.is_text() {
+                continue;
+            }
             let v: Value = serde_json::from_str(m.to_text().expect("text")).expect("json");
             if v.get("id") == Some(&json!(k + 1)) {
                 out.push(v);
