@@ -1,6 +1,11 @@
 //! The one error type every RPC handler returns. It carries a numeric code and a message and is
 //! mapped once per protocol: an XML-RPC fault (`faultCode`/`faultString`) or a JSON-RPC error
 //! object (`code`/`message`). The same failure therefore reads the same on both wires.
+//!
+//! Where a client needs a value to act on (the current revision after a stale `if_revision`,
+//! the limit a call ran into, the path of a bad value) the error carries it as `data` too:
+//! JSON-RPC sends it as the error object's `data`; XML-RPC faults have no room for it and
+//! stay as rswiss clients know them (the message says the same in words).
 
 use std::fmt;
 
@@ -102,6 +107,8 @@ pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 pub struct RpcError {
     pub code: i32,
     pub message: String,
+    /// The values a client may act on (JSON-RPC's error `data`), when there are any.
+    pub data: Option<serde_json::Value>,
 }
 
 impl RpcError {
@@ -110,7 +117,17 @@ impl RpcError {
         if message.len() > MAX_MESSAGE_BYTES {
             message = clip(&message, MAX_MESSAGE_BYTES).into_owned();
         }
-        RpcError { code, message }
+        RpcError {
+            code,
+            message,
+            data: None,
+        }
+    }
+
+    /// The same error carrying `data` (JSON-RPC's error `data`).
+    pub fn with_data(mut self, data: serde_json::Value) -> Self {
+        self.data = Some(data);
+        self
     }
 
     pub fn parse_error(message: impl fmt::Display) -> Self {
@@ -147,6 +164,7 @@ impl RpcError {
             codes::OVER_BUDGET,
             format!("request exceeded its time budget of {ms} ms"),
         )
+        .with_data(serde_json::json!({"request_budget_ms": ms}))
     }
 }
 
@@ -157,6 +175,7 @@ impl RpcError {
             codes::REPLY_TOO_BIG,
             format!("the reply exceeds max_reply_bytes ({limit} bytes)"),
         )
+        .with_data(serde_json::json!({"max_reply_bytes": limit}))
     }
 }
 

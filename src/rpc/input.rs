@@ -70,7 +70,7 @@ pub fn param_schema(method: &str, param: &str) -> Option<Value> {
 
 /// Marks every struct's schema as refusing other keys (`additionalProperties: false`), which
 /// is what the API does; maps keep their `additionalProperties` schema.
-fn close_objects(schema: &mut Value) {
+pub(crate) fn close_objects(schema: &mut Value) {
     match schema {
         Value::Object(m) => {
             if m.contains_key("properties") && !m.contains_key("additionalProperties") {
@@ -138,7 +138,11 @@ pub fn unknown_key(path: &str, key: &str, valid: &[&str]) -> RpcError {
         None if valid.is_empty() => m.push_str(" (this struct takes no keys)"),
         None => m.push_str(&format!(" (valid keys: {})", valid.join(", "))),
     }
-    RpcError::invalid_params(m)
+    let mut data = serde_json::json!({ "path": join(path, key) });
+    if let Some(n) = nearest(key, valid) {
+        data["nearest"] = n.into();
+    }
+    RpcError::invalid_params(m).with_data(data)
 }
 
 /// The refusal of an unknown name `value` where one of `valid` was expected.
@@ -164,7 +168,42 @@ fn backquoted(text: &str) -> Vec<&str> {
 pub fn from_value<T: DeserializeOwned>(value: &Value, path: &str) -> Result<T, RpcError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let at = path_text(path, e.path());
-        RpcError::invalid_params(serde_message(&at, path, &e.inner().to_string()))
+        let message = serde_message(&at, path, &e.inner().to_string());
+        refused(&At::Root(&at), message)
+    })
+}
+
+/// A method's positional parameters `values` (an array) as its parameter struct `T`, whose
+/// members are the parameters `names` in order: a refusal reads as [`from_value`]'s of the
+/// one parameter it is about.
+pub fn params_struct<T: DeserializeOwned>(
+    values: &Value,
+    names: &[crate::rpc::Param],
+) -> Result<T, RpcError> {
+    use serde_path_to_error::Segment;
+    serde_path_to_error::deserialize(values).map_err(|e| {
+        let mut segments = e.path().iter();
+        let root = match segments.next() {
+            Some(Segment::Seq { index }) => names.get(*index).map(|p| p.name),
+            _ => None,
+        };
+        let m = e.inner().to_string();
+        match root {
+            Some(root) => {
+                let mut at = root.to_string();
+                for segment in segments {
+                    match segment {
+                        Segment::Seq { index } => at.push_str(&format!("[{index}]")),
+                        Segment::Map { key } => at = join(&at, key),
+                        Segment::Enum { variant } => at = join(&at, variant),
+                        Segment::Unknown => {}
+                    }
+                }
+                let message = serde_message(&at, root, &m);
+                refused(&At::Root(&at), message)
+            }
+            None => RpcError::invalid_params(format!("parameters: {m}")),
+        }
     })
 }
 
@@ -213,7 +252,7 @@ fn serde_message(at: &str, root: &str, m: &str) -> String {
 /// Checks a caller's `value` at `path` against `schema` (a schema of [`SCHEMAS`]): unknown keys,
 /// number bounds, text lengths, list and map sizes. Types are serde's to check, after this.
 pub fn check(value: &Value, schema: &Value, path: &str) -> Result<(), RpcError> {
-    walk(value, schema, &At::Root(path)).map_err(RpcError::invalid_params)
+    walk(value, schema, &At::Root(path))
 }
 
 /// Where a value is, as [`join`] and `[i]` would spell it, spelt out only for an error: most
@@ -236,6 +275,12 @@ impl std::fmt::Display for At<'_> {
             At::Index(parent, i) => write!(f, "{parent}[{i}]"),
         }
     }
+}
+
+/// The refusal `message` of the value at `path`, which it carries as `data.path` too (a client
+/// may point at the bad field without reading the words).
+fn refused(path: &At<'_>, message: String) -> RpcError {
+    RpcError::invalid_params(message).with_data(serde_json::json!({ "path": path.to_string() }))
 }
 
 /// The named schema `s` refers to, or `s` itself.
@@ -280,7 +325,7 @@ fn tags_fit(v: &Value, s: &Value) -> bool {
     })
 }
 
-fn walk(v: &Value, s: &Value, path: &At<'_>) -> Result<(), String> {
+fn walk(v: &Value, s: &Value, path: &At<'_>) -> Result<(), RpcError> {
     let s = resolve(s);
     // Draft 7 ignores what stands beside a `$ref`, so a described reference is `allOf`.
     if let Some(Value::Array(all)) = s.get("allOf") {
@@ -310,20 +355,27 @@ fn walk(v: &Value, s: &Value, path: &At<'_>) -> Result<(), String> {
             if let Some(min) = s.get("minimum").and_then(Value::as_f64)
                 && x < min
             {
-                return Err(format!("{path}: {n} is below the minimum {}", num(min)));
+                return Err(refused(
+                    path,
+                    format!("{path}: {n} is below the minimum {}", num(min)),
+                ));
             }
             if let Some(max) = s.get("maximum").and_then(Value::as_f64)
                 && x > max
             {
-                return Err(format!("{path}: {n} is above the maximum {}", num(max)));
+                return Err(refused(
+                    path,
+                    format!("{path}: {n} is above the maximum {}", num(max)),
+                ));
             }
         }
         Value::String(t) => {
             if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
                 let chars = t.chars().count();
                 if chars as u64 > max {
-                    return Err(format!(
-                        "{path}: {chars} characters, more than the limit of {max}"
+                    return Err(refused(
+                        path,
+                        format!("{path}: {chars} characters, more than the limit of {max}"),
                     ));
                 }
             }
@@ -332,9 +384,12 @@ fn walk(v: &Value, s: &Value, path: &At<'_>) -> Result<(), String> {
             if let Some(max) = s.get("maxItems").and_then(Value::as_u64)
                 && items.len() as u64 > max
             {
-                return Err(format!(
-                    "{path}: {} items, more than the limit of {max}",
-                    items.len()
+                return Err(refused(
+                    path,
+                    format!(
+                        "{path}: {} items, more than the limit of {max}",
+                        items.len()
+                    ),
                 ));
             }
             let prefix = s.get("prefixItems").or_else(|| {
@@ -355,9 +410,12 @@ fn walk(v: &Value, s: &Value, path: &At<'_>) -> Result<(), String> {
             if let Some(max) = s.get("maxProperties").and_then(Value::as_u64)
                 && members.len() as u64 > max
             {
-                return Err(format!(
-                    "{path}: {} members, more than the limit of {max}",
-                    members.len()
+                return Err(refused(
+                    path,
+                    format!(
+                        "{path}: {} members, more than the limit of {max}",
+                        members.len()
+                    ),
                 ));
             }
             let props = s.get("properties").and_then(Value::as_object);
@@ -370,7 +428,7 @@ fn walk(v: &Value, s: &Value, path: &At<'_>) -> Result<(), String> {
                     (None, Some(Value::Bool(false))) | (None, None) if props.is_some() => {
                         let valid: Vec<&str> =
                             props.map_or(Vec::new(), |p| p.keys().map(String::as_str).collect());
-                        return Err(unknown_key(&path.to_string(), k, &valid).message);
+                        return Err(unknown_key(&path.to_string(), k, &valid));
                     }
                     _ => {}
                 }

@@ -17,7 +17,7 @@ use jsonrpsee::server::middleware::rpc::{Batch, BatchEntry, Notification, Reques
 use jsonrpsee::server::{BatchResponseBuilder, MethodResponse, ResponsePayload};
 use jsonrpsee::types::error::{OVERSIZED_RESPONSE_CODE, OVERSIZED_RESPONSE_MSG};
 use jsonrpsee::types::{ErrorObjectOwned, Id};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::auth::Caller;
@@ -26,7 +26,7 @@ use super::turn::Connection;
 use super::{Answer, Ctx, Handler, Method, Params, RpcError, TABLE, Wire};
 
 fn to_error(e: RpcError) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(e.code, e.message, None::<()>)
+    ErrorObjectOwned::owned(e.code, e.message, e.data)
 }
 
 /// Puts JSON-RPC params (absent, array or object) in the table's positional order.
@@ -67,41 +67,9 @@ pub fn params_for(method: &Method, raw: Option<&str>) -> Result<Params, RpcError
     }
 }
 
-/// The OpenRPC description of the method table.
+/// The OpenRPC description of the method table ([`super::openrpc`]).
 pub fn openrpc() -> Value {
-    let schema = |ty: &str| match ty {
-        "int" => json!({"type": "integer"}),
-        "double" => json!({"type": "number"}),
-        "boolean" => json!({"type": "boolean"}),
-        "string" | "base64" | "dateTime.iso8601" => json!({"type": "string"}),
-        "array" => json!({"type": "array"}),
-        "struct" => json!({"type": "object"}),
-        _ => json!({}),
-    };
-    let methods: Vec<Value> = TABLE
-        .iter()
-        .map(|m| {
-            json!({
-                "name": m.name,
-                "summary": m.help,
-                "paramStructure": "either",
-                "params": m.params.iter().map(|p| json!({
-                    "name": p.name,
-                    "required": p.required,
-                    // The settings and player structs have schemas of their own (rpc::input).
-                    "schema": super::input::param_schema(m.name, p.name)
-                        .unwrap_or_else(|| schema(p.ty)),
-                })).collect::<Vec<_>>(),
-                "result": {"name": "result", "schema": schema(m.returns)},
-            })
-        })
-        .collect();
-    json!({
-        "openrpc": "1.2.6",
-        "info": {"title": "goswiss", "version": env!("CARGO_PKG_VERSION")},
-        "methods": methods,
-        "components": {"schemas": super::input::components()},
-    })
+    super::openrpc::DOCUMENT.clone()
 }
 
 /// The answer to one JSON-RPC call of `method` through the table (raw `params`, by `caller`),

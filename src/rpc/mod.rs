@@ -13,6 +13,7 @@ pub mod error;
 pub mod input;
 pub mod jsonrpc;
 pub mod methods;
+pub mod openrpc;
 pub mod registry;
 pub mod telemetry;
 pub mod turn;
@@ -121,6 +122,9 @@ pub struct Method {
     pub returns: &'static str,
     pub help: &'static str,
     pub handler: Handler,
+    /// The types of its parameters and result, and its error codes, for `rpc.discover`
+    /// ([`openrpc::Doc`]).
+    pub doc: openrpc::Doc,
 }
 
 impl Method {
@@ -225,6 +229,21 @@ impl Params {
             .raw(index)
             .ok_or_else(|| RpcError::invalid_params(format!("missing parameter {name}")))?;
         input::from_value(value, name)
+    }
+
+    /// Every parameter at once, as the method's parameter struct `T`: a member per parameter,
+    /// in the table's order (`names`: the table's names, for the messages), an optional one
+    /// `#[serde(default)]`. The messages are those of [`Params::get`] and [`Params::opt`]
+    /// (`parameter round: invalid type …`, `options.if_revisoin: unknown key …`), and the
+    /// type is the one `rpc.discover` describes ([`openrpc::Doc`]).
+    pub fn decode<T: DeserializeOwned>(&self, names: &[Param]) -> Result<T, RpcError> {
+        let values = Value::Array(
+            self.values
+                .iter()
+                .map(|v| v.clone().unwrap_or(Value::Null))
+                .collect(),
+        );
+        input::params_struct(&values, names)
     }
 
     /// An optional parameter: absent or null gives `None`.

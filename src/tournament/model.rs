@@ -927,7 +927,7 @@ impl Player {
 }
 
 /// A game's result, OpenGotha's six values (forfeit is a separate flag on the game).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     #[default]

@@ -9,100 +9,149 @@ from __future__ import annotations
 from typing import Any, Literal, Required, TypeAlias, TypedDict, cast
 
 __all__ = [
+    "Amount",
+    "ArchiveOptions",
+    "Archived",
     "AsyncMethods",
+    "Board",
+    "CancelledOut",
+    "Captures",
+    "CellKind",
+    "CellResult",
     "ClubsGroup",
+    "Colour",
+    "CreateOptions",
+    "Created",
     "Criterion",
+    "CriterionName",
+    "CrossCell",
+    "Deleted",
+    "EventOut",
+    "EventsPage",
+    "ExpectationsParam",
+    "ExplainOptions",
+    "ExplainOptionsModel1",
+    "Explained",
+    "ExplainedTerm",
+    "Exported",
+    "Fault",
+    "FinalPosition",
+    "GameAdded",
     "GameFormat",
+    "GameIn",
+    "GameInfo",
+    "GameOut",
+    "GameRecord",
+    "GetOptions",
+    "Group",
+    "Handicap",
+    "HandicapOptions",
     "HandicapPolicy",
+    "Imported",
+    "Loaded",
+    "MainLine",
+    "MatchmakerOptions",
     "McMahon",
+    "Mode",
     "Mode3",
+    "MulticallCall",
+    "MulticallOutcome",
+    "NormalizedId",
+    "Outcome",
     "Overtime",
     "OvertimeVariant0",
     "OvertimeVariant1",
     "OvertimeVariant2",
     "OvertimeVariant3",
+    "PairOptions",
+    "PairOptionsModel1",
+    "Paired",
+    "PairedGame",
+    "Pairing",
+    "PairingExplainModel1",
+    "PairingName",
+    "PairingPairModel1",
+    "PairingPlayer",
     "PairingSettings",
+    "Parsed",
+    "ParsedSgf",
     "Player",
+    "PlayerAdded",
+    "PlayerOut",
+    "PlayerUpdated",
+    "Position",
+    "PublishOptions",
+    "Published",
+    "RankRating",
+    "RatingEntry",
+    "RatingImportOptions",
+    "RatingListInfo",
+    "RatingListsHeld",
+    "RatingPlayerFill",
+    "RatingSearchAnswer",
     "Registration",
+    "Removed",
+    "Report",
+    "ResultCode",
+    "ResultCodeInput",
+    "ResultOptions",
+    "ResultSet",
+    "Revision",
+    "RoundChanged",
+    "RoundOut",
+    "RswissBool",
+    "RswissInt",
+    "Score",
+    "ScoreOptions",
+    "ScoreSgfOptions",
+    "Scores",
     "ScoringValues",
     "Seeding",
+    "SetGamesOptions",
     "Settings",
+    "SettingsSet",
+    "SgfOptions",
+    "SgfText",
+    "SideScore",
+    "Standings",
+    "StandingsRow",
+    "Started",
+    "StateName",
+    "StatusOut",
+    "SubscriptionId",
+    "Summary",
     "SyncMethods",
     "System",
+    "TdList",
+    "TdListOptions",
     "Team",
     "TeamBoard",
+    "TermCost",
+    "TextOrNumber",
     "TimeSystem",
+    "Toggled",
+    "TokenRotated",
+    "TournamentEvent",
+    "TournamentOut",
+    "UnpairOptions",
+    "Unpaired",
+    "Validated",
+    "WithdrawOptions",
+    "Withdrawn",
+    "WriteOptions",
 ]
 
 # Methods with a parameter or result the document types only as object/array/any.
 UNTYPED_METHODS: tuple[str, ...] = (
-    "aga.handicap",
-    "aga.normalize_id",
-    "aga.parse_register",
-    "aga.parse_round",
-    "aga.parse_tdlist",
-    "aga.rank_to_rating",
-    "aga.results_report",
-    "aga.send2aga",
-    "aga.tournament",
-    "aga.tscore",
-    "matchmaker.checkedout_matches",
     "matchmaker.checkout_match",
     "matchmaker.commit_match",
-    "matchmaker.create_tournament",
-    "matchmaker.table_by_criteria",
-    "matchmaker.table_by_score",
     "matchmaker.winner",
     "pairing.explain",
-    "pairing.pair",
-    "ratings.import",
-    "ratings.info",
-    "ratings.search",
-    "score.position",
-    "score.toggle_dead",
-    "sgf.final_position",
-    "sgf.game_info",
-    "sgf.main_line",
-    "sgf.normalise",
-    "sgf.parse",
     "sgf.serialise",
-    "sgf.validate",
-    "simulate.cancel",
-    "simulate.get",
     "simulate.start",
     "system.echo",
-    "system.listMethods",
-    "system.methodSignature",
-    "system.multicall",
-    "tournament.archive",
-    "tournament.create",
-    "tournament.crosstable",
-    "tournament.delete",
-    "tournament.events",
     "tournament.export",
-    "tournament.game.sgf",
-    "tournament.get",
     "tournament.import",
-    "tournament.list",
-    "tournament.player.add",
-    "tournament.player.list",
-    "tournament.player.remove",
-    "tournament.player.set_participation",
-    "tournament.player.update",
-    "tournament.player.withdraw",
-    "tournament.result.set",
-    "tournament.round.add_game",
-    "tournament.round.explain",
-    "tournament.round.get",
-    "tournament.round.pair",
-    "tournament.round.publish",
-    "tournament.round.remove_game",
-    "tournament.round.set_games",
-    "tournament.round.swap",
-    "tournament.round.unpair",
-    "tournament.settings.set",
-    "tournament.standings",
-    "tournament.token.rotate",
 )
 
 
@@ -113,6 +162,55 @@ def _trim(params: list[Any]) -> list[Any]:
     return params
 
 
+# A number that is an integer when it is whole (costs in the model's units).
+Amount: TypeAlias = 'float'
+
+
+class ArchiveOptions(TypedDict, total=False):
+    """ArchiveOptions"""
+
+    archived: bool | None
+    if_revision: int | None
+
+
+class Archived(TypedDict, total=False):
+    """`tournament.archive`'s answer."""
+
+    archived: Required[bool]
+    revision: Required[int]
+
+
+class Board(TypedDict, total=False):
+    """The board a pair would get."""
+
+    black: int | None
+    handicap: int | None
+    white: int | None
+
+
+class CancelledOut(TypedDict, total=False):
+    """`simulate.cancel`'s answer."""
+
+    done: Required[int]
+    id: Required[str]
+    state: Required[StateName]
+
+
+class Captures(TypedDict, total=False):
+    """Captures"""
+
+    black: int
+    white: int
+
+
+# CellKind
+CellKind: TypeAlias = 'Literal["game", "bye", "absent", "not_assigned"]'
+
+
+# CellResult
+CellResult: TypeAlias = 'Literal["win", "loss", "jigo", "unknown"]'
+
+
 class ClubsGroup(TypedDict, total=False):
     """A named set of clubs; club names compare case-insensitively, as OpenGotha's do."""
 
@@ -120,12 +218,246 @@ class ClubsGroup(TypedDict, total=False):
     name: str
 
 
+# Colour
+Colour: TypeAlias = 'Literal["white", "black"]'
+
+
+class CreateOptions(TypedDict, total=False):
+    """CreateOptions"""
+
+    seed: int | None
+
+
+class Created(TypedDict, total=False):
+    """What a tournament's creation answers."""
+
+    director_token: Required[str]
+    id: Required[int]
+    revision: Required[int]
+
+
 # A placement criterion by OpenGotha's name (any case).
 Criterion: TypeAlias = 'Literal["NULL", "CAT", "RANK", "RATING", "NBW", "MMS", "STS", "CPS", "SOSW", "SOSWM1", "SOSWM2", "SODOSW", "SOSOSW", "CUSSW", "SOSM", "SOSMM1", "SOSMM2", "SODOSM", "SOSOSM", "CUSSM", "SOSTS", "EXT", "EXR", "DC", "SDC"]'
 
 
+# CriterionName
+CriterionName: TypeAlias = 'Literal["score", "buchholz_score", "neustadtl_score", "c_score", "opp_c_score", "wins"]'
+
+
+class CrossCell(TypedDict, total=False):
+    """A crosstable cell: what a round was for the player."""
+
+    colour: Colour | None
+    forfeit: Required[bool]
+    handicap: Required[int]
+    kind: Required[CellKind]
+    opponent: int | None
+    opponent_position: Required[int]
+    result: Required[CellResult]
+    round: Required[int]
+    text: Required[str]
+
+
+class Deleted(TypedDict, total=False):
+    """`tournament.delete`'s answer."""
+
+    deleted: Required[bool]
+    id: Required[int]
+
+
+class EventOut(TypedDict, total=False):
+    """One event of the log."""
+
+    event: dict[str, Any] | None
+    kind: Required[str]
+    revision: Required[int]
+    round: int | None
+
+
+class EventsPage(TypedDict, total=False):
+    """A page of the event log."""
+
+    events: Required[list[EventOut]]
+    more: Required[bool]
+    next_since: Required[int]
+    revision: Required[int]
+
+
+class ExpectationsParam(TypedDict, total=False):
+    """ExpectationsParam"""
+
+    dead: list[str] | None
+    handicap: int | None
+    komi: float | None
+    max_moves: int | None
+    player_black: str | None
+    player_white: str | None
+    result: str | None
+    rules: str | None
+    size: int | None
+
+
+class ExplainOptions(TypedDict, total=False):
+    """ExplainOptions"""
+
+    model: Literal["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"] | ExplainOptionsModel1 | None
+
+
+class Explained(TypedDict, total=False):
+    """`tournament.round.explain`'s answer: OpenGotha's weight term by term (`weight`, `terms` of
+    integers, `groups`), or under a weighted-term model its cost (`model`, `cost`, `terms` of
+    [`TermCost`]).
+    """
+
+    board: Board | None
+    bye: bool | None
+    cost: Amount | None
+    forbidden: Required[bool]
+    games_before: Required[int]
+    groups: list[Group] | None
+    model: str | None
+    player_a: Required[int]
+    player_b: int | None
+    round: Required[int]
+    terms: Required[dict[str, ExplainedTerm]]
+    weight: int | None
+
+
+# A term of an explanation: OpenGotha's weight (an integer), or a model's term.
+ExplainedTerm: TypeAlias = 'int | TermCost'
+
+
+class Exported(TypedDict, total=False):
+    """`tournament.export`'s answer: a file's text (`opengotha`, `aga`, `send2aga`,
+    `aga_results` answer their own members besides `revision`).
+    """
+
+    encoding: str | None
+    file_name: str | None
+    format: str | None
+    revision: Required[int]
+    text: str | None
+    warnings: list[Any] | None
+
+
+class Fault(TypedDict, total=False):
+    """A failed call of a multicall, as XML-RPC faults read."""
+
+    faultCode: Required[int]
+    faultString: Required[str]
+
+
+class FinalPosition(TypedDict, total=False):
+    """FinalPosition"""
+
+    captures: Required[Any]
+    hash: Required[str]
+    ko: str | None
+    moves: Required[int]
+    passes: Required[Any]
+    rows: Required[list[str]]
+    size: Required[int]
+    to_move: Required[str]
+    trailing_passes: Required[int]
+
+
+class GameAdded(TypedDict, total=False):
+    """`tournament.round.add_game`'s answer."""
+
+    game: Required[GameOut]
+    revision: Required[int]
+
+
 # OpenGotha's `gameFormat`: how much of a game the EGF table's cells say.
 GameFormat: TypeAlias = 'Literal["full", "short"]'
+
+
+class GameIn(TypedDict, total=False):
+    """A game as a client gives it for a manual pairing: colours as given, handicap and komi
+    OpenGotha's for the pair unless set.
+    """
+
+    black: Required[int]
+    handicap: int | None
+    komi2: int | None
+    table: int | None
+    white: Required[int]
+
+
+class GameInfo(TypedDict, total=False):
+    """GameInfo"""
+
+    charset: str | None
+    handicap: int | None
+    height: int | None
+    komi: float | None
+    main_line_length: Required[int]
+    nodes: Required[int]
+    player_b: str | None
+    player_w: str | None
+    result: str | None
+    size: Required[int]
+    winner: str | None
+
+
+class GameOut(TypedDict, total=False):
+    """A game of a round."""
+
+    black: Required[int]
+    forfeit: Required[bool]
+    handicap: Required[int]
+    has_record: Required[bool]
+    known_colour: Required[bool]
+    komi2: Required[int]
+    outcome: Required[Outcome]
+    result: Required[ResultCode]
+    table: Required[int]
+    white: Required[int]
+
+
+class GameRecord(TypedDict, total=False):
+    """`tournament.game.sgf`'s answer."""
+
+    black: Required[int]
+    result: Required[ResultCode]
+    round: Required[int]
+    sgf: Required[str]
+    table: Required[int]
+    warnings: Required[list[str]]
+    white: Required[int]
+
+
+class GetOptions(TypedDict, total=False):
+    """GetOptions"""
+
+    brief: bool
+
+
+class Group(TypedDict, total=False):
+    """A player's score group and placement in it before the round."""
+
+    group: Required[int]
+    placement: Required[int]
+    player: Required[int]
+
+
+class Handicap(TypedDict, total=False):
+    """Handicap"""
+
+    handicap: Required[int]
+    komi: Required[float]
+    stones: Required[int]
+    valid: Required[bool]
+    warnings: Required[list[Any]]
+    white: Required[str]
+
+
+class HandicapOptions(TypedDict, total=False):
+    """`aga.handicap`'s options."""
+
+    cap: int | None
+    convention: str | None
+    rules: str | None
 
 
 class HandicapPolicy(TypedDict, total=False):
@@ -139,6 +471,43 @@ class HandicapPolicy(TypedDict, total=False):
     no_handicap_threshold: int | str
 
 
+class Imported(TypedDict, total=False):
+    """`tournament.import`'s answer."""
+
+    director_token: Required[str]
+    id: Required[int]
+    players: Required[int]
+    revision: Required[int]
+    rounds: Required[int]
+
+
+class Loaded(TypedDict, total=False):
+    """The loaded tournament: players, counters, games, bands, standings, warnings."""
+
+    directives: Required[Any]
+    games: Required[list[Any]]
+    players: Required[dict[str, dict[str, Any]]]
+    warnings: Required[list[Any]]
+
+
+class MainLine(TypedDict, total=False):
+    """MainLine"""
+
+    handicap: int | None
+    height: int | None
+    komi: float | None
+    moves: Required[list[dict[str, Any]]]
+    setup: Required[Any]
+    size: Required[int]
+
+
+class MatchmakerOptions(TypedDict, total=False):
+    """`matchmaker.create_tournament`'s options (a goswiss extension)."""
+
+    pairing: PairingName | None
+    seed: RswissInt | None
+
+
 class McMahon(TypedDict, total=False):
     """McMahon starting scores: `clamp(rank, floor, bar) − zero + correction`."""
 
@@ -147,12 +516,99 @@ class McMahon(TypedDict, total=False):
     zero: int | str
 
 
+# `compat` (AGATourn's, default) or `strict`.
+Mode: TypeAlias = 'Literal["compat", "strict"]'
+
+
 # Where a drawn-up/down player should come from in its group.
 Mode3: TypeAlias = 'Literal["top", "mid", "bot"]'
 
 
+class MulticallCall(TypedDict, total=False):
+    """One call of a `system.multicall`."""
+
+    methodName: Required[str]
+    params: list[Any]
+
+
+# One call's outcome in a `system.multicall`'s answer.
+MulticallOutcome: TypeAlias = 'list[Any] | Fault'
+
+
+class NormalizedId(TypedDict, total=False):
+    """NormalizedId"""
+
+    id: Required[str]
+    register_country: str | None
+    register_number: str | None
+
+
+# A game's result, OpenGotha's six values (forfeit is a separate flag on the game).
+Outcome: TypeAlias = 'Literal["unknown", "white_wins", "black_wins", "jigo", "both_win", "both_lose"]'
+
+
 # The complementary time system after the basic time.
 Overtime: TypeAlias = 'OvertimeVariant0 | OvertimeVariant1 | OvertimeVariant2 | OvertimeVariant3'
+
+
+class PairOptions(TypedDict, total=False):
+    """PairOptions"""
+
+    if_revision: int | None
+    model: Literal["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"] | PairOptionsModel1 | None
+    players: list[int] | None
+
+
+class Paired(TypedDict, total=False):
+    """`tournament.round.pair`'s answer."""
+
+    byes: Required[list[int]]
+    games: Required[list[PairedGame]]
+    model: Required[str]
+    objective: Amount | None
+    repeats: Required[int]
+    revision: Required[int]
+    round: Required[int]
+    total_weight: Amount | None
+
+
+class PairedGame(TypedDict, total=False):
+    """A game of a new pairing."""
+
+    black: Required[int]
+    cost: Amount | None
+    games_before: Required[int]
+    handicap: Required[int]
+    table: Required[int]
+    weight: int | None
+    white: Required[int]
+
+
+class Pairing(TypedDict, total=False):
+    """One round's pairing."""
+
+    boards: list[dict[str, Any]] | None
+    byes: list[Any] | None
+    explanation: list[dict[str, Any]] | None
+    model: str | None
+    pairs: list[list[Any]] | None
+    repeats: int | None
+
+
+# PairingName
+PairingName: TypeAlias = 'Literal["optimal", "rswiss"]'
+
+
+class PairingPlayer(TypedDict, total=False):
+    """A player as the caller describes it (ids are any JSON value: numbers or strings)."""
+
+    byes: int | None
+    club: str | None
+    id: Required[Any]
+    opponents: list[Any] | None
+    rating: float | None
+    score: float | None
+    wins: float | None
 
 
 class PairingSettings(TypedDict, total=False):
@@ -189,6 +645,23 @@ class PairingSettings(TypedDict, total=False):
     seed_system2: Seeding
 
 
+class Parsed(TypedDict, total=False):
+    """A parsed file: its lines, games or directives, and structured warnings."""
+
+    directives: Required[Any]
+    error: Required[bool]
+    games: list[dict[str, Any]] | None
+    lines: list[dict[str, Any]] | None
+    player_count: int | None
+    warnings: Required[list[Any]]
+
+
+class ParsedSgf(TypedDict, total=False):
+    """sgf.parse's answer: the games (a collection's bad games as error entries)."""
+
+    games: Required[list[dict[str, Any]]]
+
+
 class Player(TypedDict, total=False):
     """Player"""
 
@@ -212,8 +685,263 @@ class Player(TypedDict, total=False):
     withdrawn_after: int | None
 
 
+class PlayerAdded(TypedDict, total=False):
+    """`tournament.player.add`'s answer."""
+
+    player_id: Required[int]
+    revision: Required[int]
+
+
+class PlayerOut(TypedDict, total=False):
+    """A registered player, with its rank written out."""
+
+    aga_expiration: str
+    aga_id: str
+    club: str
+    country: str
+    egf_pin: str
+    ffg_licence: str
+    ffg_licence_status: str
+    first_name: str
+    grade: str
+    id: int
+    mms_correction: int
+    name: str
+    rank: int | str
+    rank_text: Required[str]
+    rating: int
+    rating_origin: str
+    registration: Registration
+    skip: list[int]
+    withdrawn_after: int | None
+
+
+class PlayerUpdated(TypedDict, total=False):
+    """`tournament.player.update`'s answer."""
+
+    player: Required[PlayerOut]
+    revision: Required[int]
+
+
+class Position(TypedDict, total=False):
+    """Position"""
+
+    dead: list[str]
+    rows: Required[list[str]]
+
+
+class PublishOptions(TypedDict, total=False):
+    """PublishOptions"""
+
+    if_revision: int | None
+    published: bool | None
+
+
+class Published(TypedDict, total=False):
+    """`tournament.round.publish`'s answer."""
+
+    published: Required[bool]
+    revision: Required[int]
+    round: Required[int]
+
+
+class RankRating(TypedDict, total=False):
+    """RankRating"""
+
+    collapsed: str | None
+    rating: str | None
+    rating_argument: str | None
+    valid: Required[bool]
+    warnings: Required[list[Any]]
+
+
+class RatingEntry(TypedDict, total=False):
+    """RatingEntry"""
+
+    line: Required[int]
+    list: Required[str]
+    listed_rating: Required[str]
+    player: Required[RatingPlayerFill]
+    rank_from_grade: str | None
+
+
+class RatingImportOptions(TypedDict, total=False):
+    """RatingImportOptions"""
+
+    base64: bool
+    source: str | None
+
+
+class RatingListInfo(TypedDict, total=False):
+    """One list the daemon holds."""
+
+    digest: Required[str]
+    entries: Required[int]
+    imported_at: Required[str]
+    kind: Required[str]
+    lines: Required[int]
+    list_date: str | None
+    list_date_iso: str | None
+    replaced: bool | None
+    skipped: Required[int]
+    skipped_lines: Required[list[int]]
+    source: Required[str]
+
+
+class RatingListsHeld(TypedDict, total=False):
+    """RatingListsHeld"""
+
+    lists: Required[list[RatingListInfo]]
+
+
+class RatingPlayerFill(TypedDict, total=False):
+    """The player a row fills, as `tournament.player.add` takes it."""
+
+    aga_expiration: Required[str]
+    aga_id: Required[str]
+    club: Required[str]
+    country: Required[str]
+    egf_pin: Required[str]
+    ffg_licence: Required[str]
+    ffg_licence_status: Required[str]
+    first_name: Required[str]
+    grade: Required[str]
+    name: Required[str]
+    rank: Required[str]
+    rating: Required[int]
+    rating_origin: Required[str]
+
+
+class RatingSearchAnswer(TypedDict, total=False):
+    """RatingSearchAnswer"""
+
+    entries: Required[list[RatingEntry]]
+    more: Required[bool]
+
+
 # Registration status: preliminary players are listed but not paired.
 Registration: TypeAlias = 'Literal["preliminary", "final"]'
+
+
+class Removed(TypedDict, total=False):
+    """`tournament.player.remove`'s answer."""
+
+    removed: Required[int]
+    revision: Required[int]
+
+
+class Report(TypedDict, total=False):
+    """A report's text and what checking it found."""
+
+    findings: Required[list[Any]]
+    notes: Required[list[Any]]
+    text: Required[str]
+
+
+# A result as goswiss writes it: ? (not known yet), W+, B+, jigo, both_win, both_lose; a trailing ! marks a result by default (forfeit).
+ResultCode: TypeAlias = 'Literal["?", "W+", "B+", "jigo", "both_win", "both_lose", "W+!", "B+!", "jigo!", "both_win!", "both_lose!"]'
+
+
+# A result code (ResultCode) or an alias of one (x-aliases: alias → code). Case, '-' and ' ' do not matter; a suffix !, _bydef, _forfeit, (forfeit) or _by_default marks a forfeit; SGF results with a reason or margin (W+R, B+3.5; W+F a forfeit) read as W+ / B+.
+ResultCodeInput: TypeAlias = 'ResultCode | Literal["#", "0", "0-0", "0-1", "0.5-0.5", "1-0", "1-1", "=", "B+3.5", "W+F", "W+R", "b", "black", "black_wins", "black_wins_bydef", "blackwins", "bothloose", "bothlose", "bothwin", "draw", "equal", "none", "unknown", "w", "white", "white_wins", "whitewins", "\\u00bd-\\u00bd"] | str'
+
+
+class ResultOptions(TypedDict, total=False):
+    """ResultOptions"""
+
+    forfeit: bool | None
+    if_revision: int | None
+    remove_record: bool | None
+    sgf: str | None
+    strict: bool | None
+
+
+class ResultSet(TypedDict, total=False):
+    """`tournament.result.set`'s answer."""
+
+    result: Required[ResultCode]
+    revision: Required[int]
+    round: Required[int]
+    table: Required[int]
+    warnings: Required[list[str]]
+
+
+class Revision(TypedDict, total=False):
+    """The revision a write left the tournament at."""
+
+    revision: Required[int]
+
+
+class RoundChanged(TypedDict, total=False):
+    """`tournament.round.set_games`'s and `tournament.round.swap`'s answer."""
+
+    revision: Required[int]
+    round: Required[RoundOut]
+
+
+class RoundOut(TypedDict, total=False):
+    """A round's pairing as a reader sees it."""
+
+    byes: Required[list[int]]
+    games: Required[list[GameOut]]
+    hidden: bool | None
+    paired: Required[bool]
+    published: Required[bool]
+    revision: int | None
+    round: Required[int]
+
+
+# A boolean as rswiss took it: true / false or 1 / 0.
+RswissBool: TypeAlias = 'bool | int'
+
+
+# An integer: an int, an integral double or a numeric string.
+RswissInt: TypeAlias = 'int | float | str'
+
+
+class Score(TypedDict, total=False):
+    """A position's score under a rule set."""
+
+    black: Required[SideScore]
+    counting: Required[str]
+    dead: Required[list[str]]
+    margin: Required[float]
+    ownership: Required[list[str]]
+    result: Required[str]
+    rules: Required[str]
+    seki: Required[list[Any]]
+    white: Required[SideScore]
+    winner: str | None
+
+
+class ScoreOptions(TypedDict, total=False):
+    """ScoreOptions"""
+
+    action: str | None
+    captures: Captures | None
+    handicap: int | None
+    komi: float | None
+    mode: str | None
+    passes: Captures | None
+    rules: str | None
+
+
+class ScoreSgfOptions(TypedDict, total=False):
+    """ScoreSgfOptions"""
+
+    alternation: bool
+    base64: bool
+    rules: str | None
+
+
+class Scores(TypedDict, total=False):
+    """tscore's texts and standings."""
+
+    last_round: Required[int]
+    notes: Required[list[Any]]
+    scores: Required[str]
+    standings: Required[list[dict[str, Any]]]
+    summary: Required[str]
 
 
 class ScoringValues(TypedDict, total=False):
@@ -229,6 +957,13 @@ class ScoringValues(TypedDict, total=False):
 
 # Seeding
 Seeding: TypeAlias = 'Literal["split_and_random", "split_and_fold", "split_and_slip"]'
+
+
+class SetGamesOptions(TypedDict, total=False):
+    """SetGamesOptions"""
+
+    byes: list[int] | None
+    if_revision: int | None
 
 
 class Settings(TypedDict, total=False):
@@ -261,8 +996,137 @@ class Settings(TypedDict, total=False):
     time: TimeSystem
 
 
+class SettingsSet(TypedDict, total=False):
+    """`tournament.settings.set`'s answer."""
+
+    revision: Required[int]
+    settings: Required[Settings]
+
+
+class SgfOptions(TypedDict, total=False):
+    """Options shared by every method (all optional)."""
+
+    allow_undefined_bytes: bool
+    base64: bool
+    collection: bool
+    detect_encoding: bool
+    encoding: str | None
+    large_boards: bool
+    lenient: bool
+    multibyte_aware: bool
+    rectangular_boards: bool
+    root_without_semicolon: bool
+    utf16: bool
+    wrap: int | None
+
+
+class SgfText(TypedDict, total=False):
+    """An SGF text as written."""
+
+    charset: Required[str]
+    sgf: Required[str]
+    sgf_base64: str | None
+
+
+class SideScore(TypedDict, total=False):
+    """One colour's count."""
+
+    captures: Required[int]
+    komi: Required[float]
+    stones: Required[int]
+    territory: Required[int]
+    total: Required[float]
+
+
+class Standings(TypedDict, total=False):
+    """`tournament.standings`'s and `tournament.crosstable`'s answer."""
+
+    after_round: Required[int]
+    criteria: Required[list[str]]
+    revision: Required[int]
+    rows: Required[list[StandingsRow]]
+
+
+class StandingsRow(TypedDict, total=False):
+    """A standings row."""
+
+    cells: list[CrossCell] | None
+    club: str | None
+    country: str | None
+    first_name: str | None
+    name: str | None
+    place: Required[int]
+    player_id: Required[int]
+    position: int | None
+    rank: int | None
+    rank_text: str | None
+    shared: Required[bool]
+    values: Required[dict[str, float]]
+
+
+class Started(TypedDict, total=False):
+    """`simulate.start`'s answer."""
+
+    id: Required[str]
+    runs: Required[int]
+    state: Required[StateName]
+    variants: Required[list[str]]
+
+
+# A simulation's state.
+StateName: TypeAlias = 'Literal["running", "done", "cancelled", "stopped", "failed"]'
+
+
+class StatusOut(TypedDict, total=False):
+    """`simulate.get`'s answer: the progress, and the report once the simulation has ended."""
+
+    done: Required[int]
+    elapsed_ms: Required[int]
+    id: Required[str]
+    reason: str | None
+    report: dict[str, Any] | None
+    runs: Required[int]
+    state: Required[StateName]
+    variants: Required[list[str]]
+
+
+# A subscription id as jsonrpsee hands it out: a number (or a string).
+SubscriptionId: TypeAlias = 'str | int'
+
+
+class Summary(TypedDict, total=False):
+    """One tournament in `tournament.list`, and the head of `tournament.get`."""
+
+    archived: Required[bool]
+    id: Required[int]
+    name: Required[str]
+    paired_rounds: Required[int]
+    players: Required[int]
+    revision: Required[int]
+    rounds: Required[int]
+    short_name: Required[str]
+    system: Required[System]
+
+
 # The pairing and placement system (OpenGotha's four; each has its own defaults).
 System: TypeAlias = 'Literal["mcmahon", "swiss", "swisscat", "cup"]'
+
+
+class TdList(TypedDict, total=False):
+    """TdList"""
+
+    failed: Required[int]
+    lines: Required[int]
+    parsed: Required[int]
+    records: Required[list[dict[str, Any]]]
+    warnings: Required[list[Any]]
+
+
+class TdListOptions(TypedDict, total=False):
+    """`aga.parse_tdlist`'s options."""
+
+    limit: int | None
+    offset: int | None
 
 
 class Team(TypedDict, total=False):
@@ -281,12 +1145,145 @@ class TeamBoard(TypedDict, total=False):
     round: int
 
 
+class TermCost(TypedDict, total=False):
+    """One term of a weighted-term model's cost."""
+
+    cost: Required[Amount]
+    measure: Required[float]
+    weight: Required[float]
+
+
+# Text, or a number read as its text (a rating).
+TextOrNumber: TypeAlias = 'str | float'
+
+
 class TimeSystem(TypedDict, total=False):
     """TimeSystem"""
 
     basic_minutes: int
     overtime: Overtime
     text: str
+
+
+class Toggled(TypedDict, total=False):
+    """Toggled"""
+
+    categories: Required[list[str]]
+    changed: Required[bool]
+    dead: Required[list[str]]
+    score: Required[Score]
+
+
+class TokenRotated(TypedDict, total=False):
+    """A new director token."""
+
+    director_token: Required[str]
+    revision: Required[int]
+
+
+class TournamentEvent(TypedDict, total=False):
+    """A `tournament.event` notification's `result`: one durable change of the tournament."""
+
+    kind: Required[str]
+    missed: int | None
+    published: bool | None
+    result: str | None
+    revision: Required[int]
+    round: int | None
+    standings_changed: bool | None
+    table: int | None
+    tournament_id: Required[int]
+    withheld: int | None
+
+
+class TournamentOut(TypedDict, total=False):
+    """The whole tournament: `tournament.list`'s summary (but `players` is the list, and
+    `player_count` their number), settings, players, rounds.
+    """
+
+    archived: Required[bool]
+    id: Required[int]
+    name: Required[str]
+    paired_rounds: Required[int]
+    player_count: Required[int]
+    players: Required[list[PlayerOut]]
+    revision: Required[int]
+    rounds: Required[int]
+    rounds_detail: Required[list[RoundOut]]
+    settings: Required[Settings]
+    short_name: Required[str]
+    system: Required[System]
+
+
+class UnpairOptions(TypedDict, total=False):
+    """UnpairOptions"""
+
+    force: bool | None
+    if_revision: int | None
+
+
+class Unpaired(TypedDict, total=False):
+    """`tournament.round.unpair`'s answer."""
+
+    revision: Required[int]
+    round: Required[int]
+
+
+class Validated(TypedDict, total=False):
+    """Validated"""
+
+    final_position: list[str] | None
+    findings: Required[list[dict[str, Any]]]
+    moves: int | None
+    ok: Required[bool]
+    rules: str | None
+    score: Score | None
+
+
+class WithdrawOptions(TypedDict, total=False):
+    """WithdrawOptions"""
+
+    after_round: int | None
+    if_revision: int | None
+    reinstate: bool | None
+
+
+class Withdrawn(TypedDict, total=False):
+    """`tournament.player.withdraw`'s answer."""
+
+    after_round: int | None
+    revision: Required[int]
+    withdrawn: Required[bool]
+
+
+class WriteOptions(TypedDict, total=False):
+    """WriteOptions"""
+
+    if_revision: int | None
+
+
+class PairingExplainModel1(TypedDict, total=False):
+    """PairingExplainModel1"""
+
+    bye: dict[str, float]
+    preset: str
+    weights: dict[str, float]
+
+
+class PairingPairModel1(TypedDict, total=False):
+    """PairingPairModel1"""
+
+    bye: dict[str, float]
+    preset: str
+    weights: dict[str, float]
+
+
+class ExplainOptionsModel1(TypedDict, total=False):
+    """ExplainOptionsModel1"""
+
+    bye: dict[str, float]
+    preset: str
+    weights: dict[str, float]
 
 
 class OvertimeVariant0(TypedDict, total=False):
@@ -318,295 +1315,303 @@ class OvertimeVariant3(TypedDict, total=False):
     kind: Required[Literal["fischer"]]
 
 
+class PairOptionsModel1(TypedDict, total=False):
+    """PairOptionsModel1"""
+
+    bye: dict[str, float]
+    preset: str
+    weights: dict[str, float]
+
+
 class SyncMethods:
     """Every method of the document, one typed call each (the blocking clients)."""
 
     def _call(self, method: str, params: list[Any]) -> Any:
         raise NotImplementedError
 
-    def aga_handicap(self, player1: str, player2: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def aga_handicap(self, player1: TextOrNumber, player2: TextOrNumber, options: HandicapOptions | None = None) -> Handicap:
         """`aga.handicap`: Handicap and komi for two ranks/ratings (AGATourn table by default; options: rules, convention, cap)."""
-        return cast("dict[str, Any]", self._call("aga.handicap", _trim([player1, player2, options])))
+        return cast("Handicap", self._call("aga.handicap", _trim([player1, player2, options])))
 
-    def aga_normalize_id(self, id: str, mode: str | None = None) -> dict[str, Any]:
+    def aga_normalize_id(self, id: str, mode: Mode | None = None) -> NormalizedId:
         """`aga.normalize_id`: Normalise an AGA ID (mode compat = AGATourn NormalizeID, strict = also USA for numeric IDs)."""
-        return cast("dict[str, Any]", self._call("aga.normalize_id", _trim([id, mode])))
+        return cast("NormalizedId", self._call("aga.normalize_id", _trim([id, mode])))
 
-    def aga_parse_register(self, text: str, mode: str | None = None) -> dict[str, Any]:
+    def aga_parse_register(self, text: str, mode: Mode | None = None) -> Parsed:
         """`aga.parse_register`: Parse a register.tde text: players, directives, comments, structured warnings."""
-        return cast("dict[str, Any]", self._call("aga.parse_register", _trim([text, mode])))
+        return cast("Parsed", self._call("aga.parse_register", _trim([text, mode])))
 
-    def aga_parse_round(self, text: str, round: int | None = None, mode: str | None = None) -> dict[str, Any]:
+    def aga_parse_round(self, text: str, round: int | None = None, mode: Mode | None = None) -> Parsed:
         """`aga.parse_round`: Parse a round file N.tde: games (white black result handicap komi), structured warnings."""
-        return cast("dict[str, Any]", self._call("aga.parse_round", _trim([text, round, mode])))
+        return cast("Parsed", self._call("aga.parse_round", _trim([text, round, mode])))
 
-    def aga_parse_tdlist(self, text: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def aga_parse_tdlist(self, text: str, options: TdListOptions | None = None) -> TdList:
         """`aga.parse_tdlist`: Parse an AGA TDList (tab TDListA/B or space layout); options offset/limit page the records."""
-        return cast("dict[str, Any]", self._call("aga.parse_tdlist", _trim([text, options])))
+        return cast("TdList", self._call("aga.parse_tdlist", _trim([text, options])))
 
-    def aga_rank_to_rating(self, value: str) -> dict[str, Any]:
+    def aga_rank_to_rating(self, value: TextOrNumber) -> RankRating:
         """`aga.rank_to_rating`: AGATourn RankToRating (4d -> 4.5), its collapsed value and the Rating() argument conversion."""
-        return cast("dict[str, Any]", self._call("aga.rank_to_rating", _trim([value])))
+        return cast("RankRating", self._call("aga.rank_to_rating", _trim([value])))
 
-    def aga_results_report(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def aga_results_report(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Report:
         """`aga.results_report`: The modern AGA results report (TOURNEY, start=, finish=, rules=, PLAYERS, GAMES), checked like the AGA loader."""
-        return cast("dict[str, Any]", self._call("aga.results_report", _trim([register, rounds, options])))
+        return cast("Report", self._call("aga.results_report", _trim([register, rounds, options])))
 
-    def aga_send2aga(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def aga_send2aga(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Report:
         """`aga.send2aga`: The legacy GoPair send2aga.tde text (refused while the files have errors)."""
-        return cast("dict[str, Any]", self._call("aga.send2aga", _trim([register, rounds, options])))
+        return cast("Report", self._call("aga.send2aga", _trim([register, rounds, options])))
 
-    def aga_tournament(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def aga_tournament(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Loaded:
         """`aga.tournament`: Load register.tde + round files: players, counters, games, bands, standings, warnings."""
-        return cast("dict[str, Any]", self._call("aga.tournament", _trim([register, rounds, options])))
+        return cast("Loaded", self._call("aga.tournament", _trim([register, rounds, options])))
 
-    def aga_tscore(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def aga_tscore(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Scores:
         """`aga.tscore`: GoPair tscore: scores.txt and summary.txt texts plus structured standings."""
-        return cast("dict[str, Any]", self._call("aga.tscore", _trim([register, rounds, options])))
+        return cast("Scores", self._call("aga.tscore", _trim([register, rounds, options])))
 
-    def matchmaker_checkedout_matches(self, tournament_id: int) -> list[Any]:
+    def matchmaker_checkedout_matches(self, tournament_id: RswissInt) -> list[list[Any]]:
         """`matchmaker.checkedout_matches`: Matches handed out and not yet committed, as [p1, p2] pairs."""
-        return cast("list[Any]", self._call("matchmaker.checkedout_matches", _trim([tournament_id])))
+        return cast("list[list[Any]]", self._call("matchmaker.checkedout_matches", _trim([tournament_id])))
 
-    def matchmaker_checkout_match(self, tournament_id: int) -> list[Any]:
+    def matchmaker_checkout_match(self, tournament_id: RswissInt) -> list[Any]:
         """`matchmaker.checkout_match`: Hands out the next match to play as [p1, p2] (p1 placed higher), pairing the next round when needed. Faults 201 (matches still out), 202 (ended), 204/205 (no round can be paired)."""
         return cast("list[Any]", self._call("matchmaker.checkout_match", _trim([tournament_id])))
 
-    def matchmaker_commit_match(self, tournament_id: int, pair: list[Any], result: int) -> bool:
+    def matchmaker_commit_match(self, tournament_id: RswissInt, pair: list[Any], result: int) -> bool:
         """`matchmaker.commit_match`: Records the result of a checked-out match: -1 first player wins, 0 draw, 1 second player wins, relative to the pair as checkout_match returned it."""
         return cast("bool", self._call("matchmaker.commit_match", _trim([tournament_id, pair, result])))
 
-    def matchmaker_create_tournament(self, players: list[Any], additional_rounds: int | None = None, allow_repeat: bool | None = None, options: dict[str, Any] | None = None) -> int:
+    def matchmaker_create_tournament(self, players: list[RswissInt], additional_rounds: RswissInt | None = None, allow_repeat: RswissBool | None = None, options: MatchmakerOptions | None = None) -> int:
         """`matchmaker.create_tournament`: Creates a tournament of the given player ids; returns its id. additional_rounds (default 0) are played after ceil(log2 n); allow_repeat defaults to true; options: {pairing: "optimal" (default) or "rswiss", seed: int}."""
         return cast("int", self._call("matchmaker.create_tournament", _trim([players, additional_rounds, allow_repeat, options])))
 
-    def matchmaker_has_ended(self, tournament_id: int) -> bool:
+    def matchmaker_has_ended(self, tournament_id: RswissInt) -> bool:
         """`matchmaker.has_ended`: True once every round is paired and every match committed."""
         return cast("bool", self._call("matchmaker.has_ended", _trim([tournament_id])))
 
-    def matchmaker_repeated_matches(self, tournament_id: int) -> int:
+    def matchmaker_repeated_matches(self, tournament_id: RswissInt) -> int:
         """`matchmaker.repeated_matches`: Number of matches flagged as repeated (2 per repetition: the old and the new match)."""
         return cast("int", self._call("matchmaker.repeated_matches", _trim([tournament_id])))
 
-    def matchmaker_round(self, tournament_id: int) -> int:
+    def matchmaker_round(self, tournament_id: RswissInt) -> int:
         """`matchmaker.round`: Number of rounds paired so far."""
         return cast("int", self._call("matchmaker.round", _trim([tournament_id])))
 
-    def matchmaker_table_by_criteria(self, tournament_id: int) -> list[Any]:
+    def matchmaker_table_by_criteria(self, tournament_id: RswissInt) -> list[list[Any]]:
         """`matchmaker.table_by_criteria`: Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, wins] sorted by all six criteria."""
-        return cast("list[Any]", self._call("matchmaker.table_by_criteria", _trim([tournament_id])))
+        return cast("list[list[Any]]", self._call("matchmaker.table_by_criteria", _trim([tournament_id])))
 
-    def matchmaker_table_by_score(self, tournament_id: int) -> list[Any]:
+    def matchmaker_table_by_score(self, tournament_id: RswissInt) -> list[list[Any]]:
         """`matchmaker.table_by_score`: Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, wins] sorted by score."""
-        return cast("list[Any]", self._call("matchmaker.table_by_score", _trim([tournament_id])))
+        return cast("list[list[Any]]", self._call("matchmaker.table_by_score", _trim([tournament_id])))
 
-    def matchmaker_winner(self, tournament_id: int) -> list[Any]:
+    def matchmaker_winner(self, tournament_id: RswissInt) -> list[Any]:
         """`matchmaker.winner`: [player id, deciding criterion] once the tournament has ended. Faults 401 (not ended), 402 (tied on every criterion)."""
         return cast("list[Any]", self._call("matchmaker.winner", _trim([tournament_id])))
 
-    def pairing_explain(self, players: list[Any], pair: list[Any], model: str | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def pairing_explain(self, players: list[PairingPlayer], pair: list[Any], model: Literal["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"] | PairingExplainModel1 | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`pairing.explain`: The cost terms of one candidate pair [id1, id2] (id2 "BYE" for the bye) under a model, for the given field."""
         return cast("dict[str, Any]", self._call("pairing.explain", _trim([players, pair, model, options])))
 
-    def pairing_pair(self, players: list[Any], model: str | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def pairing_pair(self, players: list[PairingPlayer], model: Literal["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"] | PairingPairModel1 | None = None, options: dict[str, Any] | None = None) -> Pairing:
         """`pairing.pair`: Pairs one round exactly: players (struct: id, rating, score, wins, club, opponents, byes; for opengotha: id, rank, games, bye_rounds, absent_rounds, …), model (gopair, opengotha, rswiss, custom, or a struct of weights), options → pairs, bye, objective, per-pair explanation (opengotha: boards with colours and handicap, OpenGotha's criteria by name)."""
-        return cast("dict[str, Any]", self._call("pairing.pair", _trim([players, model, options])))
+        return cast("Pairing", self._call("pairing.pair", _trim([players, model, options])))
 
-    def ratings_import(self, kind: str, data: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def ratings_import(self, kind: str, data: str, options: RatingImportOptions | None = None) -> RatingListInfo:
         """`ratings.import`: Import a rating list (kind "egf", "ffg" or "aga"; data: the file as text, or base64 with options.base64 — plain, gzip or ZIP; options.source names it), replacing the list of that kind; admin only with auth on."""
-        return cast("dict[str, Any]", self._call("ratings.import", _trim([kind, data, options])))
+        return cast("RatingListInfo", self._call("ratings.import", _trim([kind, data, options])))
 
-    def ratings_info(self) -> dict[str, Any]:
+    def ratings_info(self) -> RatingListsHeld:
         """`ratings.info`: The rating lists held: kind, entries, when imported, the list's own date."""
-        return cast("dict[str, Any]", self._call("ratings.info", _trim([])))
+        return cast("RatingListsHeld", self._call("ratings.info", _trim([])))
 
-    def ratings_search(self, kind: str, prefix: str, limit: int | None = None) -> dict[str, Any]:
+    def ratings_search(self, kind: str, prefix: str, limit: int | None = None) -> RatingSearchAnswer:
         """`ratings.search`: Search a rating list ("egf", "ffg", "aga" or "all") by name prefix ("family given" or "given family", or an id), accent- and case-insensitive: the best `limit` entries (default 10, at most 100), each with the player it fills."""
-        return cast("dict[str, Any]", self._call("ratings.search", _trim([kind, prefix, limit])))
+        return cast("RatingSearchAnswer", self._call("ratings.search", _trim([kind, prefix, limit])))
 
-    def score_position(self, position: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def score_position(self, position: Position, options: ScoreOptions | None = None) -> Score:
         """`score.position`: Score a position (rows + dead stones) under a rule preset: per-colour breakdown, result, ownership."""
-        return cast("dict[str, Any]", self._call("score.position", _trim([position, options])))
+        return cast("Score", self._call("score.position", _trim([position, options])))
 
-    def score_toggle_dead(self, position: dict[str, Any], point: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def score_toggle_dead(self, position: Position, point: str, options: ScoreOptions | None = None) -> Toggled:
         """`score.toggle_dead`: One step of dead-stone marking (Cinderblock region toggle, or chain mode): new dead set, categories and score."""
-        return cast("dict[str, Any]", self._call("score.toggle_dead", _trim([position, point, options])))
+        return cast("Toggled", self._call("score.toggle_dead", _trim([position, point, options])))
 
-    def sgf_final_position(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def sgf_final_position(self, sgf: str, options: ScoreSgfOptions | None = None) -> FinalPosition:
         """`sgf.final_position`: Replay a record's main line (setup in any node) and return the final position; an illegal move is error 812."""
-        return cast("dict[str, Any]", self._call("sgf.final_position", _trim([sgf, options])))
+        return cast("FinalPosition", self._call("sgf.final_position", _trim([sgf, options])))
 
-    def sgf_game_info(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def sgf_game_info(self, sgf: str, options: SgfOptions | None = None) -> GameInfo:
         """`sgf.game_info`: Game information of an SGF record: size, komi, handicap, players, winner, result, date, rules."""
-        return cast("dict[str, Any]", self._call("sgf.game_info", _trim([sgf, options])))
+        return cast("GameInfo", self._call("sgf.game_info", _trim([sgf, options])))
 
-    def sgf_main_line(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def sgf_main_line(self, sgf: str, options: SgfOptions | None = None) -> MainLine:
         """`sgf.main_line`: Setup stones and the moves of the main line (sgfmill get_setup_and_moves), SGF and GTP coordinates."""
-        return cast("dict[str, Any]", self._call("sgf.main_line", _trim([sgf, options])))
+        return cast("MainLine", self._call("sgf.main_line", _trim([sgf, options])))
 
-    def sgf_normalise(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def sgf_normalise(self, sgf: str, options: SgfOptions | None = None) -> SgfText:
         """`sgf.normalise`: Parse and serialise an SGF record exactly as sgfmill does (options.wrap: width, 0 = none)."""
-        return cast("dict[str, Any]", self._call("sgf.normalise", _trim([sgf, options])))
+        return cast("SgfText", self._call("sgf.normalise", _trim([sgf, options])))
 
-    def sgf_parse(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def sgf_parse(self, sgf: str, options: SgfOptions | None = None) -> ParsedSgf:
         """`sgf.parse`: Parse SGF (text, or base64 with options.base64) into a JSON tree with raw and typed values."""
-        return cast("dict[str, Any]", self._call("sgf.parse", _trim([sgf, options])))
+        return cast("ParsedSgf", self._call("sgf.parse", _trim([sgf, options])))
 
-    def sgf_serialise(self, tree: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def sgf_serialise(self, tree: dict[str, Any], options: SgfOptions | None = None) -> SgfText:
         """`sgf.serialise`: Write a JSON tree (as sgf.parse returns, or nodes with raw props) as SGF, byte-exact like sgfmill."""
-        return cast("dict[str, Any]", self._call("sgf.serialise", _trim([tree, options])))
+        return cast("SgfText", self._call("sgf.serialise", _trim([tree, options])))
 
-    def sgf_validate(self, sgf: str, expectations: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def sgf_validate(self, sgf: str, expectations: ExpectationsParam | None = None, options: ScoreSgfOptions | None = None) -> Validated:
         """`sgf.validate`: Check a game record against the tournament's expectations: findings (code, severity, node, move), final position, recomputed score."""
-        return cast("dict[str, Any]", self._call("sgf.validate", _trim([sgf, expectations, options])))
+        return cast("Validated", self._call("sgf.validate", _trim([sgf, expectations, options])))
 
-    def simulate_cancel(self, id: str) -> dict[str, Any]:
+    def simulate_cancel(self, id: str) -> CancelledOut:
         """`simulate.cancel`: Stops a running simulation; its report covers the runs done → {id, state, done}."""
-        return cast("dict[str, Any]", self._call("simulate.cancel", _trim([id])))
+        return cast("CancelledOut", self._call("simulate.cancel", _trim([id])))
 
-    def simulate_get(self, id: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def simulate_get(self, id: str, options: GetOptions | None = None) -> StatusOut:
         """`simulate.get`: A simulation's progress {state (running, done, cancelled, stopped, failed), done, runs, elapsed_ms, reason} and, once it has ended, its report (options {brief}: without the figures by true rank)."""
-        return cast("dict[str, Any]", self._call("simulate.get", _trim([id, options])))
+        return cast("StatusOut", self._call("simulate.get", _trim([id, options])))
 
-    def simulate_start(self, spec: dict[str, Any]) -> dict[str, Any]:
+    def simulate_start(self, spec: dict[str, Any]) -> Started:
         """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
-        return cast("dict[str, Any]", self._call("simulate.start", _trim([spec])))
+        return cast("Started", self._call("simulate.start", _trim([spec])))
 
     def system_echo(self, value: Any) -> Any:
         """`system.echo`: Returns its argument unchanged: the bare cost of a call over this protocol."""
         return self._call("system.echo", _trim([value]))
 
-    def system_list_methods(self) -> list[Any]:
+    def system_list_methods(self) -> list[str]:
         """`system.listMethods`: The names of every method this server offers."""
-        return cast("list[Any]", self._call("system.listMethods", _trim([])))
+        return cast("list[str]", self._call("system.listMethods", _trim([])))
 
     def system_method_help(self, method_name: str) -> str:
         """`system.methodHelp`: One line of help for a method."""
         return cast("str", self._call("system.methodHelp", _trim([method_name])))
 
-    def system_method_signature(self, method_name: str) -> list[Any]:
+    def system_method_signature(self, method_name: str) -> list[list[str]]:
         """`system.methodSignature`: The signatures of a method: one [return type, parameter types...] per arity."""
-        return cast("list[Any]", self._call("system.methodSignature", _trim([method_name])))
+        return cast("list[list[str]]", self._call("system.methodSignature", _trim([method_name])))
 
-    def system_multicall(self, calls: list[Any]) -> list[Any]:
+    def system_multicall(self, calls: list[MulticallCall]) -> list[MulticallOutcome]:
         """`system.multicall`: Runs several calls [{methodName, params}] in order in one request (at most 1000), within one time budget: calls past it get fault -32012."""
-        return cast("list[Any]", self._call("system.multicall", _trim([calls])))
+        return cast("list[MulticallOutcome]", self._call("system.multicall", _trim([calls])))
 
-    def tournament_archive(self, tournament_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_archive(self, tournament_id: int, options: ArchiveOptions | None = None) -> Archived:
         """`tournament.archive`: Archives (read-only) or, with options {archived: false}, unarchives."""
-        return cast("dict[str, Any]", self._call("tournament.archive", _trim([tournament_id, options])))
+        return cast("Archived", self._call("tournament.archive", _trim([tournament_id, options])))
 
-    def tournament_create(self, settings: Settings | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_create(self, settings: Settings | None = None, options: CreateOptions | None = None) -> Created:
         """`tournament.create`: Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, komi2, mcmahon{bar,floor}, handicap{…}, scoring{…}, placement[…], pairing{…}, …) over OpenGotha's defaults for the system; options {seed}. → {id, revision, director_token} (keep the token: with auth on, writes need it)."""
-        return cast("dict[str, Any]", self._call("tournament.create", _trim([settings, options])))
+        return cast("Created", self._call("tournament.create", _trim([settings, options])))
 
-    def tournament_crosstable(self, tournament_id: int, after_round: int | None = None) -> dict[str, Any]:
+    def tournament_crosstable(self, tournament_id: int, after_round: int | None = None) -> Standings:
         """`tournament.crosstable`: The crosstable after a round (default the last paired): the standings rows with position and cells [{round, kind, opponent, opponent_position, result, colour, handicap, forfeit, text}] (text EGF-style: 3+/w2, 0=)."""
-        return cast("dict[str, Any]", self._call("tournament.crosstable", _trim([tournament_id, after_round])))
+        return cast("Standings", self._call("tournament.crosstable", _trim([tournament_id, after_round])))
 
-    def tournament_delete(self, tournament_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_delete(self, tournament_id: int, options: WriteOptions | None = None) -> Deleted:
         """`tournament.delete`: Deletes a tournament and its log for good; options {if_revision}."""
-        return cast("dict[str, Any]", self._call("tournament.delete", _trim([tournament_id, options])))
+        return cast("Deleted", self._call("tournament.delete", _trim([tournament_id, options])))
 
-    def tournament_events(self, tournament_id: int, since_revision: int | None = None) -> dict[str, Any]:
+    def tournament_events(self, tournament_id: int, since_revision: int | None = None) -> EventsPage:
         """`tournament.events`: The event log after a revision (default 0), as stored, at most 1000 events and 1 MiB of them per call (at least one): {revision, events: [{revision, kind, round?, event}], more, next_since} (next_since: the since_revision of the next page)."""
-        return cast("dict[str, Any]", self._call("tournament.events", _trim([tournament_id, since_revision])))
+        return cast("EventsPage", self._call("tournament.events", _trim([tournament_id, since_revision])))
 
-    def tournament_export(self, tournament_id: int, format: str, after_round: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_export(self, tournament_id: int, format: str, after_round: Any = None, options: dict[str, Any] | None = None) -> Exported:
         """`tournament.export`: The tournament as a file: format h9 (EGF results table as OpenGotha writes it), h9_nobydef (results by default written 0=), csv (standings) → {revision, format, file_name, encoding, text}, after_round to stop early; whole-tournament formats (no after_round): opengotha → {revision, format, text}, aga → {revision, format, register, rounds:[{name, text}]}, send2aga / aga_results → {revision, format, text, notes, findings}; options {save_dt (opengotha), report{start, finish, location, rules, tourney} (aga_results)}, also as the third parameter when there is no after_round."""
-        return cast("dict[str, Any]", self._call("tournament.export", _trim([tournament_id, format, after_round, options])))
+        return cast("Exported", self._call("tournament.export", _trim([tournament_id, format, after_round, options])))
 
-    def tournament_game_sgf(self, tournament_id: int, round: int, table: int) -> dict[str, Any]:
+    def tournament_game_sgf(self, tournament_id: int, round: int, table: int) -> GameRecord:
         """`tournament.game.sgf`: A game's stored record: {sgf, warnings, white, black, result}."""
-        return cast("dict[str, Any]", self._call("tournament.game.sgf", _trim([tournament_id, round, table])))
+        return cast("GameRecord", self._call("tournament.game.sgf", _trim([tournament_id, round, table])))
 
-    def tournament_get(self, tournament_id: int) -> dict[str, Any]:
+    def tournament_get(self, tournament_id: int) -> TournamentOut:
         """`tournament.get`: The whole tournament: summary, settings, players, rounds_detail (games, byes)."""
-        return cast("dict[str, Any]", self._call("tournament.get", _trim([tournament_id])))
+        return cast("TournamentOut", self._call("tournament.get", _trim([tournament_id])))
 
-    def tournament_import(self, format: str, data: Any, name: str | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_import(self, format: str, data: Any, name: str | None = None, options: dict[str, Any] | None = None) -> Imported:
         """`tournament.import`: Creates a tournament from a file: format opengotha (data: the XML text) or aga (data: {register, rounds:[1.tde text, …]}); name overrides the file's; options {seed}. → {id, revision, players, rounds, director_token}."""
-        return cast("dict[str, Any]", self._call("tournament.import", _trim([format, data, name, options])))
+        return cast("Imported", self._call("tournament.import", _trim([format, data, name, options])))
 
-    def tournament_list(self) -> list[Any]:
+    def tournament_list(self) -> list[Summary]:
         """`tournament.list`: Every tournament: {id, name, system, rounds, paired_rounds, players, archived, revision}."""
-        return cast("list[Any]", self._call("tournament.list", _trim([])))
+        return cast("list[Summary]", self._call("tournament.list", _trim([])))
 
-    def tournament_player_add(self, tournament_id: int, player: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_player_add(self, tournament_id: int, player: Player, options: WriteOptions | None = None) -> PlayerAdded:
         """`tournament.player.add`: Registers a player {name, first_name, rank (3d / 12k or −30…8), rating, club, country, egf_pin, aga_id, mms_correction, skip[], registration} → {player_id, revision}. After round k is paired, rounds 1…k are skipped (late entry)."""
-        return cast("dict[str, Any]", self._call("tournament.player.add", _trim([tournament_id, player, options])))
+        return cast("PlayerAdded", self._call("tournament.player.add", _trim([tournament_id, player, options])))
 
-    def tournament_player_list(self, tournament_id: int) -> list[Any]:
+    def tournament_player_list(self, tournament_id: int) -> list[PlayerOut]:
         """`tournament.player.list`: Every player, in id order."""
-        return cast("list[Any]", self._call("tournament.player.list", _trim([tournament_id])))
+        return cast("list[PlayerOut]", self._call("tournament.player.list", _trim([tournament_id])))
 
-    def tournament_player_remove(self, tournament_id: int, player_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_player_remove(self, tournament_id: int, player_id: int, options: WriteOptions | None = None) -> Removed:
         """`tournament.player.remove`: Removes a player who never played (withdraw the others)."""
-        return cast("dict[str, Any]", self._call("tournament.player.remove", _trim([tournament_id, player_id, options])))
+        return cast("Removed", self._call("tournament.player.remove", _trim([tournament_id, player_id, options])))
 
-    def tournament_player_set_participation(self, tournament_id: int, player_id: int, skip: list[Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_player_set_participation(self, tournament_id: int, player_id: int, skip: list[int], options: WriteOptions | None = None) -> Revision:
         """`tournament.player.set_participation`: Sets the rounds a player skips (refused for a round they are paired in)."""
-        return cast("dict[str, Any]", self._call("tournament.player.set_participation", _trim([tournament_id, player_id, skip, options])))
+        return cast("Revision", self._call("tournament.player.set_participation", _trim([tournament_id, player_id, skip, options])))
 
-    def tournament_player_update(self, tournament_id: int, player_id: int, fields: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_player_update(self, tournament_id: int, player_id: int, fields: Player, options: WriteOptions | None = None) -> PlayerUpdated:
         """`tournament.player.update`: Changes a player's fields (the others are kept)."""
-        return cast("dict[str, Any]", self._call("tournament.player.update", _trim([tournament_id, player_id, fields, options])))
+        return cast("PlayerUpdated", self._call("tournament.player.update", _trim([tournament_id, player_id, fields, options])))
 
-    def tournament_player_withdraw(self, tournament_id: int, player_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_player_withdraw(self, tournament_id: int, player_id: int, options: WithdrawOptions | None = None) -> Withdrawn:
         """`tournament.player.withdraw`: Withdraws a player after a round (options {after_round}, default the last paired one); options {reinstate: true} undoes it."""
-        return cast("dict[str, Any]", self._call("tournament.player.withdraw", _trim([tournament_id, player_id, options])))
+        return cast("Withdrawn", self._call("tournament.player.withdraw", _trim([tournament_id, player_id, options])))
 
-    def tournament_result_set(self, tournament_id: int, round: int, table: int, result: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_result_set(self, tournament_id: int, round: int, table: int, result: ResultCodeInput, options: ResultOptions | None = None) -> ResultSet:
         """`tournament.result.set`: Sets or corrects a result: W+, B+, jigo, both_win, both_lose, ? (OpenGotha, pairgoth and SGF spellings too; ! = forfeit); options {sgf, strict, forfeit, remove_record} → {revision, result, warnings}."""
-        return cast("dict[str, Any]", self._call("tournament.result.set", _trim([tournament_id, round, table, result, options])))
+        return cast("ResultSet", self._call("tournament.result.set", _trim([tournament_id, round, table, result, options])))
 
-    def tournament_round_add_game(self, tournament_id: int, round: int, game: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_add_game(self, tournament_id: int, round: int, game: GameIn, options: WriteOptions | None = None) -> GameAdded:
         """`tournament.round.add_game`: Adds a game {white, black, table?, handicap?, komi2?} to the last paired round."""
-        return cast("dict[str, Any]", self._call("tournament.round.add_game", _trim([tournament_id, round, game, options])))
+        return cast("GameAdded", self._call("tournament.round.add_game", _trim([tournament_id, round, game, options])))
 
-    def tournament_round_explain(self, tournament_id: int, round: int, player_a: int, player_b: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_explain(self, tournament_id: int, round: int, player_a: int, player_b: int | None = None, options: ExplainOptions | None = None) -> Explained:
         """`tournament.round.explain`: OpenGotha's weight of a pair for a round (paired or next), term by term, and the board it gives; without player_b, player_a's bye weight. options {model} as in round.pair: under a weighted-term model, the pair's cost instead → {model, cost, terms{name: {measure, weight, cost}}, games_before, forbidden, board}."""
-        return cast("dict[str, Any]", self._call("tournament.round.explain", _trim([tournament_id, round, player_a, player_b, options])))
+        return cast("Explained", self._call("tournament.round.explain", _trim([tournament_id, round, player_a, player_b, options])))
 
-    def tournament_round_get(self, tournament_id: int, round: int) -> dict[str, Any]:
+    def tournament_round_get(self, tournament_id: int, round: int) -> RoundOut:
         """`tournament.round.get`: One round: {round, paired, published, games, byes, revision}."""
-        return cast("dict[str, Any]", self._call("tournament.round.get", _trim([tournament_id, round])))
+        return cast("RoundOut", self._call("tournament.round.get", _trim([tournament_id, round])))
 
-    def tournament_round_pair(self, tournament_id: int, round: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_pair(self, tournament_id: int, round: int, options: PairOptions | None = None) -> Paired:
         """`tournament.round.pair`: Pairs the next round with OpenGotha's weight (options {players: [ids]} to pair only some; model: opengotha (default) | gopair | opengotha_terms | custom | {preset, weights, bye} for pairing.*'s cost models): games with tables, colours, handicap, weight (cost under a model); byes."""
-        return cast("dict[str, Any]", self._call("tournament.round.pair", _trim([tournament_id, round, options])))
+        return cast("Paired", self._call("tournament.round.pair", _trim([tournament_id, round, options])))
 
-    def tournament_round_publish(self, tournament_id: int, round: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_publish(self, tournament_id: int, round: int, options: PublishOptions | None = None) -> Published:
         """`tournament.round.publish`: Publishes a round's pairing (options {published: false} withdraws it)."""
-        return cast("dict[str, Any]", self._call("tournament.round.publish", _trim([tournament_id, round, options])))
+        return cast("Published", self._call("tournament.round.publish", _trim([tournament_id, round, options])))
 
-    def tournament_round_remove_game(self, tournament_id: int, round: int, table: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_remove_game(self, tournament_id: int, round: int, table: int, options: WriteOptions | None = None) -> Revision:
         """`tournament.round.remove_game`: Removes a game without a result from the last paired round."""
-        return cast("dict[str, Any]", self._call("tournament.round.remove_game", _trim([tournament_id, round, table, options])))
+        return cast("Revision", self._call("tournament.round.remove_game", _trim([tournament_id, round, table, options])))
 
-    def tournament_round_set_games(self, tournament_id: int, round: int, games: list[Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_set_games(self, tournament_id: int, round: int, games: list[GameIn], options: SetGamesOptions | None = None) -> RoundChanged:
         """`tournament.round.set_games`: Sets a round by hand: games [{white, black, table?, handicap?, komi2?}] (handicap and komi OpenGotha's unless given), options {byes}."""
-        return cast("dict[str, Any]", self._call("tournament.round.set_games", _trim([tournament_id, round, games, options])))
+        return cast("RoundChanged", self._call("tournament.round.set_games", _trim([tournament_id, round, games, options])))
 
-    def tournament_round_swap(self, tournament_id: int, round: int, player_a: int, player_b: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_swap(self, tournament_id: int, round: int, player_a: int, player_b: int, options: WriteOptions | None = None) -> RoundChanged:
         """`tournament.round.swap`: Swaps two players of the last paired round (same game: colours; else seats or the bye, with colours and handicap recomputed)."""
-        return cast("dict[str, Any]", self._call("tournament.round.swap", _trim([tournament_id, round, player_a, player_b, options])))
+        return cast("RoundChanged", self._call("tournament.round.swap", _trim([tournament_id, round, player_a, player_b, options])))
 
-    def tournament_round_unpair(self, tournament_id: int, round: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_round_unpair(self, tournament_id: int, round: int, options: UnpairOptions | None = None) -> Unpaired:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
-        return cast("dict[str, Any]", self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
+        return cast("Unpaired", self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
 
-    def tournament_settings_set(self, tournament_id: int, settings: Settings, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def tournament_settings_set(self, tournament_id: int, settings: Settings, options: WriteOptions | None = None) -> SettingsSet:
         """`tournament.settings.set`: Changes settings: the given members are laid over the current ones."""
-        return cast("dict[str, Any]", self._call("tournament.settings.set", _trim([tournament_id, settings, options])))
+        return cast("SettingsSet", self._call("tournament.settings.set", _trim([tournament_id, settings, options])))
 
-    def tournament_standings(self, tournament_id: int, after_round: int | None = None, criteria: list[Any] | None = None) -> dict[str, Any]:
+    def tournament_standings(self, tournament_id: int, after_round: int | None = None, criteria: list[str] | None = None) -> Standings:
         """`tournament.standings`: Standings after a round (default the last paired) by the tournament's placement criteria or the names given (MMS, SOSM, SOSOSM, NBW, SOSW, SOSW-1, DC, …) → {revision, after_round, criteria, rows: [{place, shared, player_id, name, first_name, rank, rank_text, country, club, values{criterion: points}}]}."""
-        return cast("dict[str, Any]", self._call("tournament.standings", _trim([tournament_id, after_round, criteria])))
+        return cast("Standings", self._call("tournament.standings", _trim([tournament_id, after_round, criteria])))
 
-    def tournament_token_rotate(self, tournament_id: int) -> dict[str, Any]:
+    def tournament_token_rotate(self, tournament_id: int) -> TokenRotated:
         """`tournament.token.rotate`: Replaces the tournament's director token (director or admin token needed when auth is on) → {director_token, revision}; the old token stops working."""
-        return cast("dict[str, Any]", self._call("tournament.token.rotate", _trim([tournament_id])))
+        return cast("TokenRotated", self._call("tournament.token.rotate", _trim([tournament_id])))
 
 
 class AsyncMethods:
@@ -615,286 +1620,286 @@ class AsyncMethods:
     async def _call(self, method: str, params: list[Any]) -> Any:
         raise NotImplementedError
 
-    async def aga_handicap(self, player1: str, player2: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def aga_handicap(self, player1: TextOrNumber, player2: TextOrNumber, options: HandicapOptions | None = None) -> Handicap:
         """`aga.handicap`: Handicap and komi for two ranks/ratings (AGATourn table by default; options: rules, convention, cap)."""
-        return cast("dict[str, Any]", await self._call("aga.handicap", _trim([player1, player2, options])))
+        return cast("Handicap", await self._call("aga.handicap", _trim([player1, player2, options])))
 
-    async def aga_normalize_id(self, id: str, mode: str | None = None) -> dict[str, Any]:
+    async def aga_normalize_id(self, id: str, mode: Mode | None = None) -> NormalizedId:
         """`aga.normalize_id`: Normalise an AGA ID (mode compat = AGATourn NormalizeID, strict = also USA for numeric IDs)."""
-        return cast("dict[str, Any]", await self._call("aga.normalize_id", _trim([id, mode])))
+        return cast("NormalizedId", await self._call("aga.normalize_id", _trim([id, mode])))
 
-    async def aga_parse_register(self, text: str, mode: str | None = None) -> dict[str, Any]:
+    async def aga_parse_register(self, text: str, mode: Mode | None = None) -> Parsed:
         """`aga.parse_register`: Parse a register.tde text: players, directives, comments, structured warnings."""
-        return cast("dict[str, Any]", await self._call("aga.parse_register", _trim([text, mode])))
+        return cast("Parsed", await self._call("aga.parse_register", _trim([text, mode])))
 
-    async def aga_parse_round(self, text: str, round: int | None = None, mode: str | None = None) -> dict[str, Any]:
+    async def aga_parse_round(self, text: str, round: int | None = None, mode: Mode | None = None) -> Parsed:
         """`aga.parse_round`: Parse a round file N.tde: games (white black result handicap komi), structured warnings."""
-        return cast("dict[str, Any]", await self._call("aga.parse_round", _trim([text, round, mode])))
+        return cast("Parsed", await self._call("aga.parse_round", _trim([text, round, mode])))
 
-    async def aga_parse_tdlist(self, text: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def aga_parse_tdlist(self, text: str, options: TdListOptions | None = None) -> TdList:
         """`aga.parse_tdlist`: Parse an AGA TDList (tab TDListA/B or space layout); options offset/limit page the records."""
-        return cast("dict[str, Any]", await self._call("aga.parse_tdlist", _trim([text, options])))
+        return cast("TdList", await self._call("aga.parse_tdlist", _trim([text, options])))
 
-    async def aga_rank_to_rating(self, value: str) -> dict[str, Any]:
+    async def aga_rank_to_rating(self, value: TextOrNumber) -> RankRating:
         """`aga.rank_to_rating`: AGATourn RankToRating (4d -> 4.5), its collapsed value and the Rating() argument conversion."""
-        return cast("dict[str, Any]", await self._call("aga.rank_to_rating", _trim([value])))
+        return cast("RankRating", await self._call("aga.rank_to_rating", _trim([value])))
 
-    async def aga_results_report(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def aga_results_report(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Report:
         """`aga.results_report`: The modern AGA results report (TOURNEY, start=, finish=, rules=, PLAYERS, GAMES), checked like the AGA loader."""
-        return cast("dict[str, Any]", await self._call("aga.results_report", _trim([register, rounds, options])))
+        return cast("Report", await self._call("aga.results_report", _trim([register, rounds, options])))
 
-    async def aga_send2aga(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def aga_send2aga(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Report:
         """`aga.send2aga`: The legacy GoPair send2aga.tde text (refused while the files have errors)."""
-        return cast("dict[str, Any]", await self._call("aga.send2aga", _trim([register, rounds, options])))
+        return cast("Report", await self._call("aga.send2aga", _trim([register, rounds, options])))
 
-    async def aga_tournament(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def aga_tournament(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Loaded:
         """`aga.tournament`: Load register.tde + round files: players, counters, games, bands, standings, warnings."""
-        return cast("dict[str, Any]", await self._call("aga.tournament", _trim([register, rounds, options])))
+        return cast("Loaded", await self._call("aga.tournament", _trim([register, rounds, options])))
 
-    async def aga_tscore(self, register: str, rounds: list[Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def aga_tscore(self, register: str, rounds: list[str | None] | None = None, options: dict[str, Any] | None = None) -> Scores:
         """`aga.tscore`: GoPair tscore: scores.txt and summary.txt texts plus structured standings."""
-        return cast("dict[str, Any]", await self._call("aga.tscore", _trim([register, rounds, options])))
+        return cast("Scores", await self._call("aga.tscore", _trim([register, rounds, options])))
 
-    async def matchmaker_checkedout_matches(self, tournament_id: int) -> list[Any]:
+    async def matchmaker_checkedout_matches(self, tournament_id: RswissInt) -> list[list[Any]]:
         """`matchmaker.checkedout_matches`: Matches handed out and not yet committed, as [p1, p2] pairs."""
-        return cast("list[Any]", await self._call("matchmaker.checkedout_matches", _trim([tournament_id])))
+        return cast("list[list[Any]]", await self._call("matchmaker.checkedout_matches", _trim([tournament_id])))
 
-    async def matchmaker_checkout_match(self, tournament_id: int) -> list[Any]:
+    async def matchmaker_checkout_match(self, tournament_id: RswissInt) -> list[Any]:
         """`matchmaker.checkout_match`: Hands out the next match to play as [p1, p2] (p1 placed higher), pairing the next round when needed. Faults 201 (matches still out), 202 (ended), 204/205 (no round can be paired)."""
         return cast("list[Any]", await self._call("matchmaker.checkout_match", _trim([tournament_id])))
 
-    async def matchmaker_commit_match(self, tournament_id: int, pair: list[Any], result: int) -> bool:
+    async def matchmaker_commit_match(self, tournament_id: RswissInt, pair: list[Any], result: int) -> bool:
         """`matchmaker.commit_match`: Records the result of a checked-out match: -1 first player wins, 0 draw, 1 second player wins, relative to the pair as checkout_match returned it."""
         return cast("bool", await self._call("matchmaker.commit_match", _trim([tournament_id, pair, result])))
 
-    async def matchmaker_create_tournament(self, players: list[Any], additional_rounds: int | None = None, allow_repeat: bool | None = None, options: dict[str, Any] | None = None) -> int:
+    async def matchmaker_create_tournament(self, players: list[RswissInt], additional_rounds: RswissInt | None = None, allow_repeat: RswissBool | None = None, options: MatchmakerOptions | None = None) -> int:
         """`matchmaker.create_tournament`: Creates a tournament of the given player ids; returns its id. additional_rounds (default 0) are played after ceil(log2 n); allow_repeat defaults to true; options: {pairing: "optimal" (default) or "rswiss", seed: int}."""
         return cast("int", await self._call("matchmaker.create_tournament", _trim([players, additional_rounds, allow_repeat, options])))
 
-    async def matchmaker_has_ended(self, tournament_id: int) -> bool:
+    async def matchmaker_has_ended(self, tournament_id: RswissInt) -> bool:
         """`matchmaker.has_ended`: True once every round is paired and every match committed."""
         return cast("bool", await self._call("matchmaker.has_ended", _trim([tournament_id])))
 
-    async def matchmaker_repeated_matches(self, tournament_id: int) -> int:
+    async def matchmaker_repeated_matches(self, tournament_id: RswissInt) -> int:
         """`matchmaker.repeated_matches`: Number of matches flagged as repeated (2 per repetition: the old and the new match)."""
         return cast("int", await self._call("matchmaker.repeated_matches", _trim([tournament_id])))
 
-    async def matchmaker_round(self, tournament_id: int) -> int:
+    async def matchmaker_round(self, tournament_id: RswissInt) -> int:
         """`matchmaker.round`: Number of rounds paired so far."""
         return cast("int", await self._call("matchmaker.round", _trim([tournament_id])))
 
-    async def matchmaker_table_by_criteria(self, tournament_id: int) -> list[Any]:
+    async def matchmaker_table_by_criteria(self, tournament_id: RswissInt) -> list[list[Any]]:
         """`matchmaker.table_by_criteria`: Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, wins] sorted by all six criteria."""
-        return cast("list[Any]", await self._call("matchmaker.table_by_criteria", _trim([tournament_id])))
+        return cast("list[list[Any]]", await self._call("matchmaker.table_by_criteria", _trim([tournament_id])))
 
-    async def matchmaker_table_by_score(self, tournament_id: int) -> list[Any]:
+    async def matchmaker_table_by_score(self, tournament_id: RswissInt) -> list[list[Any]]:
         """`matchmaker.table_by_score`: Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, wins] sorted by score."""
-        return cast("list[Any]", await self._call("matchmaker.table_by_score", _trim([tournament_id])))
+        return cast("list[list[Any]]", await self._call("matchmaker.table_by_score", _trim([tournament_id])))
 
-    async def matchmaker_winner(self, tournament_id: int) -> list[Any]:
+    async def matchmaker_winner(self, tournament_id: RswissInt) -> list[Any]:
         """`matchmaker.winner`: [player id, deciding criterion] once the tournament has ended. Faults 401 (not ended), 402 (tied on every criterion)."""
         return cast("list[Any]", await self._call("matchmaker.winner", _trim([tournament_id])))
 
-    async def pairing_explain(self, players: list[Any], pair: list[Any], model: str | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def pairing_explain(self, players: list[PairingPlayer], pair: list[Any], model: Literal["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"] | PairingExplainModel1 | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """`pairing.explain`: The cost terms of one candidate pair [id1, id2] (id2 "BYE" for the bye) under a model, for the given field."""
         return cast("dict[str, Any]", await self._call("pairing.explain", _trim([players, pair, model, options])))
 
-    async def pairing_pair(self, players: list[Any], model: str | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def pairing_pair(self, players: list[PairingPlayer], model: Literal["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"] | PairingPairModel1 | None = None, options: dict[str, Any] | None = None) -> Pairing:
         """`pairing.pair`: Pairs one round exactly: players (struct: id, rating, score, wins, club, opponents, byes; for opengotha: id, rank, games, bye_rounds, absent_rounds, …), model (gopair, opengotha, rswiss, custom, or a struct of weights), options → pairs, bye, objective, per-pair explanation (opengotha: boards with colours and handicap, OpenGotha's criteria by name)."""
-        return cast("dict[str, Any]", await self._call("pairing.pair", _trim([players, model, options])))
+        return cast("Pairing", await self._call("pairing.pair", _trim([players, model, options])))
 
-    async def ratings_import(self, kind: str, data: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def ratings_import(self, kind: str, data: str, options: RatingImportOptions | None = None) -> RatingListInfo:
         """`ratings.import`: Import a rating list (kind "egf", "ffg" or "aga"; data: the file as text, or base64 with options.base64 — plain, gzip or ZIP; options.source names it), replacing the list of that kind; admin only with auth on."""
-        return cast("dict[str, Any]", await self._call("ratings.import", _trim([kind, data, options])))
+        return cast("RatingListInfo", await self._call("ratings.import", _trim([kind, data, options])))
 
-    async def ratings_info(self) -> dict[str, Any]:
+    async def ratings_info(self) -> RatingListsHeld:
         """`ratings.info`: The rating lists held: kind, entries, when imported, the list's own date."""
-        return cast("dict[str, Any]", await self._call("ratings.info", _trim([])))
+        return cast("RatingListsHeld", await self._call("ratings.info", _trim([])))
 
-    async def ratings_search(self, kind: str, prefix: str, limit: int | None = None) -> dict[str, Any]:
+    async def ratings_search(self, kind: str, prefix: str, limit: int | None = None) -> RatingSearchAnswer:
         """`ratings.search`: Search a rating list ("egf", "ffg", "aga" or "all") by name prefix ("family given" or "given family", or an id), accent- and case-insensitive: the best `limit` entries (default 10, at most 100), each with the player it fills."""
-        return cast("dict[str, Any]", await self._call("ratings.search", _trim([kind, prefix, limit])))
+        return cast("RatingSearchAnswer", await self._call("ratings.search", _trim([kind, prefix, limit])))
 
-    async def score_position(self, position: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def score_position(self, position: Position, options: ScoreOptions | None = None) -> Score:
         """`score.position`: Score a position (rows + dead stones) under a rule preset: per-colour breakdown, result, ownership."""
-        return cast("dict[str, Any]", await self._call("score.position", _trim([position, options])))
+        return cast("Score", await self._call("score.position", _trim([position, options])))
 
-    async def score_toggle_dead(self, position: dict[str, Any], point: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def score_toggle_dead(self, position: Position, point: str, options: ScoreOptions | None = None) -> Toggled:
         """`score.toggle_dead`: One step of dead-stone marking (Cinderblock region toggle, or chain mode): new dead set, categories and score."""
-        return cast("dict[str, Any]", await self._call("score.toggle_dead", _trim([position, point, options])))
+        return cast("Toggled", await self._call("score.toggle_dead", _trim([position, point, options])))
 
-    async def sgf_final_position(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def sgf_final_position(self, sgf: str, options: ScoreSgfOptions | None = None) -> FinalPosition:
         """`sgf.final_position`: Replay a record's main line (setup in any node) and return the final position; an illegal move is error 812."""
-        return cast("dict[str, Any]", await self._call("sgf.final_position", _trim([sgf, options])))
+        return cast("FinalPosition", await self._call("sgf.final_position", _trim([sgf, options])))
 
-    async def sgf_game_info(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def sgf_game_info(self, sgf: str, options: SgfOptions | None = None) -> GameInfo:
         """`sgf.game_info`: Game information of an SGF record: size, komi, handicap, players, winner, result, date, rules."""
-        return cast("dict[str, Any]", await self._call("sgf.game_info", _trim([sgf, options])))
+        return cast("GameInfo", await self._call("sgf.game_info", _trim([sgf, options])))
 
-    async def sgf_main_line(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def sgf_main_line(self, sgf: str, options: SgfOptions | None = None) -> MainLine:
         """`sgf.main_line`: Setup stones and the moves of the main line (sgfmill get_setup_and_moves), SGF and GTP coordinates."""
-        return cast("dict[str, Any]", await self._call("sgf.main_line", _trim([sgf, options])))
+        return cast("MainLine", await self._call("sgf.main_line", _trim([sgf, options])))
 
-    async def sgf_normalise(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def sgf_normalise(self, sgf: str, options: SgfOptions | None = None) -> SgfText:
         """`sgf.normalise`: Parse and serialise an SGF record exactly as sgfmill does (options.wrap: width, 0 = none)."""
-        return cast("dict[str, Any]", await self._call("sgf.normalise", _trim([sgf, options])))
+        return cast("SgfText", await self._call("sgf.normalise", _trim([sgf, options])))
 
-    async def sgf_parse(self, sgf: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def sgf_parse(self, sgf: str, options: SgfOptions | None = None) -> ParsedSgf:
         """`sgf.parse`: Parse SGF (text, or base64 with options.base64) into a JSON tree with raw and typed values."""
-        return cast("dict[str, Any]", await self._call("sgf.parse", _trim([sgf, options])))
+        return cast("ParsedSgf", await self._call("sgf.parse", _trim([sgf, options])))
 
-    async def sgf_serialise(self, tree: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def sgf_serialise(self, tree: dict[str, Any], options: SgfOptions | None = None) -> SgfText:
         """`sgf.serialise`: Write a JSON tree (as sgf.parse returns, or nodes with raw props) as SGF, byte-exact like sgfmill."""
-        return cast("dict[str, Any]", await self._call("sgf.serialise", _trim([tree, options])))
+        return cast("SgfText", await self._call("sgf.serialise", _trim([tree, options])))
 
-    async def sgf_validate(self, sgf: str, expectations: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def sgf_validate(self, sgf: str, expectations: ExpectationsParam | None = None, options: ScoreSgfOptions | None = None) -> Validated:
         """`sgf.validate`: Check a game record against the tournament's expectations: findings (code, severity, node, move), final position, recomputed score."""
-        return cast("dict[str, Any]", await self._call("sgf.validate", _trim([sgf, expectations, options])))
+        return cast("Validated", await self._call("sgf.validate", _trim([sgf, expectations, options])))
 
-    async def simulate_cancel(self, id: str) -> dict[str, Any]:
+    async def simulate_cancel(self, id: str) -> CancelledOut:
         """`simulate.cancel`: Stops a running simulation; its report covers the runs done → {id, state, done}."""
-        return cast("dict[str, Any]", await self._call("simulate.cancel", _trim([id])))
+        return cast("CancelledOut", await self._call("simulate.cancel", _trim([id])))
 
-    async def simulate_get(self, id: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def simulate_get(self, id: str, options: GetOptions | None = None) -> StatusOut:
         """`simulate.get`: A simulation's progress {state (running, done, cancelled, stopped, failed), done, runs, elapsed_ms, reason} and, once it has ended, its report (options {brief}: without the figures by true rank)."""
-        return cast("dict[str, Any]", await self._call("simulate.get", _trim([id, options])))
+        return cast("StatusOut", await self._call("simulate.get", _trim([id, options])))
 
-    async def simulate_start(self, spec: dict[str, Any]) -> dict[str, Any]:
+    async def simulate_start(self, spec: dict[str, Any]) -> Started:
         """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
-        return cast("dict[str, Any]", await self._call("simulate.start", _trim([spec])))
+        return cast("Started", await self._call("simulate.start", _trim([spec])))
 
     async def system_echo(self, value: Any) -> Any:
         """`system.echo`: Returns its argument unchanged: the bare cost of a call over this protocol."""
         return await self._call("system.echo", _trim([value]))
 
-    async def system_list_methods(self) -> list[Any]:
+    async def system_list_methods(self) -> list[str]:
         """`system.listMethods`: The names of every method this server offers."""
-        return cast("list[Any]", await self._call("system.listMethods", _trim([])))
+        return cast("list[str]", await self._call("system.listMethods", _trim([])))
 
     async def system_method_help(self, method_name: str) -> str:
         """`system.methodHelp`: One line of help for a method."""
         return cast("str", await self._call("system.methodHelp", _trim([method_name])))
 
-    async def system_method_signature(self, method_name: str) -> list[Any]:
+    async def system_method_signature(self, method_name: str) -> list[list[str]]:
         """`system.methodSignature`: The signatures of a method: one [return type, parameter types...] per arity."""
-        return cast("list[Any]", await self._call("system.methodSignature", _trim([method_name])))
+        return cast("list[list[str]]", await self._call("system.methodSignature", _trim([method_name])))
 
-    async def system_multicall(self, calls: list[Any]) -> list[Any]:
+    async def system_multicall(self, calls: list[MulticallCall]) -> list[MulticallOutcome]:
         """`system.multicall`: Runs several calls [{methodName, params}] in order in one request (at most 1000), within one time budget: calls past it get fault -32012."""
-        return cast("list[Any]", await self._call("system.multicall", _trim([calls])))
+        return cast("list[MulticallOutcome]", await self._call("system.multicall", _trim([calls])))
 
-    async def tournament_archive(self, tournament_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_archive(self, tournament_id: int, options: ArchiveOptions | None = None) -> Archived:
         """`tournament.archive`: Archives (read-only) or, with options {archived: false}, unarchives."""
-        return cast("dict[str, Any]", await self._call("tournament.archive", _trim([tournament_id, options])))
+        return cast("Archived", await self._call("tournament.archive", _trim([tournament_id, options])))
 
-    async def tournament_create(self, settings: Settings | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_create(self, settings: Settings | None = None, options: CreateOptions | None = None) -> Created:
         """`tournament.create`: Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, komi2, mcmahon{bar,floor}, handicap{…}, scoring{…}, placement[…], pairing{…}, …) over OpenGotha's defaults for the system; options {seed}. → {id, revision, director_token} (keep the token: with auth on, writes need it)."""
-        return cast("dict[str, Any]", await self._call("tournament.create", _trim([settings, options])))
+        return cast("Created", await self._call("tournament.create", _trim([settings, options])))
 
-    async def tournament_crosstable(self, tournament_id: int, after_round: int | None = None) -> dict[str, Any]:
+    async def tournament_crosstable(self, tournament_id: int, after_round: int | None = None) -> Standings:
         """`tournament.crosstable`: The crosstable after a round (default the last paired): the standings rows with position and cells [{round, kind, opponent, opponent_position, result, colour, handicap, forfeit, text}] (text EGF-style: 3+/w2, 0=)."""
-        return cast("dict[str, Any]", await self._call("tournament.crosstable", _trim([tournament_id, after_round])))
+        return cast("Standings", await self._call("tournament.crosstable", _trim([tournament_id, after_round])))
 
-    async def tournament_delete(self, tournament_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_delete(self, tournament_id: int, options: WriteOptions | None = None) -> Deleted:
         """`tournament.delete`: Deletes a tournament and its log for good; options {if_revision}."""
-        return cast("dict[str, Any]", await self._call("tournament.delete", _trim([tournament_id, options])))
+        return cast("Deleted", await self._call("tournament.delete", _trim([tournament_id, options])))
 
-    async def tournament_events(self, tournament_id: int, since_revision: int | None = None) -> dict[str, Any]:
+    async def tournament_events(self, tournament_id: int, since_revision: int | None = None) -> EventsPage:
         """`tournament.events`: The event log after a revision (default 0), as stored, at most 1000 events and 1 MiB of them per call (at least one): {revision, events: [{revision, kind, round?, event}], more, next_since} (next_since: the since_revision of the next page)."""
-        return cast("dict[str, Any]", await self._call("tournament.events", _trim([tournament_id, since_revision])))
+        return cast("EventsPage", await self._call("tournament.events", _trim([tournament_id, since_revision])))
 
-    async def tournament_export(self, tournament_id: int, format: str, after_round: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_export(self, tournament_id: int, format: str, after_round: Any = None, options: dict[str, Any] | None = None) -> Exported:
         """`tournament.export`: The tournament as a file: format h9 (EGF results table as OpenGotha writes it), h9_nobydef (results by default written 0=), csv (standings) → {revision, format, file_name, encoding, text}, after_round to stop early; whole-tournament formats (no after_round): opengotha → {revision, format, text}, aga → {revision, format, register, rounds:[{name, text}]}, send2aga / aga_results → {revision, format, text, notes, findings}; options {save_dt (opengotha), report{start, finish, location, rules, tourney} (aga_results)}, also as the third parameter when there is no after_round."""
-        return cast("dict[str, Any]", await self._call("tournament.export", _trim([tournament_id, format, after_round, options])))
+        return cast("Exported", await self._call("tournament.export", _trim([tournament_id, format, after_round, options])))
 
-    async def tournament_game_sgf(self, tournament_id: int, round: int, table: int) -> dict[str, Any]:
+    async def tournament_game_sgf(self, tournament_id: int, round: int, table: int) -> GameRecord:
         """`tournament.game.sgf`: A game's stored record: {sgf, warnings, white, black, result}."""
-        return cast("dict[str, Any]", await self._call("tournament.game.sgf", _trim([tournament_id, round, table])))
+        return cast("GameRecord", await self._call("tournament.game.sgf", _trim([tournament_id, round, table])))
 
-    async def tournament_get(self, tournament_id: int) -> dict[str, Any]:
+    async def tournament_get(self, tournament_id: int) -> TournamentOut:
         """`tournament.get`: The whole tournament: summary, settings, players, rounds_detail (games, byes)."""
-        return cast("dict[str, Any]", await self._call("tournament.get", _trim([tournament_id])))
+        return cast("TournamentOut", await self._call("tournament.get", _trim([tournament_id])))
 
-    async def tournament_import(self, format: str, data: Any, name: str | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_import(self, format: str, data: Any, name: str | None = None, options: dict[str, Any] | None = None) -> Imported:
         """`tournament.import`: Creates a tournament from a file: format opengotha (data: the XML text) or aga (data: {register, rounds:[1.tde text, …]}); name overrides the file's; options {seed}. → {id, revision, players, rounds, director_token}."""
-        return cast("dict[str, Any]", await self._call("tournament.import", _trim([format, data, name, options])))
+        return cast("Imported", await self._call("tournament.import", _trim([format, data, name, options])))
 
-    async def tournament_list(self) -> list[Any]:
+    async def tournament_list(self) -> list[Summary]:
         """`tournament.list`: Every tournament: {id, name, system, rounds, paired_rounds, players, archived, revision}."""
-        return cast("list[Any]", await self._call("tournament.list", _trim([])))
+        return cast("list[Summary]", await self._call("tournament.list", _trim([])))
 
-    async def tournament_player_add(self, tournament_id: int, player: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_player_add(self, tournament_id: int, player: Player, options: WriteOptions | None = None) -> PlayerAdded:
         """`tournament.player.add`: Registers a player {name, first_name, rank (3d / 12k or −30…8), rating, club, country, egf_pin, aga_id, mms_correction, skip[], registration} → {player_id, revision}. After round k is paired, rounds 1…k are skipped (late entry)."""
-        return cast("dict[str, Any]", await self._call("tournament.player.add", _trim([tournament_id, player, options])))
+        return cast("PlayerAdded", await self._call("tournament.player.add", _trim([tournament_id, player, options])))
 
-    async def tournament_player_list(self, tournament_id: int) -> list[Any]:
+    async def tournament_player_list(self, tournament_id: int) -> list[PlayerOut]:
         """`tournament.player.list`: Every player, in id order."""
-        return cast("list[Any]", await self._call("tournament.player.list", _trim([tournament_id])))
+        return cast("list[PlayerOut]", await self._call("tournament.player.list", _trim([tournament_id])))
 
-    async def tournament_player_remove(self, tournament_id: int, player_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_player_remove(self, tournament_id: int, player_id: int, options: WriteOptions | None = None) -> Removed:
         """`tournament.player.remove`: Removes a player who never played (withdraw the others)."""
-        return cast("dict[str, Any]", await self._call("tournament.player.remove", _trim([tournament_id, player_id, options])))
+        return cast("Removed", await self._call("tournament.player.remove", _trim([tournament_id, player_id, options])))
 
-    async def tournament_player_set_participation(self, tournament_id: int, player_id: int, skip: list[Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_player_set_participation(self, tournament_id: int, player_id: int, skip: list[int], options: WriteOptions | None = None) -> Revision:
         """`tournament.player.set_participation`: Sets the rounds a player skips (refused for a round they are paired in)."""
-        return cast("dict[str, Any]", await self._call("tournament.player.set_participation", _trim([tournament_id, player_id, skip, options])))
+        return cast("Revision", await self._call("tournament.player.set_participation", _trim([tournament_id, player_id, skip, options])))
 
-    async def tournament_player_update(self, tournament_id: int, player_id: int, fields: Player, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_player_update(self, tournament_id: int, player_id: int, fields: Player, options: WriteOptions | None = None) -> PlayerUpdated:
         """`tournament.player.update`: Changes a player's fields (the others are kept)."""
-        return cast("dict[str, Any]", await self._call("tournament.player.update", _trim([tournament_id, player_id, fields, options])))
+        return cast("PlayerUpdated", await self._call("tournament.player.update", _trim([tournament_id, player_id, fields, options])))
 
-    async def tournament_player_withdraw(self, tournament_id: int, player_id: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_player_withdraw(self, tournament_id: int, player_id: int, options: WithdrawOptions | None = None) -> Withdrawn:
         """`tournament.player.withdraw`: Withdraws a player after a round (options {after_round}, default the last paired one); options {reinstate: true} undoes it."""
-        return cast("dict[str, Any]", await self._call("tournament.player.withdraw", _trim([tournament_id, player_id, options])))
+        return cast("Withdrawn", await self._call("tournament.player.withdraw", _trim([tournament_id, player_id, options])))
 
-    async def tournament_result_set(self, tournament_id: int, round: int, table: int, result: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_result_set(self, tournament_id: int, round: int, table: int, result: ResultCodeInput, options: ResultOptions | None = None) -> ResultSet:
         """`tournament.result.set`: Sets or corrects a result: W+, B+, jigo, both_win, both_lose, ? (OpenGotha, pairgoth and SGF spellings too; ! = forfeit); options {sgf, strict, forfeit, remove_record} → {revision, result, warnings}."""
-        return cast("dict[str, Any]", await self._call("tournament.result.set", _trim([tournament_id, round, table, result, options])))
+        return cast("ResultSet", await self._call("tournament.result.set", _trim([tournament_id, round, table, result, options])))
 
-    async def tournament_round_add_game(self, tournament_id: int, round: int, game: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_add_game(self, tournament_id: int, round: int, game: GameIn, options: WriteOptions | None = None) -> GameAdded:
         """`tournament.round.add_game`: Adds a game {white, black, table?, handicap?, komi2?} to the last paired round."""
-        return cast("dict[str, Any]", await self._call("tournament.round.add_game", _trim([tournament_id, round, game, options])))
+        return cast("GameAdded", await self._call("tournament.round.add_game", _trim([tournament_id, round, game, options])))
 
-    async def tournament_round_explain(self, tournament_id: int, round: int, player_a: int, player_b: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_explain(self, tournament_id: int, round: int, player_a: int, player_b: int | None = None, options: ExplainOptions | None = None) -> Explained:
         """`tournament.round.explain`: OpenGotha's weight of a pair for a round (paired or next), term by term, and the board it gives; without player_b, player_a's bye weight. options {model} as in round.pair: under a weighted-term model, the pair's cost instead → {model, cost, terms{name: {measure, weight, cost}}, games_before, forbidden, board}."""
-        return cast("dict[str, Any]", await self._call("tournament.round.explain", _trim([tournament_id, round, player_a, player_b, options])))
+        return cast("Explained", await self._call("tournament.round.explain", _trim([tournament_id, round, player_a, player_b, options])))
 
-    async def tournament_round_get(self, tournament_id: int, round: int) -> dict[str, Any]:
+    async def tournament_round_get(self, tournament_id: int, round: int) -> RoundOut:
         """`tournament.round.get`: One round: {round, paired, published, games, byes, revision}."""
-        return cast("dict[str, Any]", await self._call("tournament.round.get", _trim([tournament_id, round])))
+        return cast("RoundOut", await self._call("tournament.round.get", _trim([tournament_id, round])))
 
-    async def tournament_round_pair(self, tournament_id: int, round: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_pair(self, tournament_id: int, round: int, options: PairOptions | None = None) -> Paired:
         """`tournament.round.pair`: Pairs the next round with OpenGotha's weight (options {players: [ids]} to pair only some; model: opengotha (default) | gopair | opengotha_terms | custom | {preset, weights, bye} for pairing.*'s cost models): games with tables, colours, handicap, weight (cost under a model); byes."""
-        return cast("dict[str, Any]", await self._call("tournament.round.pair", _trim([tournament_id, round, options])))
+        return cast("Paired", await self._call("tournament.round.pair", _trim([tournament_id, round, options])))
 
-    async def tournament_round_publish(self, tournament_id: int, round: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_publish(self, tournament_id: int, round: int, options: PublishOptions | None = None) -> Published:
         """`tournament.round.publish`: Publishes a round's pairing (options {published: false} withdraws it)."""
-        return cast("dict[str, Any]", await self._call("tournament.round.publish", _trim([tournament_id, round, options])))
+        return cast("Published", await self._call("tournament.round.publish", _trim([tournament_id, round, options])))
 
-    async def tournament_round_remove_game(self, tournament_id: int, round: int, table: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_remove_game(self, tournament_id: int, round: int, table: int, options: WriteOptions | None = None) -> Revision:
         """`tournament.round.remove_game`: Removes a game without a result from the last paired round."""
-        return cast("dict[str, Any]", await self._call("tournament.round.remove_game", _trim([tournament_id, round, table, options])))
+        return cast("Revision", await self._call("tournament.round.remove_game", _trim([tournament_id, round, table, options])))
 
-    async def tournament_round_set_games(self, tournament_id: int, round: int, games: list[Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_set_games(self, tournament_id: int, round: int, games: list[GameIn], options: SetGamesOptions | None = None) -> RoundChanged:
         """`tournament.round.set_games`: Sets a round by hand: games [{white, black, table?, handicap?, komi2?}] (handicap and komi OpenGotha's unless given), options {byes}."""
-        return cast("dict[str, Any]", await self._call("tournament.round.set_games", _trim([tournament_id, round, games, options])))
+        return cast("RoundChanged", await self._call("tournament.round.set_games", _trim([tournament_id, round, games, options])))
 
-    async def tournament_round_swap(self, tournament_id: int, round: int, player_a: int, player_b: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_swap(self, tournament_id: int, round: int, player_a: int, player_b: int, options: WriteOptions | None = None) -> RoundChanged:
         """`tournament.round.swap`: Swaps two players of the last paired round (same game: colours; else seats or the bye, with colours and handicap recomputed)."""
-        return cast("dict[str, Any]", await self._call("tournament.round.swap", _trim([tournament_id, round, player_a, player_b, options])))
+        return cast("RoundChanged", await self._call("tournament.round.swap", _trim([tournament_id, round, player_a, player_b, options])))
 
-    async def tournament_round_unpair(self, tournament_id: int, round: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_round_unpair(self, tournament_id: int, round: int, options: UnpairOptions | None = None) -> Unpaired:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
-        return cast("dict[str, Any]", await self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
+        return cast("Unpaired", await self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
 
-    async def tournament_settings_set(self, tournament_id: int, settings: Settings, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def tournament_settings_set(self, tournament_id: int, settings: Settings, options: WriteOptions | None = None) -> SettingsSet:
         """`tournament.settings.set`: Changes settings: the given members are laid over the current ones."""
-        return cast("dict[str, Any]", await self._call("tournament.settings.set", _trim([tournament_id, settings, options])))
+        return cast("SettingsSet", await self._call("tournament.settings.set", _trim([tournament_id, settings, options])))
 
-    async def tournament_standings(self, tournament_id: int, after_round: int | None = None, criteria: list[Any] | None = None) -> dict[str, Any]:
+    async def tournament_standings(self, tournament_id: int, after_round: int | None = None, criteria: list[str] | None = None) -> Standings:
         """`tournament.standings`: Standings after a round (default the last paired) by the tournament's placement criteria or the names given (MMS, SOSM, SOSOSM, NBW, SOSW, SOSW-1, DC, …) → {revision, after_round, criteria, rows: [{place, shared, player_id, name, first_name, rank, rank_text, country, club, values{criterion: points}}]}."""
-        return cast("dict[str, Any]", await self._call("tournament.standings", _trim([tournament_id, after_round, criteria])))
+        return cast("Standings", await self._call("tournament.standings", _trim([tournament_id, after_round, criteria])))
 
-    async def tournament_token_rotate(self, tournament_id: int) -> dict[str, Any]:
+    async def tournament_token_rotate(self, tournament_id: int) -> TokenRotated:
         """`tournament.token.rotate`: Replaces the tournament's director token (director or admin token needed when auth is on) → {director_token, revision}; the old token stops working."""
-        return cast("dict[str, Any]", await self._call("tournament.token.rotate", _trim([tournament_id])))
+        return cast("TokenRotated", await self._call("tournament.token.rotate", _trim([tournament_id])))

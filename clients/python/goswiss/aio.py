@@ -29,7 +29,7 @@ import asyncio
 import itertools
 import json
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Generator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final
@@ -109,7 +109,7 @@ class TournamentEvent:
         )
 
     @staticmethod
-    def from_log(tid: int, e: dict[str, Any]) -> TournamentEvent:
+    def from_log(tid: int, e: Mapping[str, Any]) -> TournamentEvent:
         kind = str(e.get("kind", ""))
         payload = e.get("event")
         p: dict[str, Any] = payload if isinstance(payload, dict) else {}

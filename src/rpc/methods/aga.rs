@@ -501,12 +501,15 @@ const FILES: &[Param] = &[
     Param::opt("options", "struct"),
 ];
 
+use crate::rpc::openrpc::Doc;
+
 pub static METHODS: &[Method] = &[
     Method {
         name: "aga.normalize_id",
         params: &[Param::req("id", "string"), Param::opt("mode", "string")],
         returns: "struct",
         help: "Normalise an AGA ID (mode compat = AGATourn NormalizeID, strict = also USA for numeric IDs).",
+        doc: Doc::typed::<doc::NormalizeIdArgs, doc::NormalizedId>(),
         handler: Handler::Sync(|_, p| normalize_id_method(p)),
     },
     Method {
@@ -514,6 +517,7 @@ pub static METHODS: &[Method] = &[
         params: &[Param::req("value", "string")],
         returns: "struct",
         help: "AGATourn RankToRating (4d -> 4.5), its collapsed value and the Rating() argument conversion.",
+        doc: Doc::typed::<doc::RankArgs, doc::RankRating>(),
         handler: Handler::Sync(|_, p| rank_to_rating_method(p)),
     },
     Method {
@@ -525,6 +529,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Handicap and komi for two ranks/ratings (AGATourn table by default; options: rules, convention, cap).",
+        doc: Doc::typed::<doc::HandicapArgs, doc::Handicap>(),
         handler: Handler::Sync(|_, p| handicap_method(p)),
     },
     Method {
@@ -532,6 +537,7 @@ pub static METHODS: &[Method] = &[
         params: &[Param::req("text", "string"), Param::opt("mode", "string")],
         returns: "struct",
         help: "Parse a register.tde text: players, directives, comments, structured warnings.",
+        doc: Doc::typed::<doc::ParseArgs, doc::Parsed>().errors(&[913]),
         handler: Handler::Blocking(|_, p| parse_register_method(p)),
     },
     Method {
@@ -543,6 +549,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Parse a round file N.tde: games (white black result handicap komi), structured warnings.",
+        doc: Doc::typed::<doc::ParseRoundArgs, doc::Parsed>().errors(&[913]),
         handler: Handler::Blocking(|_, p| parse_round_method(p)),
     },
     Method {
@@ -553,6 +560,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Parse an AGA TDList (tab TDListA/B or space layout); options offset/limit page the records.",
+        doc: Doc::typed::<doc::TdListArgs, doc::TdList>().errors(&[913]),
         handler: Handler::Blocking(|_, p| parse_tdlist_method(p)),
     },
     Method {
@@ -560,6 +568,7 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "Load register.tde + round files: players, counters, games, bands, standings, warnings.",
+        doc: Doc::typed::<doc::FilesArgs, doc::Loaded>().errors(&[913]),
         handler: Handler::Blocking(|_, p| tournament_method(p)),
     },
     Method {
@@ -567,6 +576,7 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "GoPair tscore: scores.txt and summary.txt texts plus structured standings.",
+        doc: Doc::typed::<doc::FilesArgs, doc::Scores>().errors(&[910, 912, 913]),
         handler: Handler::Blocking(|_, p| tscore_method(p)),
     },
     Method {
@@ -574,6 +584,7 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "The legacy GoPair send2aga.tde text (refused while the files have errors).",
+        doc: Doc::typed::<doc::FilesArgs, doc::Report>().errors(&[910, 913]),
         handler: Handler::Blocking(|_, p| send2aga_method(p)),
     },
     Method {
@@ -581,9 +592,206 @@ pub static METHODS: &[Method] = &[
         params: FILES,
         returns: "struct",
         help: "The modern AGA results report (TOURNEY, start=, finish=, rules=, PLAYERS, GAMES), checked like the AGA loader.",
+        doc: Doc::typed::<doc::FilesArgs, doc::Report>().errors(&[910, 911, 913]),
         handler: Handler::Blocking(|_, p| results_report_method(p)),
     },
 ];
+
+/// What `rpc.discover` says of `aga.*`: the parameters as the functions above read them (a
+/// rank or rating as text or a number), and the answers' members.
+mod doc {
+    use std::collections::BTreeMap;
+
+    use schemars::JsonSchema;
+    use serde_json::Value;
+
+    /// Text, or a number read as its text (a rating).
+    #[derive(JsonSchema)]
+    #[schemars(untagged)]
+    #[allow(dead_code)]
+    pub enum TextOrNumber {
+        Text(String),
+        Number(f64),
+    }
+
+    /// `compat` (AGATourn's, default) or `strict`.
+    #[derive(JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[allow(dead_code)]
+    pub enum Mode {
+        Compat,
+        Strict,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct NormalizeIdArgs {
+        pub id: String,
+        pub mode: Option<Mode>,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct NormalizedId {
+        pub id: String,
+        pub register_country: Option<String>,
+        pub register_number: Option<String>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RankArgs {
+        /// A rank (4d, 5k) or a rating.
+        pub value: TextOrNumber,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct RankRating {
+        pub rating: Option<String>,
+        pub valid: bool,
+        pub collapsed: Option<String>,
+        pub rating_argument: Option<String>,
+        pub warnings: Vec<Value>,
+    }
+
+    /// `aga.handicap`'s options.
+    #[derive(JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    pub struct HandicapOptions {
+        /// `AGA` (default) or `ING`: AGATourn's komi column.
+        pub rules: Option<String>,
+        pub convention: Option<String>,
+        pub cap: Option<u32>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct HandicapArgs {
+        pub player1: TextOrNumber,
+        pub player2: TextOrNumber,
+        pub options: Option<HandicapOptions>,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Handicap {
+        pub handicap: i64,
+        pub komi: f64,
+        pub stones: i64,
+        /// `player1` or `player2`.
+        pub white: String,
+        pub valid: bool,
+        pub warnings: Vec<Value>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct ParseArgs {
+        /// The file's text.
+        pub text: String,
+        pub mode: Option<Mode>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct ParseRoundArgs {
+        pub text: String,
+        /// The round's number (the file's N.tde).
+        pub round: Option<u32>,
+        pub mode: Option<Mode>,
+    }
+
+    /// A parsed file: its lines, games or directives, and structured warnings.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Parsed {
+        /// Whether a warning is an error (AGATourn's error flag).
+        pub error: bool,
+        pub warnings: Vec<Value>,
+        pub directives: Value,
+        pub lines: Option<Vec<BTreeMap<String, Value>>>,
+        pub games: Option<Vec<BTreeMap<String, Value>>>,
+        pub player_count: Option<u64>,
+    }
+
+    /// `aga.parse_tdlist`'s options.
+    #[derive(JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    pub struct TdListOptions {
+        /// Skip this many records.
+        pub offset: Option<u64>,
+        /// Return at most this many records (default: all).
+        pub limit: Option<u64>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct TdListArgs {
+        pub text: String,
+        pub options: Option<TdListOptions>,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct TdList {
+        pub lines: u64,
+        pub parsed: u64,
+        pub failed: u64,
+        pub records: Vec<BTreeMap<String, Value>>,
+        pub warnings: Vec<Value>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct FilesArgs {
+        /// register.tde's text.
+        pub register: String,
+        /// The round files' texts, round 1 first (null for a round without a file).
+        pub rounds: Option<Vec<Option<String>>>,
+        pub options: Option<serde_json::Map<String, Value>>,
+    }
+
+    /// The loaded tournament: players, counters, games, bands, standings, warnings.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Loaded {
+        pub players: BTreeMap<String, BTreeMap<String, Value>>,
+        pub games: Vec<Value>,
+        pub directives: Value,
+        pub warnings: Vec<Value>,
+    }
+
+    /// tscore's texts and standings.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Scores {
+        pub scores: String,
+        pub summary: String,
+        pub standings: Vec<BTreeMap<String, Value>>,
+        pub notes: Vec<Value>,
+        pub last_round: u32,
+    }
+
+    /// A report's text and what checking it found.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Report {
+        pub text: String,
+        pub findings: Vec<Value>,
+        pub notes: Vec<Value>,
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::matchmaker::{EngineError, Event, PairingMode, PlayerId, Row, Tournament};
+use crate::rpc::openrpc::Doc;
 use crate::rpc::registry::{Engine, RegistryError};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::{LogKind, TournamentId};
@@ -383,6 +384,114 @@ async fn winner(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 const TID: &[Param] = &[Param::req("tournament_id", "int")];
 
+// ---- what rpc.discover says ----------------------------------------------------------------
+//
+// rswiss's clients send integers as ints, integral doubles or numeric strings, and its faults
+// (1, 2) are what they expect for bad input: these namespaces' parameters are read by the
+// functions above, and these types say what those accept.
+
+/// An integer as rswiss took it: an int, an integral double or a numeric string.
+struct RswissInt;
+
+impl schemars::JsonSchema for RswissInt {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RswissInt".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "An integer: an int, an integral double or a numeric string.",
+            "anyOf": [
+                {"type": "integer"},
+                {"type": "number", "multipleOf": 1},
+                {"type": "string", "pattern": "^\\s*[-+]?[0-9]+\\s*$"},
+            ],
+        })
+    }
+}
+
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct IdArgs {
+    tournament_id: RswissInt,
+}
+
+/// `matchmaker.create_tournament`'s options (a goswiss extension).
+#[derive(schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "MatchmakerOptions")]
+#[allow(dead_code)]
+struct CreateOptions {
+    /// `optimal` (default): a min-cost perfect matching; `rswiss`: rswiss's own order.
+    pairing: Option<PairingName>,
+    /// Makes the whole tournament reproducible (drawn and recorded without it).
+    seed: Option<RswissInt>,
+}
+
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum PairingName {
+    Optimal,
+    Rswiss,
+}
+
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct CreateArgs {
+    /// The players' ids (distinct).
+    players: Vec<RswissInt>,
+    /// Rounds past ceil(log2 n) (default 0).
+    additional_rounds: Option<RswissInt>,
+    /// Whether a match may repeat as a last resort (default true; 0 / 1 too).
+    allow_repeat: Option<RswissBool>,
+    options: Option<CreateOptions>,
+}
+
+/// A boolean as rswiss took it: true / false or 1 / 0.
+#[derive(schemars::JsonSchema)]
+#[schemars(untagged)]
+#[allow(dead_code)]
+enum RswissBool {
+    Bool(bool),
+    Int(#[schemars(range(min = 0, max = 1))] u8),
+}
+
+/// A match: two player ids.
+type Pair = (i64, i64);
+
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct CommitArgs {
+    tournament_id: RswissInt,
+    /// The pair as checked out (either order).
+    pair: (RswissInt, RswissInt),
+    /// -1: the pair's first player won, 0: a draw, 1: the second won (as checked out).
+    #[schemars(range(min = -1, max = 1))]
+    result: i64,
+}
+
+/// A standings row: `[id, matches, score, buchholz, neustadtl, c_score, opp_c_score, wins]`.
+type RowOut = (i64, i64, f64, f64, f64, f64, f64, i64);
+
+/// The winner and the criterion that decided.
+type Winner = (i64, CriterionName);
+
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum CriterionName {
+    Score,
+    BuchholzScore,
+    NeustadtlScore,
+    CScore,
+    OppCScore,
+    Wins,
+}
+
+/// Codes of a read of a tournament.
+const READ: &[i32] = &[1, 2, -32008];
+
 /// Wraps an async handler into the table's function-pointer shape.
 macro_rules! async_handler {
     ($f:ident) => {
@@ -397,6 +506,7 @@ pub static METHODS: &[Method] = &[
         params: TID,
         returns: "int",
         help: "Number of matches flagged as repeated (2 per repetition: the old and the new match).",
+        doc: Doc::typed::<IdArgs, u64>().errors(READ),
         handler: async_handler!(repeated_matches),
     },
     Method {
@@ -404,6 +514,7 @@ pub static METHODS: &[Method] = &[
         params: TID,
         returns: "array",
         help: "Matches handed out and not yet committed, as [p1, p2] pairs.",
+        doc: Doc::typed::<IdArgs, Vec<Pair>>().errors(READ),
         handler: async_handler!(checkedout_matches),
     },
     Method {
@@ -418,6 +529,7 @@ pub static METHODS: &[Method] = &[
         help: "Creates a tournament of the given player ids; returns its id. additional_rounds \
                (default 0) are played after ceil(log2 n); allow_repeat defaults to true; \
                options: {pairing: \"optimal\" (default) or \"rswiss\", seed: int}.",
+        doc: Doc::typed::<CreateArgs, i64>().errors(&[1, 2, 101, -32008, -32009, -32010, -32011]),
         handler: async_handler!(create_tournament),
     },
     Method {
@@ -427,6 +539,8 @@ pub static METHODS: &[Method] = &[
         help: "Hands out the next match to play as [p1, p2] (p1 placed higher), pairing the next \
                round when needed. Faults 201 (matches still out), 202 (ended), 204/205 \
                (no round can be paired).",
+        doc: Doc::typed::<IdArgs, Pair>()
+            .errors(&[1, 2, 201, 202, 204, 205, -32008, -32009, -32010]),
         handler: async_handler!(checkout_match),
     },
     Method {
@@ -439,6 +553,7 @@ pub static METHODS: &[Method] = &[
         returns: "boolean",
         help: "Records the result of a checked-out match: -1 first player wins, 0 draw, 1 second \
                player wins, relative to the pair as checkout_match returned it.",
+        doc: Doc::typed::<CommitArgs, bool>().errors(&[1, 2, 303, -32008, -32009, -32010]),
         handler: async_handler!(commit_match),
     },
     Method {
@@ -446,6 +561,7 @@ pub static METHODS: &[Method] = &[
         params: TID,
         returns: "boolean",
         help: "True once every round is paired and every match committed.",
+        doc: Doc::typed::<IdArgs, bool>().errors(READ),
         handler: async_handler!(has_ended),
     },
     Method {
@@ -454,6 +570,7 @@ pub static METHODS: &[Method] = &[
         returns: "array",
         help: "Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, \
                wins] sorted by score.",
+        doc: Doc::typed::<IdArgs, Vec<RowOut>>().errors(READ),
         handler: async_handler!(table_by_score),
     },
     Method {
@@ -461,6 +578,7 @@ pub static METHODS: &[Method] = &[
         params: TID,
         returns: "int",
         help: "Number of rounds paired so far.",
+        doc: Doc::typed::<IdArgs, u64>().errors(READ),
         handler: async_handler!(round),
     },
     Method {
@@ -469,6 +587,7 @@ pub static METHODS: &[Method] = &[
         returns: "array",
         help: "Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, \
                wins] sorted by all six criteria.",
+        doc: Doc::typed::<IdArgs, Vec<RowOut>>().errors(READ),
         handler: async_handler!(table_by_criteria),
     },
     Method {
@@ -477,6 +596,7 @@ pub static METHODS: &[Method] = &[
         returns: "array",
         help: "[player id, deciding criterion] once the tournament has ended. Faults 401 (not \
                ended), 402 (tied on every criterion).",
+        doc: Doc::typed::<IdArgs, Winner>().errors(&[1, 2, 401, 402, -32008]),
         handler: async_handler!(winner),
     },
 ];

@@ -15,6 +15,7 @@ pub mod tournament;
 pub mod tournament_io;
 pub mod tournament_live;
 pub mod tournament_standings;
+pub mod tournament_types;
 
 use super::Method;
 

@@ -3,7 +3,7 @@
 //! weights) and options; the answer is the exact optimum with a per-pair explanation.
 //! Domain failures use codes 610–619 (see docs/pairing.md).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -50,6 +50,69 @@ fn players_capped(p: &Params) -> Result<(), RpcError> {
     Ok(())
 }
 
+use crate::rpc::openrpc::Doc;
+
+/// What `rpc.discover` says of `pairing.*`.
+mod doc {
+    use std::collections::BTreeMap;
+
+    use schemars::JsonSchema;
+    use serde_json::Value;
+
+    /// A player as the caller describes it (ids are any JSON value: numbers or strings).
+    #[derive(JsonSchema)]
+    #[schemars(rename = "PairingPlayer")]
+    #[allow(dead_code)]
+    pub struct PlayerIn {
+        pub id: Value,
+        pub rating: Option<f64>,
+        pub score: Option<f64>,
+        pub wins: Option<f64>,
+        pub club: Option<String>,
+        pub opponents: Option<Vec<Value>>,
+        pub byes: Option<u32>,
+        /// The `opengotha` model's members (rank, MMS…): docs/pairing.md.
+        #[serde(flatten)]
+        pub other: BTreeMap<String, Value>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct PairArgs {
+        pub players: Vec<PlayerIn>,
+        #[serde(default)]
+        #[schemars(schema_with = "super::model_schema")]
+        pub model: Option<Value>,
+        /// docs/pairing.md: forbid_repeats, seeding, forbidden, pair_penalties, window, …
+        pub options: Option<serde_json::Map<String, Value>>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct ExplainArgs {
+        pub players: Vec<PlayerIn>,
+        /// The two players' ids.
+        pub pair: (Value, Value),
+        #[serde(default)]
+        #[schemars(schema_with = "super::model_schema")]
+        pub model: Option<Value>,
+        pub options: Option<serde_json::Map<String, Value>>,
+    }
+
+    /// One round's pairing.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Pairing {
+        pub pairs: Option<Vec<(Value, Value)>>,
+        pub model: Option<String>,
+        pub boards: Option<Vec<BTreeMap<String, Value>>>,
+        pub byes: Option<Vec<Value>>,
+        pub repeats: Option<u64>,
+        pub explanation: Option<Vec<BTreeMap<String, Value>>>,
+    }
+}
+
 pub static METHODS: &[Method] = &[
     Method {
         name: "pairing.pair",
@@ -64,6 +127,7 @@ pub static METHODS: &[Method] = &[
                model (gopair, opengotha, rswiss, custom, or a struct of weights), options → \
                pairs, bye, objective, per-pair explanation (opengotha: boards with colours and \
                handicap, OpenGotha's criteria by name).",
+        doc: Doc::typed::<doc::PairArgs, doc::Pairing>().errors(&[610, 611, 612, 613]),
         handler: Handler::Blocking(|_, p| pair(p)),
     },
     Method {
@@ -77,6 +141,7 @@ pub static METHODS: &[Method] = &[
         returns: "struct",
         help: "The cost terms of one candidate pair [id1, id2] (id2 \"BYE\" for the bye) under \
                a model, for the given field.",
+        doc: Doc::typed::<doc::ExplainArgs, BTreeMap<String, Value>>().errors(&[611, 612, 613]),
         handler: Handler::Blocking(|_, p| explain(p)),
     },
 ];
@@ -274,6 +339,28 @@ fn options_in(p: &Params, index: usize) -> Result<OptionsIn, RpcError> {
 }
 
 /// A micro-unit amount in model units: an integer when it is one, else a double.
+/// The schema of a cost model as `pairing.*` and `tournament.round.pair` read it: a preset's
+/// name, or `{preset, weights, bye}`.
+pub(crate) fn model_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "A cost model: a preset's name (opengotha, gopair, opengotha_terms, \
+            rswiss, custom) or {preset, weights: {term: weight}, bye: {term: weight}}.",
+        "anyOf": [
+            {"type": "string", "enum": ["opengotha", "gopair", "opengotha_terms", "rswiss", "custom"]},
+            {
+                "type": "object",
+                "properties": {
+                    "preset": {"type": "string"},
+                    "weights": {"type": "object", "additionalProperties": {"type": "number"}},
+                    "bye": {"type": "object", "additionalProperties": {"type": "number"}},
+                },
+                "additionalProperties": false,
+            },
+            {"type": "null"},
+        ],
+    })
+}
+
 pub(crate) fn amount(micro: i128) -> Value {
     if micro % UNIT == 0 {
         let whole = micro / UNIT;

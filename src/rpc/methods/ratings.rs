@@ -306,6 +306,8 @@ pub static METHODS: &[Method] = &[
         help: "Import a rating list (kind \"egf\", \"ffg\" or \"aga\"; data: the file as text, \
                or base64 with options.base64 — plain, gzip or ZIP; options.source names it), \
                replacing the list of that kind; admin only with auth on.",
+        doc: crate::rpc::openrpc::Doc::typed::<doc::RatingImportArgs, doc::RatingListInfo>()
+            .errors(&[1201, 1202, 1203, -32010, -32008]),
         handler: Handler::Async(import),
     },
     Method {
@@ -319,6 +321,8 @@ pub static METHODS: &[Method] = &[
         help: "Search a rating list (\"egf\", \"ffg\", \"aga\" or \"all\") by name prefix \
                (\"family given\" or \"given family\", or an id), accent- and case-insensitive: \
                the best `limit` entries (default 10, at most 100), each with the player it fills.",
+        doc: crate::rpc::openrpc::Doc::typed::<doc::RatingSearchArgs, doc::RatingSearchAnswer>()
+            .errors(&[1201, 1203, 1204]),
         handler: Handler::Sync(search),
     },
     Method {
@@ -326,6 +330,8 @@ pub static METHODS: &[Method] = &[
         params: &[],
         returns: "struct",
         help: "The rating lists held: kind, entries, when imported, the list's own date.",
+        doc: crate::rpc::openrpc::Doc::typed::<crate::rpc::openrpc::NoParams, doc::RatingListsHeld>(
+        ),
         handler: Handler::Async(info),
     },
 ];
@@ -361,9 +367,10 @@ pub fn list_error(e: ListError) -> RpcError {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ImportOptions {
+#[schemars(rename = "RatingImportOptions")]
+pub struct ImportOptions {
     /// `data` is base64 of the file's bytes (the EGF list and the FFG échelle are not UTF-8;
     /// a gzip or ZIP file neither).
     #[serde(default)]
@@ -472,6 +479,102 @@ fn info(ctx: Arc<Ctx>, _p: Params) -> BoxFuture {
             .collect();
         Ok(json!({ "lists": lists }))
     })
+}
+
+/// What `rpc.discover` says of `ratings.*`: the parameters as the functions above read them,
+/// and the answers' members (docs/ratings.md says more of each).
+mod doc {
+    use schemars::JsonSchema;
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RatingImportArgs {
+        /// `egf`, `ffg` or `aga`.
+        pub kind: String,
+        /// The file as text, or base64 of its bytes with `options.base64` (plain, gzip or ZIP).
+        pub data: String,
+        pub options: Option<super::ImportOptions>,
+    }
+
+    /// One list the daemon holds.
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RatingListInfo {
+        pub kind: String,
+        pub entries: u64,
+        pub lines: u64,
+        pub skipped: u64,
+        /// The first lines that did not read as a row.
+        pub skipped_lines: Vec<u32>,
+        /// When it was imported (UTC, ISO 8601).
+        pub imported_at: String,
+        pub source: String,
+        /// SHA-256 of the unpacked file, hex.
+        pub digest: String,
+        /// The date the file gives itself, as written.
+        pub list_date: Option<String>,
+        pub list_date_iso: Option<String>,
+        /// `ratings.import`'s answer only: whether it replaced a list of its kind.
+        pub replaced: Option<bool>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RatingSearchArgs {
+        /// `egf`, `ffg`, `aga` or `all`.
+        pub kind: String,
+        /// A name prefix ("family given" or "given family"), or an id.
+        pub prefix: String,
+        /// At most this many entries (default 10, at most 100).
+        pub limit: Option<u32>,
+    }
+
+    /// The player a row fills, as `tournament.player.add` takes it.
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RatingPlayerFill {
+        pub name: String,
+        pub first_name: String,
+        pub rank: String,
+        pub rating: i32,
+        pub rating_origin: String,
+        pub grade: String,
+        pub country: String,
+        pub club: String,
+        pub egf_pin: String,
+        pub ffg_licence: String,
+        pub ffg_licence_status: String,
+        pub aga_id: String,
+        pub aga_expiration: String,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RatingEntry {
+        /// The list it comes from.
+        pub list: String,
+        pub player: RatingPlayerFill,
+        /// The list's own rating, as the file writes it.
+        pub listed_rating: String,
+        /// The rank from the list's grade (EGF list only).
+        pub rank_from_grade: Option<String>,
+        /// Its line in the file, from 1.
+        pub line: u32,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RatingSearchAnswer {
+        pub entries: Vec<RatingEntry>,
+        /// More entries match than were answered.
+        pub more: bool,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RatingListsHeld {
+        pub lists: Vec<RatingListInfo>,
+    }
 }
 
 #[cfg(test)]

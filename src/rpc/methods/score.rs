@@ -40,7 +40,7 @@ pub mod codes {
 /// Largest SGF accepted: a long professional game is a few tens of KB, so 1 MiB is ample.
 const MAX_SGF_BYTES: usize = 1 << 20;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Captures {
     #[serde(default)]
@@ -49,15 +49,16 @@ struct Captures {
     white: u32,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Position")]
 struct PositionParam {
     rows: Vec<String>,
     #[serde(default)]
     dead: Vec<String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 struct ScoreOptions {
     rules: Option<String>,
@@ -285,8 +286,9 @@ fn toggle_dead(p: &Params) -> RpcResult {
     }))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "ScoreSgfOptions")]
 struct SgfOptions {
     base64: bool,
     /// `compat` (sgfmill's board: suicide allowed, no ko; the default) or a preset name.
@@ -356,7 +358,7 @@ fn final_position(p: &Params) -> RpcResult {
     }))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 struct ExpectationsParam {
     size: Option<u8>,
@@ -451,6 +453,120 @@ fn validate(p: &Params) -> RpcResult {
     }))
 }
 
+use crate::rpc::openrpc::Doc;
+
+/// What `rpc.discover` says of `score.*`, `sgf.validate` and `sgf.final_position`.
+mod doc {
+    use std::collections::BTreeMap;
+
+    use schemars::JsonSchema;
+    use serde_json::Value;
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct PositionArgs {
+        /// Rows from the top (`.`, `b`, `w`), and the dead stones' points.
+        pub position: super::PositionParam,
+        pub options: Option<super::ScoreOptions>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct ToggleArgs {
+        pub position: super::PositionParam,
+        /// The point (SGF `ea` or GTP `E9`).
+        pub point: String,
+        pub options: Option<super::ScoreOptions>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct ValidateArgs {
+        pub sgf: String,
+        /// What the record must agree with.
+        pub expectations: Option<super::ExpectationsParam>,
+        pub options: Option<super::SgfOptions>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct SgfArgs {
+        pub sgf: String,
+        pub options: Option<super::SgfOptions>,
+    }
+
+    /// One colour's count.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct SideScore {
+        pub total: f64,
+        pub stones: i64,
+        pub territory: i64,
+        pub captures: i64,
+        pub komi: f64,
+    }
+
+    /// A position's score under a rule set.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Score {
+        pub black: SideScore,
+        pub white: SideScore,
+        pub rules: String,
+        /// `area` or `territory`.
+        pub counting: String,
+        /// `B+21`, `W+0.5`, `0` (a draw).
+        pub result: String,
+        /// Black's total minus white's.
+        pub margin: f64,
+        /// `b`, `w`, or absent for a draw.
+        pub winner: Option<String>,
+        pub ownership: Vec<String>,
+        pub dead: Vec<String>,
+        pub seki: Vec<Value>,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Toggled {
+        pub changed: bool,
+        pub dead: Vec<String>,
+        pub categories: Vec<String>,
+        pub score: Score,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct Validated {
+        pub ok: bool,
+        pub findings: Vec<BTreeMap<String, Value>>,
+        pub moves: Option<u64>,
+        pub rules: Option<String>,
+        pub final_position: Option<Vec<String>>,
+        pub score: Option<Score>,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct FinalPosition {
+        pub size: u32,
+        pub rows: Vec<String>,
+        pub moves: u64,
+        /// `b` or `w`.
+        pub to_move: String,
+        pub captures: Value,
+        pub passes: Value,
+        pub trailing_passes: u64,
+        pub ko: Option<String>,
+        pub hash: String,
+    }
+}
+
 pub static METHODS: &[Method] = &[
     Method {
         name: "score.position",
@@ -460,6 +576,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Score a position (rows + dead stones) under a rule preset: per-colour breakdown, result, ownership.",
+        doc: Doc::typed::<doc::PositionArgs, doc::Score>().errors(&[813, 821, 822]),
         handler: Handler::Sync(|_, p| score_position(p)),
     },
     Method {
@@ -471,6 +588,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "One step of dead-stone marking (Cinderblock region toggle, or chain mode): new dead set, categories and score.",
+        doc: Doc::typed::<doc::ToggleArgs, doc::Toggled>().errors(&[813, 821, 822]),
         handler: Handler::Sync(|_, p| toggle_dead(p)),
     },
     Method {
@@ -482,6 +600,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Check a game record against the tournament's expectations: findings (code, severity, node, move), final position, recomputed score.",
+        doc: Doc::typed::<doc::ValidateArgs, doc::Validated>().errors(&[810, 811, 830]),
         handler: Handler::Blocking(|_, p| validate(p)),
     },
     Method {
@@ -489,6 +608,7 @@ pub static METHODS: &[Method] = &[
         params: &[Param::req("sgf", "string"), Param::opt("options", "struct")],
         returns: "struct",
         help: "Replay a record's main line (setup in any node) and return the final position; an illegal move is error 812.",
+        doc: Doc::typed::<doc::SgfArgs, doc::FinalPosition>().errors(&[810, 811, 812, 813, 830]),
         handler: Handler::Blocking(|_, p| final_position(p)),
     },
 ];

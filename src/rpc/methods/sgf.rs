@@ -50,8 +50,9 @@ fn over_nodes() -> RpcError {
 }
 
 /// Options shared by every method (all optional).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "SgfOptions")]
 struct Options {
     /// The `sgf` string is base64 of the file's bytes; results carry `sgf_base64` too.
     base64: bool,
@@ -836,12 +837,88 @@ pub fn serialise(p: &Params) -> RpcResult {
 
 const SGF_AND_OPTIONS: &[Param] = &[Param::req("sgf", "string"), Param::opt("options", "struct")];
 
+use crate::rpc::openrpc::Doc;
+
+/// What `rpc.discover` says of `sgf.*`.
+mod doc {
+    use std::collections::BTreeMap;
+
+    use schemars::JsonSchema;
+    use serde_json::Value;
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct SgfArgs {
+        /// The SGF text (base64 of the file's bytes with options.base64).
+        pub sgf: String,
+        pub options: Option<super::Options>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct SerialiseArgs {
+        /// A game as sgf.parse answers it.
+        pub tree: BTreeMap<String, Value>,
+        pub options: Option<super::Options>,
+    }
+
+    /// sgf.parse's answer: the games (a collection's bad games as error entries).
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct ParsedSgf {
+        pub games: Vec<BTreeMap<String, Value>>,
+    }
+
+    /// An SGF text as written.
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct SgfText {
+        pub sgf: String,
+        pub charset: String,
+        /// With options.base64.
+        pub sgf_base64: Option<String>,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct GameInfo {
+        pub size: u32,
+        pub height: Option<u32>,
+        pub charset: Option<String>,
+        pub komi: Option<f64>,
+        pub handicap: Option<u32>,
+        pub player_b: Option<String>,
+        pub player_w: Option<String>,
+        pub result: Option<String>,
+        /// `b`, `w` or absent.
+        pub winner: Option<String>,
+        pub nodes: u64,
+        pub main_line_length: u64,
+    }
+
+    #[derive(JsonSchema)]
+    #[schemars(extend("additionalProperties" = true))]
+    #[allow(dead_code)]
+    pub struct MainLine {
+        pub size: u32,
+        pub height: Option<u32>,
+        pub komi: Option<f64>,
+        pub handicap: Option<u32>,
+        pub setup: Value,
+        pub moves: Vec<BTreeMap<String, Value>>,
+    }
+}
+
 pub static METHODS: &[Method] = &[
     Method {
         name: "sgf.parse",
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Parse SGF (text, or base64 with options.base64) into a JSON tree with raw and typed values.",
+        doc: Doc::typed::<doc::SgfArgs, doc::ParsedSgf>().errors(&[710, 711, 712, 713, 714]),
         handler: Handler::Encoded(|_, p| parse_on_wire(p)),
     },
     Method {
@@ -852,6 +929,7 @@ pub static METHODS: &[Method] = &[
         ],
         returns: "struct",
         help: "Write a JSON tree (as sgf.parse returns, or nodes with raw props) as SGF, byte-exact like sgfmill.",
+        doc: Doc::typed::<doc::SerialiseArgs, doc::SgfText>().errors(&[711, 712, 713, 714]),
         handler: Handler::Blocking(|_, p| serialise(p)),
     },
     Method {
@@ -859,6 +937,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Game information of an SGF record: size, komi, handicap, players, winner, result, date, rules.",
+        doc: Doc::typed::<doc::SgfArgs, doc::GameInfo>().errors(&[710, 711, 712, 713, 714]),
         handler: Handler::Blocking(|_, p| game_info(p)),
     },
     Method {
@@ -866,6 +945,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Setup stones and the moves of the main line (sgfmill get_setup_and_moves), SGF and GTP coordinates.",
+        doc: Doc::typed::<doc::SgfArgs, doc::MainLine>().errors(&[710, 711, 712, 713, 714]),
         handler: Handler::Encoded(|_, p| main_line_on_wire(p)),
     },
     Method {
@@ -873,6 +953,7 @@ pub static METHODS: &[Method] = &[
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Parse and serialise an SGF record exactly as sgfmill does (options.wrap: width, 0 = none).",
+        doc: Doc::typed::<doc::SgfArgs, doc::SgfText>().errors(&[710, 711, 712, 713, 714]),
         handler: Handler::Blocking(|_, p| normalise(p)),
     },
 ];

@@ -411,7 +411,7 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     if running >= max {
         return Err(too_many(running));
     }
-    let mut spec: Value = p.get(0, "spec")?;
+    let StartArgs { mut spec } = p.decode(START)?;
     resolve_field(&ctx, &mut spec).await?;
     let job_ctx = Arc::clone(&ctx);
     // Reading a big rating list or settings is pure work: off the async workers, at a heavy
@@ -502,7 +502,7 @@ fn clean(v: Value) -> Value {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetOptions {
     /// Leave out the figures by true rank and the MMS distribution (the big part).
@@ -540,9 +540,8 @@ pub fn status_json(s: &Status, brief: bool) -> Value {
     clean(v)
 }
 
-fn job_of(ctx: &Ctx, p: &Params) -> Result<Arc<Job>, RpcError> {
-    let id: String = p.get(0, "id")?;
-    ctx.simulations.get(&id).ok_or_else(|| {
+fn job_of(ctx: &Ctx, id: &str) -> Result<Arc<Job>, RpcError> {
+    ctx.simulations.get(id).ok_or_else(|| {
         RpcError::new(
             NO_SIMULATION,
             format!(
@@ -554,13 +553,15 @@ fn job_of(ctx: &Ctx, p: &Params) -> Result<Arc<Job>, RpcError> {
 }
 
 fn get(ctx: &Ctx, p: &Params) -> RpcResult {
-    let job = job_of(ctx, p)?;
-    let o: GetOptions = p.opt(1, "options")?.unwrap_or_default();
+    let a: GetArgs = p.decode(GET)?;
+    let job = job_of(ctx, &a.id)?;
+    let o = a.options.unwrap_or_default();
     Ok(status_json(&job.status(true), o.brief))
 }
 
 fn cancel(ctx: &Ctx, p: &Params) -> RpcResult {
-    let job = job_of(ctx, p)?;
+    let a: IdArgs = p.decode(ID)?;
+    let job = job_of(ctx, &a.id)?;
     if job.status(true).state == State::Running {
         job.cancelled_by_client
             .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -576,33 +577,112 @@ macro_rules! async_handler {
     };
 }
 
+/// `simulate.start`'s parameters.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct StartArgs {
+    /// {field, variants, model, runs, seed, strength_sd}: docs/simulation.md.
+    #[schemars(with = "serde_json::Map<String, Value>")]
+    spec: Value,
+}
+
+/// `simulate.get`'s parameters.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct GetArgs {
+    /// The id `simulate.start` answered.
+    id: String,
+    #[serde(default)]
+    options: Option<GetOptions>,
+}
+
+/// `simulate.cancel`'s parameters.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct IdArgs {
+    id: String,
+}
+
+/// A simulation's state.
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum StateName {
+    Running,
+    Done,
+    Cancelled,
+    Stopped,
+    Failed,
+}
+
+/// `simulate.start`'s answer.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Started {
+    id: String,
+    runs: u64,
+    /// The variants' names.
+    variants: Vec<String>,
+    state: StateName,
+}
+
+/// `simulate.get`'s answer: the progress, and the report once the simulation has ended.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct StatusOut {
+    id: String,
+    state: StateName,
+    /// Runs done.
+    done: u64,
+    runs: u64,
+    variants: Vec<String>,
+    elapsed_ms: u64,
+    /// Why it stopped or failed.
+    reason: Option<String>,
+    /// The report (docs/simulation.md): its variants' metrics with intervals.
+    report: Option<serde_json::Map<String, Value>>,
+}
+
+/// `simulate.cancel`'s answer.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct CancelledOut {
+    id: String,
+    state: StateName,
+    done: u64,
+}
+
+const START: &[Param] = &[Param::req("spec", "struct")];
+const GET: &[Param] = &[Param::req("id", "string"), Param::opt("options", "struct")];
+const ID: &[Param] = &[Param::req("id", "string")];
+
 pub static METHODS: &[Method] = &[
     Method {
         name: "simulate.start",
-        params: &[Param::req("spec", "struct")],
+        params: START,
         returns: "struct",
         help: "Starts a simulation in the background: spec {field (generate, players, \
                rating_list, tournament, opengotha), variants [{name, settings, \
                pairing_model}], model (egf, egf_classic, elo, table), runs, seed, \
                strength_sd} → {id, runs, variants, state}. Read it with simulate.get.",
+        doc: crate::rpc::openrpc::Doc::typed::<StartArgs, Started>().errors(&[1102, 1103, -32602]),
         handler: async_handler!(start),
     },
     Method {
         name: "simulate.get",
-        params: &[Param::req("id", "string"), Param::opt("options", "struct")],
+        params: GET,
         returns: "struct",
         help: "A simulation's progress {state (running, done, cancelled, stopped, failed), \
                done, runs, elapsed_ms, reason} and, once it has ended, its report \
                (options {brief}: without the figures by true rank).",
         // Inline: a status is cheap, and it must not wait for a heavy turn that the
         // simulation it asks about may be holding.
+        doc: crate::rpc::openrpc::Doc::typed::<GetArgs, StatusOut>().errors(&[1101]),
         handler: Handler::Sync(get),
     },
     Method {
         name: "simulate.cancel",
-        params: &[Param::req("id", "string")],
+        params: ID,
         returns: "struct",
         help: "Stops a running simulation; its report covers the runs done → {id, state, done}.",
+        doc: crate::rpc::openrpc::Doc::typed::<IdArgs, CancelledOut>().errors(&[1101]),
         handler: Handler::Sync(cancel),
     },
 ];

@@ -4,15 +4,71 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::rpc::openrpc::{Doc, NoParams};
 use crate::rpc::{self, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+
+/// `system.methodHelp`'s and `system.methodSignature`'s parameters.
+#[derive(Deserialize, JsonSchema)]
+pub struct MethodNameParams {
+    /// A method's name, as `system.listMethods` gives it.
+    pub method_name: String,
+}
+
+/// `system.echo`'s parameters.
+#[derive(Deserialize, JsonSchema)]
+pub struct EchoParams {
+    /// Any value: it comes back unchanged.
+    pub value: Value,
+}
+
+/// `system.multicall`'s parameters.
+#[derive(Deserialize, JsonSchema)]
+pub struct MulticallParams {
+    /// The calls, in order (at most 1000). Read one by one, so that a bad entry is that
+    /// entry's fault (-32600) and not the whole multicall's.
+    #[schemars(with = "Vec<MulticallCall>")]
+    pub calls: Vec<Value>,
+}
+
+/// One call of a `system.multicall`.
+#[derive(Deserialize, JsonSchema)]
+#[allow(non_snake_case, dead_code)]
+pub struct MulticallCall {
+    /// The method (not `system.multicall`).
+    pub methodName: String,
+    /// Its positional parameters.
+    #[serde(default)]
+    pub params: Vec<Value>,
+}
+
+/// One call's outcome in a `system.multicall`'s answer.
+#[derive(JsonSchema)]
+#[schemars(untagged)]
+#[allow(dead_code)]
+pub enum MulticallOutcome {
+    /// A success: the result alone in an array.
+    Result(#[schemars(length(equal = 1))] Vec<Value>),
+    /// A failure.
+    Fault(Fault),
+}
+
+/// A failed call of a multicall, as XML-RPC faults read.
+#[derive(JsonSchema)]
+#[allow(non_snake_case, dead_code)]
+pub struct Fault {
+    pub faultCode: i32,
+    pub faultString: String,
+}
 
 /// Most calls one `system.multicall` may carry; bounds the work of a single request.
 pub const MAX_MULTICALL: usize = 1000;
 
 fn method_param(p: &Params) -> Result<&'static Method, RpcError> {
-    let name: String = p.get(0, "method_name")?;
+    let MethodNameParams { method_name: name } = p.decode(METHOD_NAME)?;
     rpc::lookup(&name).ok_or_else(|| RpcError::method_not_found(&name))
 }
 
@@ -41,7 +97,8 @@ fn method_signature(p: &Params) -> RpcResult {
 
 /// Returns its argument unchanged (after the protocol's own decoding and encoding).
 fn echo(p: &Params) -> RpcResult {
-    Ok(p.raw(0).cloned().unwrap_or(Value::Null))
+    let EchoParams { value } = p.decode(VALUE)?;
+    Ok(value)
 }
 
 fn fault_struct(e: &RpcError) -> Value {
@@ -64,7 +121,7 @@ fn fault_struct(e: &RpcError) -> Value {
 /// Per-call faults rather than one error for the whole multicall, because calls already done
 /// may have changed tournaments, and the client must learn which.
 async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let calls: Vec<Value> = p.get(0, "calls")?;
+    let MulticallParams { calls } = p.decode(CALLS)?;
     if calls.len() > MAX_MULTICALL {
         return Err(RpcError::invalid_params(format!(
             "system.multicall takes at most {MAX_MULTICALL} calls, got {}",
@@ -146,41 +203,50 @@ fn resolve(call: Value) -> Result<(&'static Method, Params), RpcError> {
     Ok((method, Params::positional(params)))
 }
 
+const METHOD_NAME: &[Param] = &[Param::req("method_name", "string")];
+const VALUE: &[Param] = &[Param::req("value", "any")];
+const CALLS: &[Param] = &[Param::req("calls", "array")];
+
 pub static METHODS: &[Method] = &[
     Method {
         name: "system.listMethods",
         params: &[],
         returns: "array",
         help: "The names of every method this server offers.",
+        doc: Doc::typed::<NoParams, Vec<String>>(),
         handler: Handler::Sync(|_, p| list_methods(p)),
     },
     Method {
         name: "system.methodSignature",
-        params: &[Param::req("method_name", "string")],
+        params: METHOD_NAME,
         returns: "array",
         help: "The signatures of a method: one [return type, parameter types...] per arity.",
+        doc: Doc::typed::<MethodNameParams, Vec<Vec<String>>>().errors(&[-32601]),
         handler: Handler::Sync(|_, p| method_signature(p)),
     },
     Method {
         name: "system.methodHelp",
-        params: &[Param::req("method_name", "string")],
+        params: METHOD_NAME,
         returns: "string",
         help: "One line of help for a method.",
+        doc: Doc::typed::<MethodNameParams, String>().errors(&[-32601]),
         handler: Handler::Sync(|_, p| method_help(p)),
     },
     Method {
         name: "system.echo",
-        params: &[Param::req("value", "any")],
+        params: VALUE,
         returns: "any",
         help: "Returns its argument unchanged: the bare cost of a call over this protocol.",
+        doc: Doc::typed::<EchoParams, Value>(),
         handler: Handler::Sync(|_, p| echo(p)),
     },
     Method {
         name: "system.multicall",
-        params: &[Param::req("calls", "array")],
+        params: CALLS,
         returns: "array",
         help: "Runs several calls [{methodName, params}] in order in one request (at most 1000), \
                within one time budget: calls past it get fault -32012.",
+        doc: Doc::typed::<MulticallParams, Vec<MulticallOutcome>>().errors(&[-32600]),
         handler: Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture {
             Box::pin(multicall(ctx, p))
         }),

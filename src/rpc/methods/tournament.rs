@@ -8,11 +8,12 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::rpc::auth::{Caller, Creator, Writer};
+use crate::rpc::openrpc::{Doc, NoParams};
 use crate::rpc::registry::{Engine, RegistryError};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, input};
 use crate::store::{LogKind, TournamentId};
@@ -24,6 +25,8 @@ use crate::tournament::pair::PairOptions;
 use crate::tournament::results::{RecordChange, ResultInput, stored_record};
 use crate::tournament::visibility;
 use crate::tournament::{Event, Tournament, TournamentError};
+
+use super::tournament_types as out;
 
 /// Tournaments of more players than this run their commands on the blocking pool: pairing
 /// them takes milliseconds, more than a trip to the pool costs.
@@ -110,6 +113,25 @@ fn engine_error(e: TournamentError) -> RpcError {
             tracing::error!(error = %m, "tournament state is inconsistent");
             RpcError::internal("internal error: inconsistent tournament state")
         }
+        TournamentError::Stale { expected, actual } => {
+            let e = TournamentError::Stale { expected, actual };
+            // The revision to read the state at and try again from.
+            RpcError::new(e.code(), e.to_string())
+                .with_data(json!({"revision": actual, "if_revision": expected}))
+        }
+        TournamentError::LogFull {
+            budget,
+            size,
+            adding,
+        } => {
+            let e = TournamentError::LogFull {
+                budget,
+                size,
+                adding,
+            };
+            RpcError::new(e.code(), e.to_string())
+                .with_data(json!({"max_tournament_bytes": budget, "size": size, "adding": adding}))
+        }
         e => RpcError::new(e.code(), e.to_string()),
     }
 }
@@ -156,18 +178,9 @@ fn big(x: i128) -> Value {
     }
 }
 
-fn tid(p: &Params) -> Result<TournamentId, RpcError> {
-    p.get(0, "tournament_id")
-}
-
-/// Deserializes a parameter struct, refusing unknown members (a misspelt option must not be
-/// silently ignored).
-fn options<T: DeserializeOwned + Default>(p: &Params, index: usize) -> Result<T, RpcError> {
-    Ok(p.opt(index, "options")?.unwrap_or_default())
-}
-
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "WriteOptions")]
 struct Guard {
     if_revision: Option<u64>,
 }
@@ -370,21 +383,22 @@ fn whole(
 
 // ---- tournament ---------------------------------------------------------------------------
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateOptions {
     seed: Option<u64>,
 }
 
 async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let patch = p.opt::<Value>(0, "settings")?.unwrap_or_else(|| json!({}));
+    let a: CreateArgs = p.decode(CREATE)?;
+    let patch = a.settings.unwrap_or_else(|| json!({}));
     settings_patch(&patch)?;
     let system = match patch.get("system") {
         None | Some(Value::Null) => System::default(),
         Some(v) => input::from_value::<System>(v, "settings.system")?,
     };
     let settings = settings_over(&Settings::defaults(system), patch)?;
-    let o: CreateOptions = options(&p, 1)?;
+    let o = a.options.unwrap_or_default();
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let mut created = Tournament::create(settings, seed).map_err(engine_error)?;
     // Only the hash is stored; the token is in this reply and nowhere else.
@@ -408,7 +422,7 @@ async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 /// Replaces the director token (the old one stops working at once).
 async fn token_rotate(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
+    let IdArgs { tournament_id: id } = p.decode(ID)?;
     let (token, hashed) = crate::rpc::auth::new_token();
     let ((), rev) = mutate(&ctx, p.caller(), id, None, move |_| {
         Ok((
@@ -443,7 +457,7 @@ fn withheld_event(revision: usize, e: &Event) -> Value {
 }
 
 async fn get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
+    let IdArgs { tournament_id: id } = p.decode(ID)?;
     read(&ctx, id, |t, rev| {
         whole(id, t, rev, public_only(&ctx, &p, t))
     })
@@ -462,8 +476,8 @@ async fn list(ctx: Arc<Ctx>, _p: Params) -> RpcResult {
 }
 
 async fn delete(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let g: Guard = options(&p, 1)?;
+    let a: IdOptionsArgs<Guard> = p.decode(ID_OPTIONS)?;
+    let (id, g) = (a.tournament_id, a.options.unwrap_or_default());
     // Checked under the tournament's lock, in the step that deletes it, as every write is.
     let writer = Writer::of(&ctx, p.caller());
     ctx.tournaments
@@ -484,7 +498,7 @@ async fn delete(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(json!({"id": id, "deleted": true}))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ArchiveOptions {
     if_revision: Option<u64>,
@@ -492,8 +506,8 @@ struct ArchiveOptions {
 }
 
 async fn archive(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let o: ArchiveOptions = options(&p, 1)?;
+    let a: IdOptionsArgs<ArchiveOptions> = p.decode(ID_OPTIONS)?;
+    let (id, o) = (a.tournament_id, a.options.unwrap_or_default());
     let archived = o.archived.unwrap_or(true);
     let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.archive(archived)?, ()))
@@ -503,10 +517,10 @@ async fn archive(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let patch: Value = p.get(1, "settings")?;
+    let a: SettingsSetArgs = p.decode(SETTINGS_SET)?;
+    let (id, patch) = (a.tournament_id, a.settings);
     settings_patch(&patch)?;
-    let g: Guard = options(&p, 2)?;
+    let g = a.options.unwrap_or_default();
     let (settings, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         let s = settings_over(&t.data.settings, patch.clone())
             .map_err(|e| TournamentError::Invalid(e.message))?;
@@ -520,8 +534,8 @@ async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 /// [`MAX_EVENTS_PER_CALL`] events and [`MAX_EVENT_BYTES_PER_CALL`] bytes of them, decoded off
 /// the async workers in a heavy-call turn. `next_since` is where the next page starts.
 async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let since: u64 = p.opt(1, "since_revision")?.unwrap_or(0);
+    let a: EventsArgs = p.decode(EVENTS)?;
+    let (id, since) = (a.tournament_id, a.since_revision.unwrap_or(0));
     // Through the registry first: a tournament of this namespace, brought up to date.
     // What the public may not see is there, but only as its revision and round: which rounds
     // are public is read with the revision.
@@ -585,8 +599,9 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 // ---- players -------------------------------------------------------------------------------
 
 async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let v = player_value(p.get(1, "player")?, "player")?;
+    let a: PlayerAddArgs = p.decode(PLAYER_ADD)?;
+    let id = a.tournament_id;
+    let v = player_value(a.player, "player")?;
     let mut player: Player = input::from_value(&v, "player")?;
     if v.get("rating").is_none() {
         // No rating given: OpenGotha's, derived from the rank, origin INI, as its player
@@ -596,7 +611,7 @@ async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             player.rating_origin = "INI".into();
         }
     }
-    let g: Guard = options(&p, 2)?;
+    let g = a.options.unwrap_or_default();
     let (pid, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         t.register_player(player.clone())
     })
@@ -604,15 +619,11 @@ async fn player_add(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(json!({"revision": rev, "player_id": pid}))
 }
 
-fn player_id(p: &Params, i: usize) -> Result<PlayerId, RpcError> {
-    p.get(i, "player_id")
-}
-
 async fn player_update(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let pid = player_id(&p, 1)?;
-    let patch = player_value(p.get(2, "fields")?, "fields")?;
-    let g: Guard = options(&p, 3)?;
+    let a: PlayerUpdateArgs = p.decode(PLAYER_UPDATE)?;
+    let (id, pid) = (a.tournament_id, a.player_id);
+    let patch = player_value(a.fields, "fields")?;
+    let g = a.options.unwrap_or_default();
     let (player, rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         let mut v = serde_json::to_value(t.player(pid)?)
             .map_err(|e| TournamentError::Corrupt(e.to_string()))?;
@@ -625,7 +636,7 @@ async fn player_update(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(json!({"revision": rev, "player": player_json(&player)}))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WithdrawOptions {
     if_revision: Option<u64>,
@@ -634,9 +645,8 @@ struct WithdrawOptions {
 }
 
 async fn player_withdraw(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let pid = player_id(&p, 1)?;
-    let o: WithdrawOptions = options(&p, 2)?;
+    let a: PlayerOptionsArgs<WithdrawOptions> = p.decode(PLAYER_OPTIONS)?;
+    let (id, pid, o) = (a.tournament_id, a.player_id, a.options.unwrap_or_default());
     let reinstate = o.reinstate.unwrap_or(false);
     let (after, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let ev = t.withdraw_player(pid, o.after_round, reinstate)?;
@@ -655,13 +665,12 @@ async fn player_withdraw(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn player_participation(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let pid = player_id(&p, 1)?;
-    let skip: Vec<RoundNumber> = p.get(2, "skip")?;
+    let a: ParticipationArgs = p.decode(PARTICIPATION)?;
+    let (id, pid, skip) = (a.tournament_id, a.player_id, a.skip);
     if skip.len() > 1000 {
         return Err(RpcError::invalid_params("skip: too many rounds"));
     }
-    let g: Guard = options(&p, 3)?;
+    let g = a.options.unwrap_or_default();
     let ((), rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         Ok((t.set_participation(pid, skip.clone())?, ()))
     })
@@ -670,9 +679,8 @@ async fn player_participation(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn player_remove(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let pid = player_id(&p, 1)?;
-    let g: Guard = options(&p, 2)?;
+    let a: PlayerOptionsArgs<Guard> = p.decode(PLAYER_OPTIONS)?;
+    let (id, pid, g) = (a.tournament_id, a.player_id, a.options.unwrap_or_default());
     let ((), rev) = mutate(&ctx, p.caller(), id, g.if_revision, move |t| {
         Ok((t.remove_player(pid)?, ()))
     })
@@ -681,7 +689,7 @@ async fn player_remove(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn player_list(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
+    let IdArgs { tournament_id: id } = p.decode(ID)?;
     read(&ctx, id, |t, _| {
         Value::Array(t.data.players.iter().map(player_json).collect())
     })
@@ -690,15 +698,14 @@ async fn player_list(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 // ---- rounds --------------------------------------------------------------------------------
 
-fn round_param(p: &Params, i: usize) -> Result<RoundNumber, RpcError> {
-    p.get(i, "round")
-}
-
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "PairOptions")]
 struct PairParams {
     if_revision: Option<u64>,
     players: Option<Vec<PlayerId>>,
+    #[serde(default)]
+    #[schemars(schema_with = "super::pairing::model_schema")]
     model: Option<Value>,
 }
 
@@ -755,9 +762,8 @@ fn pair_model(v: Option<Value>) -> Result<Option<crate::pairing::model::Model>, 
 }
 
 async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let o: PairParams = options(&p, 2)?;
+    let a: RoundOptionsArgs<PairParams> = p.decode(ROUND_OPTIONS)?;
+    let (id, round, o) = (a.tournament_id, a.round, a.options.unwrap_or_default());
     if o.players.as_ref().is_some_and(|l| l.len() > 20_000) {
         return Err(RpcError::invalid_params(
             "options.players: too many players",
@@ -804,7 +810,7 @@ async fn round_pair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(answer)
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UnpairOptions {
     if_revision: Option<u64>,
@@ -812,9 +818,8 @@ struct UnpairOptions {
 }
 
 async fn round_unpair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let o: UnpairOptions = options(&p, 2)?;
+    let a: RoundOptionsArgs<UnpairOptions> = p.decode(ROUND_OPTIONS)?;
+    let (id, round, o) = (a.tournament_id, a.round, a.options.unwrap_or_default());
     let force = o.force.unwrap_or(false);
     let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.unpair_round(round, force)?, ()))
@@ -825,7 +830,7 @@ async fn round_unpair(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 
 /// A game as a client gives it for a manual pairing: colours as given, handicap and komi
 /// OpenGotha's for the pair unless set.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GameIn {
     white: PlayerId,
@@ -861,7 +866,7 @@ fn manual_game(t: &Tournament, round: RoundNumber, g: &GameIn) -> Result<Game, T
     })
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetGamesOptions {
     if_revision: Option<u64>,
@@ -869,13 +874,12 @@ struct SetGamesOptions {
 }
 
 async fn round_set_games(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let games: Vec<GameIn> = p.get(2, "games")?;
+    let a: SetGamesArgs = p.decode(SET_GAMES)?;
+    let (id, round, games) = (a.tournament_id, a.round, a.games);
     if games.len() > 10_000 {
         return Err(RpcError::invalid_params("games: too many games"));
     }
-    let o: SetGamesOptions = options(&p, 3)?;
+    let o = a.options.unwrap_or_default();
     let byes = o.byes.unwrap_or_default();
     if byes.len() > 10_000 {
         return Err(RpcError::invalid_params("options.byes: too many players"));
@@ -897,10 +901,13 @@ async fn round_set_games(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn round_add_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let g: GameIn = p.get(2, "game")?;
-    let o: Guard = options(&p, 3)?;
+    let a: AddGameArgs = p.decode(ADD_GAME)?;
+    let (id, round, g, o) = (
+        a.tournament_id,
+        a.round,
+        a.game,
+        a.options.unwrap_or_default(),
+    );
     let (game, rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         let game = manual_game(t, round, &g)?;
         let ev = t.add_game(round, game)?;
@@ -915,10 +922,13 @@ async fn round_add_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn round_remove_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let table: u32 = p.get(2, "table")?;
-    let o: Guard = options(&p, 3)?;
+    let a: RemoveGameArgs = p.decode(REMOVE_GAME)?;
+    let (id, round, table, o) = (
+        a.tournament_id,
+        a.round,
+        a.table,
+        a.options.unwrap_or_default(),
+    );
     let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.remove_game(round, table)?, ()))
     })
@@ -927,11 +937,9 @@ async fn round_remove_game(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn round_swap(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let a: PlayerId = p.get(2, "player_a")?;
-    let b: PlayerId = p.get(3, "player_b")?;
-    let o: Guard = options(&p, 4)?;
+    let args: SwapArgs = p.decode(SWAP)?;
+    let (id, round, a, b) = (args.tournament_id, args.round, args.player_a, args.player_b);
+    let o = args.options.unwrap_or_default();
     let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.swap_players(round, a, b)?, ()))
     })
@@ -940,7 +948,7 @@ async fn round_swap(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(json!({"revision": rev, "round": r}))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PublishOptions {
     if_revision: Option<u64>,
@@ -948,9 +956,8 @@ struct PublishOptions {
 }
 
 async fn round_publish(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let o: PublishOptions = options(&p, 2)?;
+    let a: RoundOptionsArgs<PublishOptions> = p.decode(ROUND_OPTIONS)?;
+    let (id, round, o) = (a.tournament_id, a.round, a.options.unwrap_or_default());
     let published = o.published.unwrap_or(true);
     let ((), rev) = mutate(&ctx, p.caller(), id, o.if_revision, move |t| {
         Ok((t.publish_round(round, published)?, ()))
@@ -960,8 +967,10 @@ async fn round_publish(ctx: Arc<Ctx>, p: Params) -> RpcResult {
 }
 
 async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
+    let RoundArgs {
+        tournament_id: id,
+        round,
+    } = p.decode(ROUND)?;
     read(&ctx, id, |t, rev| {
         t.check_round(round).map_err(engine_error)?;
         let mut v = round_view(t, round, public_only(&ctx, &p, t));
@@ -971,18 +980,19 @@ async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     .await?
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ExplainOptions")]
 struct ExplainParams {
+    #[serde(default)]
+    #[schemars(schema_with = "super::pairing::model_schema")]
     model: Option<Value>,
 }
 
 async fn round_explain(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let a: PlayerId = p.get(2, "player_a")?;
-    let b: Option<PlayerId> = p.opt(3, "player_b")?;
-    let o: ExplainParams = options(&p, 4)?;
+    let args: ExplainArgs = p.decode(EXPLAIN)?;
+    let (id, round, a, b) = (args.tournament_id, args.round, args.player_a, args.player_b);
+    let o = args.options.unwrap_or_default();
     // A round's weights come from the results of the rounds before it: those must be public.
     read(&ctx, id, |t, _| {
         let last = visibility::last_public_round(&t.data);
@@ -1051,7 +1061,7 @@ fn seat_json(
 
 // ---- results -------------------------------------------------------------------------------
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ResultOptions {
     if_revision: Option<u64>,
@@ -1062,11 +1072,9 @@ struct ResultOptions {
 }
 
 async fn result_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let table: u32 = p.get(2, "table")?;
-    let code: String = p.get(3, "result")?;
-    let o: ResultOptions = options(&p, 4)?;
+    let a: ResultSetArgs = p.decode(RESULT_SET)?;
+    let (id, round, table, code) = (a.tournament_id, a.round, a.table, a.result);
+    let o = a.options.unwrap_or_default();
     let (outcome, forfeit) = parse_result_code(&code).map_err(engine_error)?;
     let forfeit = forfeit || o.forfeit.unwrap_or(false);
     let record = match (o.sgf, o.remove_record.unwrap_or(false)) {
@@ -1126,9 +1134,11 @@ pub(crate) async fn game_record(
 }
 
 async fn game_sgf(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let id = tid(&p)?;
-    let round = round_param(&p, 1)?;
-    let table: u32 = p.get(2, "table")?;
+    let TableArgs {
+        tournament_id: id,
+        round,
+        table,
+    } = p.decode(TABLE)?;
     let (mut out, at) = read(&ctx, id, |t, _| {
         // Refused before the game is looked for, so that not even the tables show.
         if t.data.round(round).is_some()
@@ -1160,6 +1170,239 @@ async fn game_sgf(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     Ok(out)
 }
 
+// ---- parameters ----------------------------------------------------------------------------
+//
+// Each method's parameters as one struct (members in the table's order, optional ones
+// `#[serde(default)]`), read with `Params::decode` and described by `rpc.discover`.
+
+#[derive(Deserialize, JsonSchema)]
+struct CreateArgs {
+    /// Settings over OpenGotha's defaults for the system (`system` first).
+    #[serde(default)]
+    #[schemars(with = "Option<Settings>")]
+    settings: Option<Value>,
+    #[serde(default)]
+    options: Option<CreateOptions>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct IdArgs {
+    tournament_id: TournamentId,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct IdOptionsArgs<O> {
+    tournament_id: TournamentId,
+    #[serde(default)]
+    options: Option<O>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct EventsArgs {
+    tournament_id: TournamentId,
+    /// The revision to read after (default 0: from the start).
+    #[serde(default)]
+    since_revision: Option<u64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SettingsSetArgs {
+    tournament_id: TournamentId,
+    /// The members to change, laid over the current settings.
+    #[schemars(with = "Settings")]
+    settings: Value,
+    #[serde(default)]
+    options: Option<Guard>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct PlayerAddArgs {
+    tournament_id: TournamentId,
+    /// The player (its `id` is assigned).
+    #[schemars(with = "Player")]
+    player: Value,
+    #[serde(default)]
+    options: Option<Guard>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct PlayerUpdateArgs {
+    tournament_id: TournamentId,
+    player_id: PlayerId,
+    /// The members to change.
+    #[schemars(with = "Player")]
+    fields: Value,
+    #[serde(default)]
+    options: Option<Guard>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct PlayerOptionsArgs<O> {
+    tournament_id: TournamentId,
+    player_id: PlayerId,
+    #[serde(default)]
+    options: Option<O>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ParticipationArgs {
+    tournament_id: TournamentId,
+    player_id: PlayerId,
+    /// The rounds the player skips (at most 1000).
+    skip: Vec<RoundNumber>,
+    #[serde(default)]
+    options: Option<Guard>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct RoundArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct RoundOptionsArgs<O> {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    #[serde(default)]
+    options: Option<O>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SetGamesArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    /// The round's games (at most 10,000).
+    games: Vec<GameIn>,
+    #[serde(default)]
+    options: Option<SetGamesOptions>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddGameArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    game: GameIn,
+    #[serde(default)]
+    options: Option<Guard>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct RemoveGameArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    table: u32,
+    #[serde(default)]
+    options: Option<Guard>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SwapArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    player_a: PlayerId,
+    player_b: PlayerId,
+    #[serde(default)]
+    options: Option<Guard>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ExplainArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    player_a: PlayerId,
+    /// Absent: player_a's bye weight.
+    #[serde(default)]
+    player_b: Option<PlayerId>,
+    #[serde(default)]
+    options: Option<ExplainParams>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ResultSetArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    table: u32,
+    #[schemars(with = "out::ResultCodeInput")]
+    result: String,
+    #[serde(default)]
+    options: Option<ResultOptions>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct TableArgs {
+    tournament_id: TournamentId,
+    round: RoundNumber,
+    table: u32,
+}
+
+const CREATE: &[Param] = &[Param::opt("settings", "struct"), OPTS];
+const ID: &[Param] = &[TID];
+const ID_OPTIONS: &[Param] = &[TID, OPTS];
+const EVENTS: &[Param] = &[TID, Param::opt("since_revision", "int")];
+const SETTINGS_SET: &[Param] = &[TID, Param::req("settings", "struct"), OPTS];
+const PLAYER_ADD: &[Param] = &[TID, Param::req("player", "struct"), OPTS];
+const PLAYER_UPDATE: &[Param] = &[
+    TID,
+    Param::req("player_id", "int"),
+    Param::req("fields", "struct"),
+    OPTS,
+];
+const PLAYER_OPTIONS: &[Param] = &[TID, Param::req("player_id", "int"), OPTS];
+const PARTICIPATION: &[Param] = &[
+    TID,
+    Param::req("player_id", "int"),
+    Param::req("skip", "array"),
+    OPTS,
+];
+const ROUND: &[Param] = &[TID, Param::req("round", "int")];
+const ROUND_OPTIONS: &[Param] = &[TID, Param::req("round", "int"), OPTS];
+const SET_GAMES: &[Param] = &[
+    TID,
+    Param::req("round", "int"),
+    Param::req("games", "array"),
+    OPTS,
+];
+const ADD_GAME: &[Param] = &[
+    TID,
+    Param::req("round", "int"),
+    Param::req("game", "struct"),
+    OPTS,
+];
+const REMOVE_GAME: &[Param] = &[
+    TID,
+    Param::req("round", "int"),
+    Param::req("table", "int"),
+    OPTS,
+];
+const SWAP: &[Param] = &[
+    TID,
+    Param::req("round", "int"),
+    Param::req("player_a", "int"),
+    Param::req("player_b", "int"),
+    OPTS,
+];
+const EXPLAIN: &[Param] = &[
+    TID,
+    Param::req("round", "int"),
+    Param::req("player_a", "int"),
+    Param::opt("player_b", "int"),
+    Param::opt("options", "struct"),
+];
+const RESULT_SET: &[Param] = &[
+    TID,
+    Param::req("round", "int"),
+    Param::req("table", "int"),
+    Param::req("result", "string"),
+    OPTS,
+];
+const TABLE: &[Param] = &[TID, Param::req("round", "int"), Param::req("table", "int")];
+
+/// Codes of every write to a tournament.
+const WRITE: &[i32] = &[1001, 1002, 1003, 1038, -32008, -32009, -32010];
+/// Codes of every read of a tournament.
+const READ: &[i32] = &[1001, -32008];
+
 // ---- the table -------------------------------------------------------------------------------
 
 macro_rules! async_handler {
@@ -1174,27 +1417,31 @@ const OPTS: Param = Param::opt("options", "struct");
 pub static METHODS: &[Method] = &[
     Method {
         name: "tournament.create",
-        params: &[Param::opt("settings", "struct"), OPTS],
+        params: CREATE,
         returns: "struct",
         help: "Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, \
                komi2, mcmahon{bar,floor}, handicap{…}, scoring{…}, placement[…], pairing{…}, …) \
                over OpenGotha's defaults for the system; options {seed}. → {id, revision, \
                director_token} (keep the token: with auth on, writes need it).",
+        doc: Doc::typed::<CreateArgs, out::Created>()
+            .errors(&[1010, 1038, -32008, -32009, -32010, -32011]),
         handler: async_handler!(create),
     },
     Method {
         name: "tournament.token.rotate",
-        params: &[TID],
+        params: ID,
         returns: "struct",
         help: "Replaces the tournament's director token (director or admin token needed when \
                auth is on) → {director_token, revision}; the old token stops working.",
+        doc: Doc::typed::<IdArgs, out::TokenRotated>().errors(WRITE),
         handler: async_handler!(token_rotate),
     },
     Method {
         name: "tournament.get",
-        params: &[TID],
+        params: ID,
         returns: "struct",
         help: "The whole tournament: summary, settings, players, rounds_detail (games, byes).",
+        doc: Doc::typed::<IdArgs, out::Whole>().errors(READ),
         handler: async_handler!(get),
     },
     Method {
@@ -1203,212 +1450,218 @@ pub static METHODS: &[Method] = &[
         returns: "array",
         help: "Every tournament: {id, name, system, rounds, paired_rounds, players, archived, \
                revision}.",
+        doc: Doc::typed::<NoParams, Vec<out::Summary>>().errors(&[-32008]),
         handler: async_handler!(list),
     },
     Method {
         name: "tournament.delete",
-        params: &[TID, OPTS],
+        params: ID_OPTIONS,
         returns: "struct",
         help: "Deletes a tournament and its log for good; options {if_revision}.",
+        doc: Doc::typed::<IdOptionsArgs<Guard>, out::Deleted>().errors(WRITE),
         handler: async_handler!(delete),
     },
     Method {
         name: "tournament.archive",
-        params: &[TID, OPTS],
+        params: ID_OPTIONS,
         returns: "struct",
         help: "Archives (read-only) or, with options {archived: false}, unarchives.",
+        doc: Doc::typed::<IdOptionsArgs<ArchiveOptions>, out::Archived>().errors(WRITE),
         handler: async_handler!(archive),
     },
     Method {
         name: "tournament.events",
-        params: &[TID, Param::opt("since_revision", "int")],
+        params: EVENTS,
         returns: "struct",
         help: "The event log after a revision (default 0), as stored, at most 1000 events and \
                1 MiB of them per call (at least one): {revision, events: [{revision, kind, \
                round?, event}], more, next_since} (next_since: the since_revision of the next \
                page).",
+        doc: Doc::typed::<EventsArgs, out::EventsPage>().errors(READ),
         handler: async_handler!(events),
     },
     Method {
         name: "tournament.settings.set",
-        params: &[TID, Param::req("settings", "struct"), OPTS],
+        params: SETTINGS_SET,
         returns: "struct",
         help: "Changes settings: the given members are laid over the current ones.",
+        doc: Doc::typed::<SettingsSetArgs, out::SettingsSet>()
+            .errors(&[1001, 1002, 1003, 1010, 1030, 1038, -32008, -32009, -32010]),
         handler: async_handler!(settings_set),
     },
     Method {
         name: "tournament.player.add",
-        params: &[TID, Param::req("player", "struct"), OPTS],
+        params: PLAYER_ADD,
         returns: "struct",
         help: "Registers a player {name, first_name, rank (3d / 12k or −30…8), rating, club, \
                country, egf_pin, aga_id, mms_correction, skip[], registration} → {player_id, \
                revision}. After round k is paired, rounds 1…k are skipped (late entry).",
+        doc: Doc::typed::<PlayerAddArgs, out::PlayerAdded>().errors(&[
+            1001, 1002, 1003, 1010, 1012, 1013, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(player_add),
     },
     Method {
         name: "tournament.player.update",
-        params: &[
-            TID,
-            Param::req("player_id", "int"),
-            Param::req("fields", "struct"),
-            OPTS,
-        ],
+        params: PLAYER_UPDATE,
         returns: "struct",
         help: "Changes a player's fields (the others are kept).",
+        doc: Doc::typed::<PlayerUpdateArgs, out::PlayerUpdated>().errors(&[
+            1001, 1002, 1003, 1010, 1011, 1012, 1030, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(player_update),
     },
     Method {
         name: "tournament.player.withdraw",
-        params: &[TID, Param::req("player_id", "int"), OPTS],
+        params: PLAYER_OPTIONS,
         returns: "struct",
         help: "Withdraws a player after a round (options {after_round}, default the last \
                paired one); options {reinstate: true} undoes it.",
+        doc: Doc::typed::<PlayerOptionsArgs<WithdrawOptions>, out::Withdrawn>().errors(&[
+            1001, 1002, 1003, 1010, 1011, 1020, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(player_withdraw),
     },
     Method {
         name: "tournament.player.set_participation",
-        params: &[
-            TID,
-            Param::req("player_id", "int"),
-            Param::req("skip", "array"),
-            OPTS,
-        ],
+        params: PARTICIPATION,
         returns: "struct",
         help: "Sets the rounds a player skips (refused for a round they are paired in).",
+        doc: Doc::typed::<ParticipationArgs, out::Revision>().errors(&[
+            1001, 1002, 1003, 1010, 1011, 1030, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(player_participation),
     },
     Method {
         name: "tournament.player.remove",
-        params: &[TID, Param::req("player_id", "int"), OPTS],
+        params: PLAYER_OPTIONS,
         returns: "struct",
         help: "Removes a player who never played (withdraw the others).",
+        doc: Doc::typed::<PlayerOptionsArgs<Guard>, out::Removed>()
+            .errors(&[1001, 1002, 1003, 1011, 1030, 1038, -32008, -32009, -32010]),
         handler: async_handler!(player_remove),
     },
     Method {
         name: "tournament.player.list",
-        params: &[TID],
+        params: ID,
         returns: "array",
         help: "Every player, in id order.",
+        doc: Doc::typed::<IdArgs, Vec<out::PlayerOut>>().errors(READ),
         handler: async_handler!(player_list),
     },
     Method {
         name: "tournament.round.pair",
-        params: &[TID, Param::req("round", "int"), OPTS],
+        params: ROUND_OPTIONS,
         returns: "struct",
         help: "Pairs the next round with OpenGotha's weight (options {players: [ids]} to pair \
                only some; model: opengotha (default) | gopair | opengotha_terms | custom | \
                {preset, weights, bye} for pairing.*'s cost models): games with tables, \
                colours, handicap, weight (cost under a model); byes.",
+        doc: Doc::typed::<RoundOptionsArgs<PairParams>, out::Paired>().errors(&[
+            1001, 1002, 1003, 1011, 1021, 1023, 1024, 1034, 1036, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(round_pair),
     },
     Method {
         name: "tournament.round.unpair",
-        params: &[TID, Param::req("round", "int"), OPTS],
+        params: ROUND_OPTIONS,
         returns: "struct",
         help: "Withdraws the last round's pairing (options {force: true} drops its results too).",
+        doc: Doc::typed::<RoundOptionsArgs<UnpairOptions>, out::Unpaired>().errors(&[
+            1001, 1002, 1003, 1020, 1021, 1022, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(round_unpair),
     },
     Method {
         name: "tournament.round.set_games",
-        params: &[
-            TID,
-            Param::req("round", "int"),
-            Param::req("games", "array"),
-            OPTS,
-        ],
+        params: SET_GAMES,
         returns: "struct",
         help: "Sets a round by hand: games [{white, black, table?, handicap?, komi2?}] \
                (handicap and komi OpenGotha's unless given), options {byes}.",
+        doc: Doc::typed::<SetGamesArgs, out::RoundChanged>().errors(&[
+            1001, 1002, 1003, 1011, 1021, 1025, 1026, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(round_set_games),
     },
     Method {
         name: "tournament.round.add_game",
-        params: &[
-            TID,
-            Param::req("round", "int"),
-            Param::req("game", "struct"),
-            OPTS,
-        ],
+        params: ADD_GAME,
         returns: "struct",
         help: "Adds a game {white, black, table?, handicap?, komi2?} to the last paired round.",
+        doc: Doc::typed::<AddGameArgs, out::GameAdded>().errors(&[
+            1001, 1002, 1003, 1011, 1020, 1021, 1025, 1026, 1027, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(round_add_game),
     },
     Method {
         name: "tournament.round.remove_game",
-        params: &[
-            TID,
-            Param::req("round", "int"),
-            Param::req("table", "int"),
-            OPTS,
-        ],
+        params: REMOVE_GAME,
         returns: "struct",
         help: "Removes a game without a result from the last paired round.",
+        doc: Doc::typed::<RemoveGameArgs, out::Revision>().errors(&[
+            1001, 1002, 1003, 1020, 1021, 1028, 1029, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(round_remove_game),
     },
     Method {
         name: "tournament.round.swap",
-        params: &[
-            TID,
-            Param::req("round", "int"),
-            Param::req("player_a", "int"),
-            Param::req("player_b", "int"),
-            OPTS,
-        ],
+        params: SWAP,
         returns: "struct",
         help: "Swaps two players of the last paired round (same game: colours; else seats or \
                the bye, with colours and handicap recomputed).",
+        doc: Doc::typed::<SwapArgs, out::RoundChanged>().errors(&[
+            1001, 1002, 1003, 1011, 1020, 1021, 1022, 1026, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(round_swap),
     },
     Method {
         name: "tournament.round.publish",
-        params: &[TID, Param::req("round", "int"), OPTS],
+        params: ROUND_OPTIONS,
         returns: "struct",
         help: "Publishes a round's pairing (options {published: false} withdraws it).",
+        doc: Doc::typed::<RoundOptionsArgs<PublishOptions>, out::Published>()
+            .errors(&[1001, 1002, 1003, 1020, 1038, -32008, -32009, -32010]),
         handler: async_handler!(round_publish),
     },
     Method {
         name: "tournament.round.get",
-        params: &[TID, Param::req("round", "int")],
+        params: ROUND,
         returns: "struct",
         help: "One round: {round, paired, published, games, byes, revision}.",
+        doc: Doc::typed::<RoundArgs, out::RoundOut>().errors(&[1001, 1020, -32008]),
         handler: async_handler!(round_get),
     },
     Method {
         name: "tournament.round.explain",
-        params: &[
-            TID,
-            Param::req("round", "int"),
-            Param::req("player_a", "int"),
-            Param::opt("player_b", "int"),
-            Param::opt("options", "struct"),
-        ],
+        params: EXPLAIN,
         returns: "struct",
         help: "OpenGotha's weight of a pair for a round (paired or next), term by term, and the \
                board it gives; without player_b, player_a's bye weight. options {model} as in \
                round.pair: under a weighted-term model, the pair's cost instead → {model, cost, \
                terms{name: {measure, weight, cost}}, games_before, forbidden, board}.",
+        doc: Doc::typed::<ExplainArgs, out::Explained>()
+            .errors(&[1001, 1011, 1020, 1036, 1037, -32008]),
         handler: async_handler!(round_explain),
     },
     Method {
         name: "tournament.result.set",
-        params: &[
-            TID,
-            Param::req("round", "int"),
-            Param::req("table", "int"),
-            Param::req("result", "string"),
-            OPTS,
-        ],
+        params: RESULT_SET,
         returns: "struct",
         help: "Sets or corrects a result: W+, B+, jigo, both_win, both_lose, ? (OpenGotha, \
                pairgoth and SGF spellings too; ! = forfeit); options {sgf, strict, forfeit, \
                remove_record} → {revision, result, warnings}.",
+        doc: Doc::typed::<ResultSetArgs, out::ResultSet>().errors(&[
+            1001, 1002, 1003, 1020, 1028, 1031, 1032, 1033, 1038, -32008, -32009, -32010,
+        ]),
         handler: async_handler!(result_set),
     },
     Method {
         name: "tournament.game.sgf",
-        params: &[TID, Param::req("round", "int"), Param::req("table", "int")],
+        params: TABLE,
         returns: "struct",
         help: "A game's stored record: {sgf, warnings, white, black, result}.",
+        doc: Doc::typed::<TableArgs, out::GameRecord>()
+            .errors(&[1001, 1020, 1028, 1035, 1037, -32008]),
         handler: async_handler!(game_sgf),
     },
 ];

@@ -335,5 +335,12 @@ pub static METHODS: &[Method] = &[Method {
     help: "Creates a tournament from a file: format opengotha (data: the XML text) or aga \
                (data: {register, rounds:[1.tde text, …]}); name overrides the file's; options \
                {seed}. → {id, revision, players, rounds, director_token}.",
+    doc: crate::rpc::openrpc::Doc::typed::<
+        super::tournament_types::ImportArgs,
+        super::tournament_types::Imported,
+    >()
+    .errors(&[
+        1010, 1013, 1038, 1060, 1061, 1062, 1063, -32008, -32009, -32010, -32011,
+    ]),
     handler: async_handler!(import),
 }];

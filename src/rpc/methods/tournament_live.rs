@@ -100,6 +100,8 @@ pub static METHODS: &[Method] = &[
                result?, published?, withheld?} per durable change; kind deleted ends it, lagged \
                {missed, revision} means re-read tournament.events. With auth on, non-directors \
                get a round's events only while it is published.",
+        doc: crate::rpc::openrpc::Doc::typed::<SubscribeParams, SubscriptionId>()
+            .errors(&[1001, -32006, -32020]),
         handler: Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture {
             Box::pin(subscribe_here(ctx, p))
         }),
@@ -110,11 +112,72 @@ pub static METHODS: &[Method] = &[
         returns: "boolean",
         help: "WebSocket only (-32020 elsewhere): ends a tournament.subscribe subscription of \
                this session.",
+        doc: crate::rpc::openrpc::Doc::typed::<UnsubscribeParams, bool>().errors(&[-32020]),
         handler: Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture {
             Box::pin(unsubscribe_here(ctx, p))
         }),
     },
 ];
+
+/// `tournament.subscribe`'s parameters.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct SubscribeParams {
+    /// The tournament to follow.
+    pub tournament_id: TournamentId,
+}
+
+/// `tournament.unsubscribe`'s parameters.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct UnsubscribeParams {
+    /// The id `tournament.subscribe` answered.
+    pub subscription: SubscriptionId,
+}
+
+/// A subscription id as jsonrpsee hands it out: a number (or a string).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum SubscriptionId {
+    Text(String),
+    Number(u64),
+}
+
+/// A `tournament.event` notification's `result`: one durable change of the tournament.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct TournamentEvent {
+    pub tournament_id: TournamentId,
+    /// The event's kind (`result_set`, `round_paired`, …), or `deleted` (the subscription
+    /// ends), or `lagged` (re-read `tournament.events` from `revision`).
+    pub kind: String,
+    /// The tournament's revision after the change.
+    pub revision: u64,
+    /// Whether the change can change the standings (absent for deleted and lagged).
+    pub standings_changed: Option<bool>,
+    /// The round the change is about.
+    pub round: Option<RoundNumber>,
+    /// A result's table.
+    pub table: Option<u32>,
+    /// A result's code (`W+`, `B+`, `jigo`, …).
+    pub result: Option<String>,
+    /// A round's publication: published or withdrawn.
+    pub published: Option<bool>,
+    /// On a round's publication, the events of that round left out while it was a draft.
+    pub withheld: Option<u64>,
+    /// `lagged`: the changes missed.
+    pub missed: Option<u64>,
+}
+
+/// The notification `method`'s `x-notification` entry in `rpc.discover`: its name and the
+/// schema of its `params.result`.
+pub fn notification_doc(method: &str, g: &mut schemars::SchemaGenerator) -> Option<Value> {
+    (method == SUBSCRIBE).then(|| {
+        json!({
+            "name": NOTIFICATION,
+            "params": {"subscription": "the id tournament.subscribe answered",
+                       "result": g.subschema_for::<TournamentEvent>().to_value()},
+            "unsubscribe": UNSUBSCRIBE,
+        })
+    })
+}
 
 /// The table's names that jsonrpsee serves as a subscription instead of a method.
 pub fn is_subscription_method(name: &str) -> bool {
@@ -301,7 +364,7 @@ fn over_cap(what: &str, n: u32, setting: &str, cap: u32) -> ErrorObjectOwned {
             "too many subscriptions: {what} has {n} open ({setting} = {cap}); \
              unsubscribe from some first"
         ),
-        None::<()>,
+        Some(serde_json::json!({setting: cap, "open": n})),
     )
 }
 
@@ -381,7 +444,7 @@ fn subscribe_params(raw: Option<&str>) -> Result<TournamentId, RpcError> {
 }
 
 fn to_error(e: RpcError) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(e.code, e.message, None::<()>)
+    ErrorObjectOwned::owned(e.code, e.message, e.data)
 }
 
 /// Registers `tournament.subscribe(tournament_id)` / `tournament.unsubscribe` with jsonrpsee

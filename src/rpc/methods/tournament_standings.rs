@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::tournament_types as out;
 use crate::pairing::opengotha::Crit;
+use crate::rpc::openrpc::Doc;
 use crate::rpc::registry::RegistryError;
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::TournamentId;
@@ -489,6 +491,8 @@ pub static METHODS: &[Method] = &[
                criteria or the names given (MMS, SOSM, SOSOSM, NBW, SOSW, SOSW-1, DC, …) → \
                {revision, after_round, criteria, rows: [{place, shared, player_id, name, \
                first_name, rank, rank_text, country, club, values{criterion: points}}]}.",
+        doc: Doc::typed::<out::StandingsArgs, out::Standings>()
+            .errors(&[1001, 1037, 1040, 1041, -32008]),
         handler: async_handler!(standings),
     },
     Method {
@@ -498,6 +502,8 @@ pub static METHODS: &[Method] = &[
         help: "The crosstable after a round (default the last paired): the standings rows with \
                position and cells [{round, kind, opponent, opponent_position, result, colour, \
                handicap, forfeit, text}] (text EGF-style: 3+/w2, 0=).",
+        doc: Doc::typed::<out::CrosstableArgs, out::Standings>()
+            .errors(&[1001, 1037, 1040, 1041, -32008]),
         handler: async_handler!(crosstable_method),
     },
     Method {
@@ -517,6 +523,8 @@ pub static METHODS: &[Method] = &[
                format, text, notes, findings}; options {save_dt (opengotha), report{start, \
                finish, location, rules, tourney} (aga_results)}, also as the third parameter \
                when there is no after_round.",
+        doc: Doc::typed::<out::ExportArgs, out::Exported>()
+            .errors(&[1001, 1037, 1040, 1042, 1060, -32008]),
         handler: async_handler!(export),
     },
 ];

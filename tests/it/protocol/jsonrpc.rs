@@ -402,7 +402,8 @@ async fn a_batch_has_one_budget_for_all_its_calls() {
         .json()
         .await
         .unwrap();
-    let over = json!({"code": -32012, "message": "request exceeded its time budget of 1000 ms"});
+    let over = json!({"code": -32012, "message": "request exceeded its time budget of 1000 ms",
+        "data": {"request_budget_ms": 1000}});
     assert_eq!(reply[0]["result"], "before", "{reply}");
     for i in 1..4 {
         assert_eq!(reply[i]["error"], over, "entry {i}: {}", reply[i]);

@@ -1,5 +1,6 @@
 //! Integration tests: protocol.
 
+mod error_data;
 mod fuzz_regressions;
 mod jsonrpc;
 mod parity;

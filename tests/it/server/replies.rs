@@ -338,7 +338,7 @@ async fn a_reply_over_max_reply_bytes_is_an_error_naming_it_on_every_wire() {
         let http = server.jsonrpc(method, params.clone()).await;
         assert_eq!(
             http,
-            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32013, "message": CAP_MESSAGE}}),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32013, "message": CAP_MESSAGE, "data": {"max_reply_bytes": 100_000}}}),
             "{method}"
         );
         ws_send(&mut ws, &json_call(method, params)).await;
@@ -370,14 +370,14 @@ async fn a_reply_over_max_reply_bytes_is_an_error_naming_it_on_every_wire() {
         one_over,
         json!([
             {"jsonrpc": "2.0", "id": 1, "result": "a"},
-            {"jsonrpc": "2.0", "id": 2, "error": {"code": -32013, "message": CAP_MESSAGE}},
+            {"jsonrpc": "2.0", "id": 2, "error": {"code": -32013, "message": CAP_MESSAGE, "data": {"max_reply_bytes": 100_000}}},
             {"jsonrpc": "2.0", "id": 3, "result": "c"}
         ])
     );
     let together = batch(vec![echo(1, &small), echo(2, &small), echo(3, &small)]).await;
     assert_eq!(
         together,
-        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32013, "message": CAP_MESSAGE}})
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32013, "message": CAP_MESSAGE, "data": {"max_reply_bytes": 100_000}}})
     );
     server.stop().await;
 }
