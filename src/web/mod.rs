@@ -11,6 +11,7 @@
 
 pub mod assets;
 pub mod game;
+pub mod language;
 pub mod pages;
 pub mod simulation;
 pub mod text;
