@@ -279,6 +279,8 @@ pub struct MatchmakerRow {
 pub fn index(rows: &[ListRow], matchmaker: &[MatchmakerRow]) -> Page {
     let body = html! {
         h1 { (t(T::Tournaments)) }
+        // desk-setup: the set-up form.
+        p.new-tournament { a.button href="/new" { (t(T::NewTournament)) } }
         @if rows.is_empty() {
             p { (t(T::NoTournaments)) }
         } @else {
@@ -405,6 +407,8 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewe
         h1 { (name) }
         section aria-labelledby="settings-h" {
             h2 #settings-h { (t(T::Settings)) }
+            // desk-setup: the set-up form, for the director.
+            p.director-only { a href={"/t/" (tid) "/settings"} { (t(T::EditSettings)) } }
             div.scroll {
                 table.settings {
                     caption.visually-hidden { (t(T::Settings)) }

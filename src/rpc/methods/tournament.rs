@@ -376,14 +376,19 @@ struct CreateOptions {
     seed: Option<u64>,
 }
 
-async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let patch = p.opt::<Value>(0, "settings")?.unwrap_or_else(|| json!({}));
+/// A new tournament's settings: `patch` checked, over the defaults of its system.
+fn new_settings(patch: Value) -> Result<Settings, RpcError> {
     settings_patch(&patch)?;
     let system = match patch.get("system") {
         None | Some(Value::Null) => System::default(),
         Some(v) => input::from_value::<System>(v, "settings.system")?,
     };
-    let settings = settings_over(&Settings::defaults(system), patch)?;
+    settings_over(&Settings::defaults(system), patch)
+}
+
+async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let patch = p.opt::<Value>(0, "settings")?.unwrap_or_else(|| json!({}));
+    let settings = new_settings(patch)?;
     let o: CreateOptions = options(&p, 1)?;
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let mut created = Tournament::create(settings, seed).map_err(engine_error)?;
@@ -514,6 +519,105 @@ async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     })
     .await?;
     Ok(json!({"revision": rev, "settings": to_json(&settings)?}))
+}
+
+// ---- desk-setup: the settings form's check --------------------------------------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckOptions {
+    tournament_id: Option<TournamentId>,
+}
+
+/// Settings whose change alters what the rounds already paired count for (scores, places).
+const ALTERS_PLAYED: &[&str] = &["system", "mcmahon", "scoring", "placement", "categories"];
+
+/// Where a refusal says the trouble is: the first `settings…` path in its message
+/// (`settings.mcmahon.bar`, `settings.placement[2]`); every settings check names one.
+fn field_of(message: &str) -> Option<String> {
+    let start = message.find("settings")?;
+    let path: String = message[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']'))
+        .collect();
+    Some(path.trim_end_matches('.').to_string())
+}
+
+/// The settings that differ, as `key` or `key.member` for a struct's members.
+fn changed_settings(old: &Settings, new: &Settings) -> Result<Vec<String>, RpcError> {
+    let (Value::Object(mut a), Value::Object(mut b)) = (to_json(old)?, to_json(new)?) else {
+        return Ok(Vec::new());
+    };
+    // A NULL criterion places nobody: a list with or without them is the same placement.
+    for m in [&mut a, &mut b] {
+        if let Some(Value::Array(list)) = m.get_mut("placement") {
+            list.retain(|c| c != "NULL");
+        }
+    }
+    let mut out = Vec::new();
+    for (k, vb) in &b {
+        let va = a.get(k).unwrap_or(&Value::Null);
+        if va == vb {
+            continue;
+        }
+        match (va, vb) {
+            (Value::Object(ma), Value::Object(mb)) => {
+                for (m, x) in mb {
+                    if ma.get(m) != Some(x) {
+                        out.push(format!("{k}.{m}"));
+                    }
+                }
+            }
+            _ => out.push(k.clone()),
+        }
+    }
+    Ok(out)
+}
+
+/// Checks settings exactly as `tournament.create` (no `tournament_id`) or
+/// `tournament.settings.set` (on `options.tournament_id`) would take them, storing nothing, so
+/// a form can say what is wrong next to the field while it is filled in: the same functions
+/// judge. A refusal is an answer here, not an error: `{ok: false, field, message}`.
+async fn settings_check(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let patch: Value = p.get(0, "settings")?;
+    let o: CheckOptions = options(&p, 1)?;
+    let outcome = match o.tournament_id {
+        None => new_settings(patch).and_then(|s| {
+            Tournament::create(s.clone(), 0).map_err(engine_error)?;
+            Ok((s, Vec::new(), 0))
+        }),
+        Some(id) => match settings_patch(&patch) {
+            Err(e) => Err(e),
+            Ok(()) => {
+                read(&ctx, id, move |t, _| {
+                    let s = settings_over(&t.data.settings, patch)?;
+                    t.change_settings(s.clone()).map_err(engine_error)?;
+                    let changed = changed_settings(&t.data.settings, &s)?;
+                    Ok((s, changed, t.paired_rounds()))
+                })
+                .await?
+            }
+        },
+    };
+    Ok(match outcome {
+        Ok((s, changed, paired)) => {
+            let alters: Vec<&String> = changed
+                .iter()
+                .filter(|c| {
+                    paired > 0 && ALTERS_PLAYED.contains(&c.split('.').next().unwrap_or(""))
+                })
+                .collect();
+            json!({
+                "ok": true,
+                "settings": to_json(&s)?,
+                "egf_class": crate::tournament::formats::egf::egf_class(&s).to_string(),
+                "paired_rounds": paired,
+                "changed": changed,
+                "alters_played": alters,
+            })
+        }
+        Err(e) => json!({"ok": false, "field": field_of(&e.message), "message": e.message}),
+    })
 }
 
 /// A page of the log, read from the store (the daemon does not keep logs in memory): at most
@@ -1235,6 +1339,16 @@ pub static METHODS: &[Method] = &[
         returns: "struct",
         help: "Changes settings: the given members are laid over the current ones.",
         handler: async_handler!(settings_set),
+    },
+    Method {
+        name: "tournament.settings.check",
+        params: &[Param::req("settings", "struct"), OPTS],
+        returns: "struct",
+        help: "Checks settings as tournament.create would take them (or tournament.settings.set, \
+               with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, \
+               paired_rounds, changed, alters_played} or {ok: false, field, message} (field: \
+               the path of what is refused, as settings.mcmahon.bar).",
+        handler: async_handler!(settings_check),
     },
     Method {
         name: "tournament.player.add",
