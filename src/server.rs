@@ -482,6 +482,8 @@ pub async fn serve(
         .fallback(fallback)
         .with_state(app)
         .merge(web)
+        // Pages (and the list at `/`) in the request's language.
+        .layer(axum::middleware::from_fn(crate::web::language::language))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(Front {
                 guard,

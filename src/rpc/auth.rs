@@ -162,6 +162,8 @@ const TOURNAMENT_READS: &[&str] = &[
     "tournament.standings",
     "tournament.crosstable",
     "tournament.export",
+    // Judges settings as create / settings.set would, storing nothing (the set-up form).
+    "tournament.settings.check",
     // WebSocket-only (answered -32020 anywhere else); a subscription changes nothing.
     "tournament.subscribe",
     "tournament.unsubscribe",

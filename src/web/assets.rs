@@ -13,7 +13,7 @@ pub const CSS: &str = include_str!("assets/site.css");
 pub const JS: &str = include_str!("assets/site.js");
 
 /// FNV-1a, enough to tell two builds' assets apart.
-fn fingerprint(s: &str) -> String {
+pub(crate) fn fingerprint(s: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= u64::from(b);
@@ -66,4 +66,16 @@ pub async fn css(Query(q): Query<Version>) -> Response {
 
 pub async fn js(Query(q): Query<Version>) -> Response {
     asset(JS, "text/javascript; charset=utf-8", &JS_HASH, q.v)
+}
+
+// desk-setup: the set-up form's script.
+static SETUP_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(super::setup::JS));
+
+pub async fn setup_js(Query(q): Query<Version>) -> Response {
+    asset(
+        super::setup::JS,
+        "text/javascript; charset=utf-8",
+        &SETUP_HASH,
+        q.v,
+    )
 }

@@ -11,7 +11,9 @@
 
 pub mod assets;
 pub mod game;
+pub mod language;
 pub mod pages;
+pub mod setup;
 pub mod simulation;
 pub mod text;
 pub mod zip;
@@ -86,9 +88,47 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         .route("/t/{id}/export/aga", get(aga_archive))
         .route("/t/{id}/export/aga/{file}", get(aga_file))
         .route("/t/{id}/export/{format}", get(export))
+        // desk-setup: the set-up form.
+        .route("/assets/setup.js", get(assets::setup_js))
+        .route("/new", get(new_tournament))
+        .route("/t/{id}/settings", get(settings_page))
         .route("/simulation/{id}", get(simulation_page))
         .route("/simulation/{id}/chart/{file}", get(simulation_chart))
         .with_state(web)
+}
+
+// ---- desk-setup: the set-up form -----------------------------------------------------------
+
+/// `GET /new`: the form that creates a tournament.
+async fn new_tournament(query: Result<Query<PageQuery>, QueryRejection>) -> Response {
+    let q = match query {
+        Ok(Query(q)) => q,
+        Err(e) => return bad(e),
+    };
+    html(StatusCode::OK, render(&setup::form(None), q.fragment()))
+}
+
+/// `GET /t/{id}/settings`: the same form, filled with the tournament's settings.
+async fn settings_page(
+    State(web): State<Web>,
+    caller: MaybeCaller,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path(id), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    with_tournament(
+        &web,
+        &id,
+        &caller_of(&caller),
+        q.fragment(),
+        "",
+        |id, t, _| Some(setup::form(Some((id, t)))),
+    )
+    .await
 }
 
 /// `?fragment=1` asks for the page's main fragment only; `?after=r` picks a round.

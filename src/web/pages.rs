@@ -20,7 +20,7 @@ use crate::tournament::standings::{Standings, standings};
 
 use super::assets;
 use super::game::{GameView, owner_class};
-use super::text::{T, script_strings, t};
+use super::text::{Lang, T, current, script_strings, t};
 
 /// Where a page sits in the tournament's navigation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub fn document(page: &Page) -> Markup {
     let tid = page.tournament.as_ref().map(|(id, _, _)| *id);
     html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(current().code()) {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
@@ -76,6 +76,7 @@ pub fn document(page: &Page) -> Markup {
                             }
                         }
                     }
+                    (language_switcher())
                     @if tid.is_some() {
                         div.director-box {
                             button #director-toggle type="button" aria-pressed="false" { (t(T::DirectorMode)) }
@@ -95,6 +96,35 @@ pub fn document(page: &Page) -> Markup {
                 }
             }
         }
+    }
+}
+
+/// The switcher: a link per language to this page with `?lang=`, which the server keeps in a
+/// cookie so the next pages stay in it.
+fn language_switcher() -> Markup {
+    let now = current();
+    html! {
+        nav.lang aria-label=(t(T::Language)) {
+            ul {
+                @for l in Lang::ALL {
+                    li {
+                        a href={"?lang=" (l.code())} lang=(l.code()) hreflang=(l.code())
+                            aria-current=[(l == now).then_some("true")] { (l.native_name()) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An export's label in the page's language (the list's own label for a format it lacks).
+fn export_label<'a>(format: &str, label: &'a str) -> &'a str {
+    match format {
+        "h9" => t(T::ExportH9),
+        "csv" => t(T::ExportCsv),
+        "opengotha" => t(T::ExportOpengotha),
+        "send2aga" => t(T::ExportSend2aga),
+        _ => label,
     }
 }
 
@@ -249,6 +279,8 @@ pub struct MatchmakerRow {
 pub fn index(rows: &[ListRow], matchmaker: &[MatchmakerRow]) -> Page {
     let body = html! {
         h1 { (t(T::Tournaments)) }
+        // desk-setup: the set-up form.
+        p.new-tournament { a.button href="/new" { (t(T::NewTournament)) } }
         @if rows.is_empty() {
             p { (t(T::NoTournaments)) }
         } @else {
@@ -375,6 +407,8 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewe
         h1 { (name) }
         section aria-labelledby="settings-h" {
             h2 #settings-h { (t(T::Settings)) }
+            // desk-setup: the set-up form, for the director.
+            p.director-only { a href={"/t/" (tid) "/settings"} { (t(T::EditSettings)) } }
             div.scroll {
                 table.settings {
                     caption.visually-hidden { (t(T::Settings)) }
@@ -456,7 +490,7 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewe
                 ul.exports {
                     @for (format, label) in exports {
                         li {
-                            a href={"/t/" (tid) "/export/" (format)} download { (label) }
+                            a href={"/t/" (tid) "/export/" (format)} download { (export_label(format, label)) }
                             @if *format == "h9" { (export_warnings(&egf::name_warnings(&tour.data, false))) }
                         }
                     }

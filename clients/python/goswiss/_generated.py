@@ -109,6 +109,8 @@ __all__ = [
     "Seeding",
     "SetGamesOptions",
     "Settings",
+    "SettingsCheckOptions",
+    "SettingsChecked",
     "SettingsSet",
     "SgfOptions",
     "SgfText",
@@ -152,6 +154,7 @@ UNTYPED_METHODS: tuple[str, ...] = (
     "system.echo",
     "tournament.export",
     "tournament.import",
+    "tournament.settings.check",
 )
 
 
@@ -996,6 +999,25 @@ class Settings(TypedDict, total=False):
     time: TimeSystem
 
 
+class SettingsCheckOptions(TypedDict, total=False):
+    """SettingsCheckOptions"""
+
+    tournament_id: int | None
+
+
+class SettingsChecked(TypedDict, total=False):
+    """`tournament.settings.check`'s answer: what would be stored, or the refusal."""
+
+    alters_played: list[str] | None
+    changed: list[str] | None
+    egf_class: str | None
+    field: str | None
+    message: str | None
+    ok: Required[bool]
+    paired_rounds: int | None
+    settings: Settings | None
+
+
 class SettingsSet(TypedDict, total=False):
     """`tournament.settings.set`'s answer."""
 
@@ -1601,6 +1623,10 @@ class SyncMethods:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
         return cast("Unpaired", self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
 
+    def tournament_settings_check(self, settings: dict[str, Any], options: SettingsCheckOptions | None = None) -> SettingsChecked:
+        """`tournament.settings.check`: Checks settings as tournament.create would take them (or tournament.settings.set, with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, paired_rounds, changed, alters_played} or {ok: false, field, message} (field: the path of what is refused, as settings.mcmahon.bar)."""
+        return cast("SettingsChecked", self._call("tournament.settings.check", _trim([settings, options])))
+
     def tournament_settings_set(self, tournament_id: int, settings: Settings, options: WriteOptions | None = None) -> SettingsSet:
         """`tournament.settings.set`: Changes settings: the given members are laid over the current ones."""
         return cast("SettingsSet", self._call("tournament.settings.set", _trim([tournament_id, settings, options])))
@@ -1891,6 +1917,10 @@ class AsyncMethods:
     async def tournament_round_unpair(self, tournament_id: int, round: int, options: UnpairOptions | None = None) -> Unpaired:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
         return cast("Unpaired", await self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
+
+    async def tournament_settings_check(self, settings: dict[str, Any], options: SettingsCheckOptions | None = None) -> SettingsChecked:
+        """`tournament.settings.check`: Checks settings as tournament.create would take them (or tournament.settings.set, with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, paired_rounds, changed, alters_played} or {ok: false, field, message} (field: the path of what is refused, as settings.mcmahon.bar)."""
+        return cast("SettingsChecked", await self._call("tournament.settings.check", _trim([settings, options])))
 
     async def tournament_settings_set(self, tournament_id: int, settings: Settings, options: WriteOptions | None = None) -> SettingsSet:
         """`tournament.settings.set`: Changes settings: the given members are laid over the current ones."""

@@ -389,15 +389,20 @@ struct CreateOptions {
     seed: Option<u64>,
 }
 
-async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
-    let a: CreateArgs = p.decode(CREATE)?;
-    let patch = a.settings.unwrap_or_else(|| json!({}));
+/// A new tournament's settings: `patch` checked, over the defaults of its system.
+fn new_settings(patch: Value) -> Result<Settings, RpcError> {
     settings_patch(&patch)?;
     let system = match patch.get("system") {
         None | Some(Value::Null) => System::default(),
         Some(v) => input::from_value::<System>(v, "settings.system")?,
     };
-    let settings = settings_over(&Settings::defaults(system), patch)?;
+    settings_over(&Settings::defaults(system), patch)
+}
+
+async fn create(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let a: CreateArgs = p.decode(CREATE)?;
+    let patch = a.settings.unwrap_or_else(|| json!({}));
+    let settings = new_settings(patch)?;
     let o = a.options.unwrap_or_default();
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     let mut created = Tournament::create(settings, seed).map_err(engine_error)?;
@@ -528,6 +533,115 @@ async fn settings_set(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     })
     .await?;
     Ok(json!({"revision": rev, "settings": to_json(&settings)?}))
+}
+
+// ---- desk-setup: the settings form's check --------------------------------------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckOptions {
+    tournament_id: Option<TournamentId>,
+}
+
+/// Settings whose change alters what the rounds already paired count for (scores, places).
+const ALTERS_PLAYED: &[&str] = &["system", "mcmahon", "scoring", "placement", "categories"];
+
+/// Where a refusal says the trouble is: the first `settings…` path in its message
+/// (`settings.mcmahon.bar`, `settings.placement[2]`); every settings check names one.
+fn field_of(message: &str) -> Option<String> {
+    let start = message.find("settings")?;
+    let path: String = message[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']'))
+        .collect();
+    Some(path.trim_end_matches('.').to_string())
+}
+
+/// The settings that differ, as `key` or `key.member` for a struct's members.
+fn changed_settings(old: &Settings, new: &Settings) -> Result<Vec<String>, RpcError> {
+    let (Value::Object(mut a), Value::Object(mut b)) = (to_json(old)?, to_json(new)?) else {
+        return Ok(Vec::new());
+    };
+    // A NULL criterion places nobody: a list with or without them is the same placement.
+    for m in [&mut a, &mut b] {
+        if let Some(Value::Array(list)) = m.get_mut("placement") {
+            list.retain(|c| c != "NULL");
+        }
+    }
+    let mut out = Vec::new();
+    for (k, vb) in &b {
+        let va = a.get(k).unwrap_or(&Value::Null);
+        if va == vb {
+            continue;
+        }
+        match (va, vb) {
+            (Value::Object(ma), Value::Object(mb)) => {
+                for (m, x) in mb {
+                    if ma.get(m) != Some(x) {
+                        out.push(format!("{k}.{m}"));
+                    }
+                }
+            }
+            _ => out.push(k.clone()),
+        }
+    }
+    Ok(out)
+}
+
+/// Checks settings exactly as `tournament.create` (no `tournament_id`) or
+/// `tournament.settings.set` (on `options.tournament_id`) would take them, storing nothing, so
+/// a form can say what is wrong next to the field while it is filled in: the same functions
+/// judge. A refusal is an answer here, not an error: `{ok: false, field, message}`.
+async fn settings_check(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let patch: Value = p.get(0, "settings")?;
+    let o: CheckOptions = p.opt(1, "options")?.unwrap_or_default();
+    let outcome = match o.tournament_id {
+        None => new_settings(patch).and_then(|s| {
+            Tournament::create(s.clone(), 0).map_err(engine_error)?;
+            Ok((s, Vec::new(), 0))
+        }),
+        Some(id) => match settings_patch(&patch) {
+            Err(e) => Err(e),
+            Ok(()) => {
+                read(&ctx, id, move |t, _| {
+                    let s = settings_over(&t.data.settings, patch)?;
+                    t.change_settings(s.clone()).map_err(engine_error)?;
+                    let changed = changed_settings(&t.data.settings, &s)?;
+                    Ok((s, changed, t.paired_rounds()))
+                })
+                .await?
+            }
+        },
+    };
+    Ok(match outcome {
+        Ok((s, changed, paired)) => {
+            let alters: Vec<&String> = changed
+                .iter()
+                .filter(|c| {
+                    paired > 0 && ALTERS_PLAYED.contains(&c.split('.').next().unwrap_or(""))
+                })
+                .collect();
+            json!({
+                "ok": true,
+                "settings": to_json(&s)?,
+                "egf_class": crate::tournament::formats::egf::egf_class(&s).to_string(),
+                "paired_rounds": paired,
+                "changed": changed,
+                "alters_played": alters,
+            })
+        }
+        Err(e) => {
+            // The refusal's own path when it carries one (strict input's data.path).
+            let field = e
+                .data
+                .as_ref()
+                .and_then(|d| d.get("path"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| field_of(&e.message));
+            json!({"ok": false, "field": field, "message": e.message})
+        }
+    })
 }
 
 /// A page of the log, read from the store (the daemon does not keep logs in memory): at most
@@ -1215,6 +1329,46 @@ struct SettingsSetArgs {
     options: Option<Guard>,
 }
 
+/// `tournament.settings.check`'s parameters: any object (the check says what is wrong).
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct SettingsCheckArgs {
+    /// Settings as `tournament.create` (or, with `options.tournament_id`,
+    /// `tournament.settings.set`) would take them.
+    #[schemars(with = "serde_json::Map<String, Value>")]
+    settings: Value,
+    options: Option<SettingsCheckOptions>,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct SettingsCheckOptions {
+    /// Check them as a change of this tournament's settings.
+    tournament_id: Option<TournamentId>,
+}
+
+/// `tournament.settings.check`'s answer: what would be stored, or the refusal.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct SettingsChecked {
+    /// Whether the settings would be taken.
+    ok: bool,
+    /// When ok: the settings as they would be stored.
+    settings: Option<Settings>,
+    /// When ok: the EGF tournament class the time control implies (A, B, C or D).
+    egf_class: Option<String>,
+    /// When ok: rounds already paired (0 for a new tournament).
+    paired_rounds: Option<u32>,
+    /// When ok: the settings keys that would change (`mcmahon.bar`).
+    changed: Option<Vec<String>>,
+    /// When ok: the changed keys that alter what paired rounds count for.
+    alters_played: Option<Vec<String>>,
+    /// When refused: the path of what is refused (`settings.mcmahon.bar`).
+    field: Option<String>,
+    /// When refused: the refusal, as create or settings.set would say it.
+    message: Option<String>,
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct PlayerAddArgs {
     tournament_id: TournamentId,
@@ -1488,6 +1642,17 @@ pub static METHODS: &[Method] = &[
         doc: Doc::typed::<SettingsSetArgs, out::SettingsSet>()
             .errors(&[1001, 1002, 1003, 1010, 1030, 1038, -32008, -32009, -32010]),
         handler: async_handler!(settings_set),
+    },
+    Method {
+        name: "tournament.settings.check",
+        params: &[Param::req("settings", "struct"), OPTS],
+        returns: "struct",
+        help: "Checks settings as tournament.create would take them (or tournament.settings.set, \
+               with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, \
+               paired_rounds, changed, alters_played} or {ok: false, field, message} (field: \
+               the path of what is refused, as settings.mcmahon.bar).",
+        doc: Doc::typed::<SettingsCheckArgs, SettingsChecked>().errors(&[1001, 1010]),
+        handler: async_handler!(settings_check),
     },
     Method {
         name: "tournament.player.add",

@@ -38,7 +38,8 @@
     return a && fragment && fragment.contains(a) && (a.tagName === "SELECT" || a.tagName === "INPUT");
   }
   function refresh() {
-    if (!fragment) return;
+    // desk-setup: a form that its own script holds (the set-up form) is never swapped out.
+    if (!fragment || fragment.querySelector("[data-keep]")) return;
     if (fetching || busy()) { again = true; return; }
     fetching = true;
     // Screen readers (and tests) learn that the region is about to change.

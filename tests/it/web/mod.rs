@@ -2,3 +2,6 @@
 
 mod browser;
 mod pages;
+// desk-setup: languages and the set-up form.
+mod setup;
+mod setup_browser;
