@@ -128,6 +128,16 @@ pub enum T {
     BadToken,
     TokenNeeded,
     ExportWarnings,
+    // desk-print: print sheets.
+    Print,
+    PrintTables,
+    PrintAlpha,
+    PrintSlips,
+    PrintBack,
+    PrintHint,
+    HandicapShort,
+    SlipWins,
+    Signature,
 }
 
 /// The English text of `id`.
@@ -259,6 +269,16 @@ pub fn t(id: T) -> &'static str {
         BadToken => "Not entered: this token does not open director mode for this tournament.",
         TokenNeeded => "Not entered: this daemon needs the tournament's director token.",
         ExportWarnings => "Written otherwise in this file:",
+        // desk-print: print sheets.
+        Print => "Print",
+        PrintTables => "Pairings by table",
+        PrintAlpha => "Find my table (by name)",
+        PrintSlips => "Result slips",
+        PrintBack => "Back",
+        PrintHint => "Print this sheet with your browser (Ctrl+P): A4, no navigation.",
+        HandicapShort => "Hcp",
+        SlipWins => "wins",
+        Signature => "Signature",
     }
 }
 

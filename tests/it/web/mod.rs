@@ -2,3 +2,5 @@
 
 mod browser;
 mod pages;
+// desk-print
+mod print;
