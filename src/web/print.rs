@@ -217,7 +217,7 @@ fn round_sheet(
         RoundSheet::Alpha => {
             // Everyone paired or with a bye, by surname then given name as a person reads
             // them (accents and case do not change the order).
-            let mut lines: Vec<(String, PlayerId, Option<(u32, bool, PlayerId)>)> = round
+            let mut lines: Vec<(String, PlayerId, Option<Seat>)> = round
                 .games
                 .iter()
                 .flat_map(|g| {
@@ -301,6 +301,9 @@ fn round_sheet(
         body,
     })
 }
+
+/// Where a player sits in a round: table, whether White, opponent.
+type Seat = (u32, bool, PlayerId);
 
 fn byes(tour: &Tournament, byes: &[PlayerId]) -> Markup {
     html! {
@@ -412,7 +415,7 @@ fn crosstable_sheet(
                 th.num scope="col" { (t(T::Place)) }
                 th scope="col" { (t(T::Name)) }
                 th scope="col" { (t(T::Rank)) }
-                @for r in 1..=after { th.num scope="col" { (r) } }
+                @for r in 1..=after { th.cell scope="col" { (r) } }
                 @for (_, c) in &crits { th.num scope="col" { (c.name()) } }
             } }
             tbody {
