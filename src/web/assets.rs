@@ -11,6 +11,8 @@ use serde::Deserialize;
 
 pub const CSS: &str = include_str!("assets/site.css");
 pub const JS: &str = include_str!("assets/site.js");
+/// The print sheets' stylesheet (desk-print).
+pub const PRINT_CSS: &str = include_str!("assets/print.css");
 
 /// FNV-1a, enough to tell two builds' assets apart.
 pub(crate) fn fingerprint(s: &str) -> String {
@@ -24,6 +26,7 @@ pub(crate) fn fingerprint(s: &str) -> String {
 
 static CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(CSS));
 static JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(JS));
+static PRINT_CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(PRINT_CSS));
 
 pub fn css_url() -> String {
     format!("/assets/site.css?v={}", *CSS_HASH)
@@ -31,6 +34,10 @@ pub fn css_url() -> String {
 
 pub fn js_url() -> String {
     format!("/assets/site.js?v={}", *JS_HASH)
+}
+
+pub fn print_css_url() -> String {
+    format!("/assets/print.css?v={}", *PRINT_CSS_HASH)
 }
 
 #[derive(Debug, Deserialize)]
@@ -78,4 +85,8 @@ pub async fn setup_js(Query(q): Query<Version>) -> Response {
         &SETUP_HASH,
         q.v,
     )
+}
+
+pub async fn print_css(Query(q): Query<Version>) -> Response {
+    asset(PRINT_CSS, "text/css; charset=utf-8", &PRINT_CSS_HASH, q.v)
 }

@@ -13,6 +13,7 @@ pub mod assets;
 pub mod game;
 pub mod language;
 pub mod pages;
+pub mod print;
 pub mod setup;
 pub mod simulation;
 pub mod text;
@@ -77,6 +78,7 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
     Router::new()
         .route("/assets/site.css", get(assets::css))
         .route("/assets/site.js", get(assets::js))
+        .route("/assets/print.css", get(assets::print_css))
         .route("/t/{id}", get(overview))
         .route("/t/{id}/round/{r}", get(pairings))
         .route("/t/{id}/round/{r}/game/{table}", get(game_page))
@@ -92,6 +94,9 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         .route("/assets/setup.js", get(assets::setup_js))
         .route("/new", get(new_tournament))
         .route("/t/{id}/settings", get(settings_page))
+        // desk-print: A4 print sheets.
+        .route("/t/{id}/round/{r}/print/{sheet}", get(print::round_print))
+        .route("/t/{id}/print/{what}", get(print::tournament_print))
         .route("/simulation/{id}", get(simulation_page))
         .route("/simulation/{id}/chart/{file}", get(simulation_chart))
         .with_state(web)

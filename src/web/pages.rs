@@ -567,6 +567,7 @@ pub fn pairings(tid: TournamentId, tour: &Tournament, r: RoundNumber, v: Viewer)
                 @if !rd.published {
                     p.notice.draft { (t(T::DraftNote)) }
                 }
+                (super::print::round_links(tid, r))
                 div.scroll {
                     table.pairings {
                         caption { (title) }
@@ -679,6 +680,7 @@ pub fn standings_page(
     let body = html! {
         h1 { (t(T::Standings)) }
         (after_links(tid, paired, after, "standings"))
+        (super::print::after_link(tid, "standings", after))
         div.scroll {
             table.standings {
                 caption { (caption) }
@@ -778,6 +780,7 @@ pub fn crosstable(
     let body = html! {
         h1 { (t(T::Crosstable)) }
         (after_links(tid, shown, after, "crosstable"))
+        (super::print::after_link(tid, "crosstable", after))
         div.scroll {
             table.crosstable {
                 caption { (caption) }

@@ -215,6 +215,16 @@ catalog! {
     TokenAdvice,
     GoToTournament,
     FormHasErrors,
+    // desk-print: print sheets.
+    Print,
+    PrintTables,
+    PrintAlpha,
+    PrintSlips,
+    PrintBack,
+    PrintHint,
+    HandicapShort,
+    SlipWins,
+    Signature,
 }
 
 /// A language the pages are written in.

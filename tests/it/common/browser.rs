@@ -263,6 +263,26 @@ impl Browser {
         std::fs::write(path, png).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 
+    /// Prints the current page to PDF on A4 (WebDriver's `POST /session/{id}/print`, which
+    /// answers the file as base64) with the page's own CSS page size and margins.
+    pub async fn print_pdf(&self, landscape: bool) -> Vec<u8> {
+        let v = self
+            .cmd(
+                reqwest::Method::POST,
+                "/print",
+                Some(json!({
+                    "orientation": if landscape { "landscape" } else { "portrait" },
+                    "page": {"width": 21.0, "height": 29.7},
+                    "margin": {"top": 0, "bottom": 0, "left": 0, "right": 0},
+                    "background": true
+                })),
+            )
+            .await;
+        base64::engine::general_purpose::STANDARD
+            .decode(v.as_str().expect("base64 PDF"))
+            .expect("valid base64")
+    }
+
     /// Ends the session (closes Chromium) and stops chromedriver.
     pub async fn close(mut self) {
         let url = format!("{}/session/{}", self.base, self.session);
