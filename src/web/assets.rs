@@ -11,6 +11,8 @@ use serde::Deserialize;
 
 pub const CSS: &str = include_str!("assets/site.css");
 pub const JS: &str = include_str!("assets/site.js");
+/// The desk's script (desk-floor): registration, check-in, quick results.
+pub const DESK_JS: &str = include_str!("assets/desk.js");
 
 /// FNV-1a, enough to tell two builds' assets apart.
 fn fingerprint(s: &str) -> String {
@@ -24,6 +26,7 @@ fn fingerprint(s: &str) -> String {
 
 static CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(CSS));
 static JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(JS));
+static DESK_JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(DESK_JS));
 
 pub fn css_url() -> String {
     format!("/assets/site.css?v={}", *CSS_HASH)
@@ -31,6 +34,10 @@ pub fn css_url() -> String {
 
 pub fn js_url() -> String {
     format!("/assets/site.js?v={}", *JS_HASH)
+}
+
+pub fn desk_js_url() -> String {
+    format!("/assets/desk.js?v={}", *DESK_JS_HASH)
 }
 
 #[derive(Debug, Deserialize)]
@@ -66,4 +73,13 @@ pub async fn css(Query(q): Query<Version>) -> Response {
 
 pub async fn js(Query(q): Query<Version>) -> Response {
     asset(JS, "text/javascript; charset=utf-8", &JS_HASH, q.v)
+}
+
+pub async fn desk_js(Query(q): Query<Version>) -> Response {
+    asset(
+        DESK_JS,
+        "text/javascript; charset=utf-8",
+        &DESK_JS_HASH,
+        q.v,
+    )
 }

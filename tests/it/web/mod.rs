@@ -1,4 +1,6 @@
 //! Integration tests: web.
 
 mod browser;
+// desk-floor: registration desk, check-in, quick results.
+mod desk;
 mod pages;
