@@ -13,6 +13,8 @@ pub const CSS: &str = include_str!("assets/site.css");
 pub const JS: &str = include_str!("assets/site.js");
 /// The print sheets' stylesheet (desk-print).
 pub const PRINT_CSS: &str = include_str!("assets/print.css");
+/// The desk's script (desk-floor): registration, check-in, quick results.
+pub const DESK_JS: &str = include_str!("assets/desk.js");
 
 /// FNV-1a, enough to tell two builds' assets apart.
 pub(crate) fn fingerprint(s: &str) -> String {
@@ -27,6 +29,7 @@ pub(crate) fn fingerprint(s: &str) -> String {
 static CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(CSS));
 static JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(JS));
 static PRINT_CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(PRINT_CSS));
+static DESK_JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(DESK_JS));
 
 pub fn css_url() -> String {
     format!("/assets/site.css?v={}", *CSS_HASH)
@@ -38,6 +41,10 @@ pub fn js_url() -> String {
 
 pub fn print_css_url() -> String {
     format!("/assets/print.css?v={}", *PRINT_CSS_HASH)
+}
+
+pub fn desk_js_url() -> String {
+    format!("/assets/desk.js?v={}", *DESK_JS_HASH)
 }
 
 #[derive(Debug, Deserialize)]
@@ -89,4 +96,12 @@ pub async fn setup_js(Query(q): Query<Version>) -> Response {
 
 pub async fn print_css(Query(q): Query<Version>) -> Response {
     asset(PRINT_CSS, "text/css; charset=utf-8", &PRINT_CSS_HASH, q.v)
+}
+pub async fn desk_js(Query(q): Query<Version>) -> Response {
+    asset(
+        DESK_JS,
+        "text/javascript; charset=utf-8",
+        &DESK_JS_HASH,
+        q.v,
+    )
 }

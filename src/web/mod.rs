@@ -10,6 +10,7 @@
 //! (`?fragment=1`) when it says the tournament changed.
 
 pub mod assets;
+pub mod desk;
 pub mod game;
 pub mod language;
 pub mod pages;
@@ -79,6 +80,7 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         .route("/assets/site.css", get(assets::css))
         .route("/assets/site.js", get(assets::js))
         .route("/assets/print.css", get(assets::print_css))
+        .route("/assets/desk.js", get(assets::desk_js))
         .route("/t/{id}", get(overview))
         .route("/t/{id}/round/{r}", get(pairings))
         .route("/t/{id}/round/{r}/game/{table}", get(game_page))
@@ -87,6 +89,7 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         .route("/t/{id}/player/{pid}", get(player))
         .route("/t/{id}/live", get(live))
         .route("/t/{id}/director", get(director))
+        .route("/t/{id}/desk", get(desk_page))
         .route("/t/{id}/export/aga", get(aga_archive))
         .route("/t/{id}/export/aga/{file}", get(aga_file))
         .route("/t/{id}/export/{format}", get(export))
@@ -340,6 +343,29 @@ async fn pairings(
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
     numbered_page(web, caller, path, query, "round", pages::pairings).await
+}
+
+/// `GET /t/{id}/desk`: the registration desk and the check-in (desk-floor).
+async fn desk_page(
+    State(web): State<Web>,
+    caller: MaybeCaller,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path(id), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    with_tournament(
+        &web,
+        &id,
+        &caller_of(&caller),
+        q.fragment(),
+        "",
+        |id, t, v| Some(desk::desk(id, t, v)),
+    )
+    .await
 }
 
 async fn standings(

@@ -56,6 +56,7 @@ pub fn document(page: &Page) -> Markup {
                 title { (page.title) " · " (t(T::SiteName)) }
                 link rel="stylesheet" href=(assets::css_url());
                 script src=(assets::js_url()) defer {}
+                script src=(assets::desk_js_url()) defer {}
             }
             body data-tid=[tid]
                 data-live=[tid.filter(|_| page.live).map(|id| format!("/t/{id}/live"))]
@@ -73,6 +74,7 @@ pub fn document(page: &Page) -> Markup {
                                 }
                                 li { a href={"/t/" (id) "/standings"} aria-current=[(page.nav == Nav::Standings).then_some("page")] { (t(T::Standings)) } }
                                 li { a href={"/t/" (id) "/crosstable"} aria-current=[(page.nav == Nav::Crosstable).then_some("page")] { (t(T::Crosstable)) } }
+                                li.director-only { a href={"/t/" (id) "/desk"} { (t(T::DeskNav)) } }
                             }
                         }
                     }
@@ -140,6 +142,16 @@ fn name_of(tour: &Tournament, id: PlayerId) -> String {
     tour.data
         .player(id)
         .map_or_else(|| format!("#{id}"), player_name)
+}
+
+/// "withdrawn" after a withdrawn player's name on the public pages (desk-floor), so they are
+/// not read as merely absent.
+fn withdrawn_tag(tour: &Tournament, id: PlayerId) -> Markup {
+    html! {
+        @if tour.data.player(id).is_some_and(|p| p.withdrawn_after.is_some()) {
+            " " span.tag.withdrawn { (t(T::Withdrawn)) }
+        }
+    }
 }
 
 fn player_link(tid: TournamentId, tour: &Tournament, id: PlayerId) -> Markup {
@@ -522,7 +534,7 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewe
                     tbody {
                         @for p in &tour.data.players {
                             tr {
-                                th scope="row" { (player_link(tid, tour, p.id)) }
+                                th scope="row" { (player_link(tid, tour, p.id)) (withdrawn_tag(tour, p.id)) }
                                 td { (format_rank(p.rank)) }
                                 td { (p.club) }
                                 td { (p.country) }
@@ -539,7 +551,7 @@ pub fn overview(tid: TournamentId, tour: &Tournament, exports: Exports, v: Viewe
 // ---- pairings --------------------------------------------------------------------------------
 
 /// Result codes a director can pick, as `tournament.result.set` takes them.
-const RESULT_CHOICES: &[(&str, &str)] = &[
+pub(super) const RESULT_CHOICES: &[(&str, &str)] = &[
     ("?", "?"),
     ("W+", "1–0"),
     ("B+", "0–1"),
@@ -568,6 +580,7 @@ pub fn pairings(tid: TournamentId, tour: &Tournament, r: RoundNumber, v: Viewer)
                     p.notice.draft { (t(T::DraftNote)) }
                 }
                 (super::print::round_links(tid, r))
+                (super::desk::quick_entry(tid, r, rd))
                 div.scroll {
                     table.pairings {
                         caption { (title) }
@@ -697,7 +710,7 @@ pub fn standings_page(
                         @let p = tour.data.player(row.id);
                         tr class=[row.tied_with_previous.then_some("tied")] data-player=(row.id) {
                             td.num { (row.place) }
-                            th scope="row" { (player_link(tid, tour, row.id)) }
+                            th scope="row" { (player_link(tid, tour, row.id)) (withdrawn_tag(tour, row.id)) }
                             td { (p.map(|p| format_rank(p.rank)).unwrap_or_default()) }
                             td.wide-only { (p.map(|p| p.club.as_str()).unwrap_or_default()) }
                             td.wide-only { (p.map(|p| p.country.as_str()).unwrap_or_default()) }
@@ -828,7 +841,7 @@ pub fn player(tid: TournamentId, tour: &Tournament, pid: PlayerId, v: Viewer) ->
     let row = st.rows.iter().find(|r| r.id == pid);
     let crits = shown_criteria(&st);
     let body = html! {
-        h1 { (name) }
+        h1 { (name) (withdrawn_tag(tour, pid)) }
         div.scroll {
             table.settings {
                 caption.visually-hidden { (t(T::Player)) }
@@ -880,7 +893,7 @@ pub fn player(tid: TournamentId, tour: &Tournament, pid: PlayerId, v: Viewer) ->
                                     }
                                     None => {
                                         @let bye = round.is_some_and(|rd| rd.byes.contains(&pid));
-                                        td colspan="5" { (if bye { t(T::Bye) } else if !p.participates(r) { t(T::Absent) } else { "–" }) }
+                                        td colspan="5" { (if bye { t(T::Bye) } else if p.withdrawn_after.is_some_and(|w| r > w) { t(T::Withdrawn) } else if !p.participates(r) { t(T::Absent) } else { "–" }) }
                                     }
                                 }
                             }

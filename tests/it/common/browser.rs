@@ -202,6 +202,19 @@ impl Browser {
         .await;
     }
 
+    /// Types `text` into the element `css` selects without clearing it first (WebDriver key
+    /// codes such as `\u{E007}` Enter or `\u{E015}` ArrowDown included): keys as a user
+    /// presses them in a field that already has focus or content.
+    pub async fn send_keys(&self, css: &str, text: &str) {
+        let e = self.find(css).await;
+        self.cmd(
+            reqwest::Method::POST,
+            &format!("/element/{e}/value"),
+            Some(json!({"text": text})),
+        )
+        .await;
+    }
+
     /// The current window's handle.
     pub async fn window(&self) -> String {
         let v = self.cmd(reqwest::Method::GET, "/window", None).await;

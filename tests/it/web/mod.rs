@@ -1,6 +1,8 @@
 //! Integration tests: web.
 
 mod browser;
+// desk-floor: registration desk, check-in, quick results.
+mod desk;
 mod pages;
 // desk-setup: languages and the set-up form.
 mod setup;
