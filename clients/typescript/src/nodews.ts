@@ -227,7 +227,8 @@ export class NodeWebSocket implements WebSocketLike {
   private protocolError(code: number, reason: string): void {
     if (this.socket && !this.closeSent) {
       this.close(code, reason);
-      this.socket?.destroy();
+      // end, not destroy: the close frame is still to be flushed.
+      this.socket?.end();
     }
     this.fail(code, reason);
   }
