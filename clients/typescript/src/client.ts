@@ -119,7 +119,8 @@ function fromLog(tid: number, e: EventOut): TournamentEvent {
 }
 
 const LOST = Symbol("lost");
-type Item = Record<string, unknown> | typeof LOST;
+const STOP = Symbol("stop");
+type Item = Record<string, unknown> | typeof LOST | typeof STOP;
 
 /** An unbounded queue a subscription reads its notifications from. */
 class Queue {
@@ -466,6 +467,8 @@ export class Subscription implements AsyncIterable<TournamentEvent> {
   /** Ends the subscription (as leaving a `for await` loop by `break` does). */
   async close(): Promise<void> {
     this.done = true;
+    // Wakes a pending next() (which then ends), so that return() is not queued behind it.
+    this.queue.put(STOP);
     await this.events.return(undefined);
     await this.unsubscribe();
   }
@@ -504,6 +507,7 @@ export class Subscription implements AsyncIterable<TournamentEvent> {
           }
           for (;;) {
             const item = await this.queue.get();
+            if (item === STOP) return;
             if (item === LOST) throw new ConnectionLost("subscription's connection lost");
             const ev = fromNotification(item);
             if (ev.kind === "lagged") {

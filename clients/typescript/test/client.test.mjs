@@ -241,6 +241,22 @@ test("subscribe from a revision reads the log first; deleted while away ends it"
   }
 });
 
+test("close() ends a subscription while a next() waits for an event", async () => {
+  const c = new Client(WS);
+  try {
+    const t = await c.tournamentCreate({ name: "Close", rounds: 1 });
+    const sub = await c.subscribe(t.id).start();
+    const pending = sub.next();
+    await sub.close();
+    assert.equal((await pending).done, true);
+    assert.equal((await sub.next()).done, true);
+    // Unsubscribed: the connection carries on with calls.
+    assert.equal(await c.systemEcho(5), 5);
+  } finally {
+    c.close();
+  }
+});
+
 test("subscribing to no tournament rejects with 1001", async () => {
   const c = new Client(WS);
   try {

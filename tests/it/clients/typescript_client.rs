@@ -45,7 +45,9 @@ async fn missing_tools() -> Option<String> {
             .output();
         match tokio::time::timeout(Duration::from_secs(120), probe).await {
             Ok(Ok(out)) if out.status.success() => {}
-            Ok(Ok(out)) => return Some(format!("{tool}: {}", String::from_utf8_lossy(&out.stderr))),
+            Ok(Ok(out)) => {
+                return Some(format!("{tool}: {}", String::from_utf8_lossy(&out.stderr)));
+            }
             Ok(Err(e)) => return Some(format!("{tool}: {e}")),
             Err(_) => return Some(format!("{tool} did not answer within 2 minutes")),
         }
@@ -105,8 +107,14 @@ async fn typescript_package_compiles_strict_and_passes_node_test() {
     )
     .await;
     assert!(ok, "tsc -p . --strict failed:\n{out}");
-    assert!(pkg.join("dist/src/index.d.ts").exists(), "declarations emitted");
-    assert!(pkg.join("dist/examples/quickstart.js").exists(), "the README example compiled");
+    assert!(
+        pkg.join("dist/src/index.d.ts").exists(),
+        "declarations emitted"
+    );
+    assert!(
+        pkg.join("dist/examples/quickstart.js").exists(),
+        "the README example compiled"
+    );
 
     let server = Server::start().await;
     let mut files: Vec<String> = std::fs::read_dir(pkg.join("test"))
