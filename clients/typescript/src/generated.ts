@@ -41,6 +41,9 @@ export const METHODS: readonly string[] = [
   "matchmaker.winner",
   "pairing.explain",
   "pairing.pair",
+  "ratings.import",
+  "ratings.info",
+  "ratings.search",
   "score.position",
   "score.toggle_dead",
   "sgf.final_position",
@@ -747,6 +750,75 @@ export interface RankRating {
   warnings: unknown[];
 }
 
+export interface RatingEntry {
+  /** Its line in the file, from 1. */
+  line: number;
+  /** The list it comes from. */
+  list: string;
+  /** The list's own rating, as the file writes it. */
+  listed_rating: string;
+  player: RatingPlayerFill;
+  /** The rank from the list's grade (EGF list only). */
+  rank_from_grade?: string | null;
+}
+
+export interface RatingImportOptions {
+  /**
+   * `data` is base64 of the file's bytes (the EGF list and the FFG échelle are not UTF-8;
+   * a gzip or ZIP file neither).
+   */
+  base64?: boolean;
+  /** Where the file came from (a file name), kept with the list. */
+  source?: string | null;
+}
+
+/** One list the daemon holds. */
+export interface RatingListInfo {
+  /** SHA-256 of the unpacked file, hex. */
+  digest: string;
+  entries: number;
+  /** When it was imported (UTC, ISO 8601). */
+  imported_at: string;
+  kind: string;
+  lines: number;
+  /** The date the file gives itself, as written. */
+  list_date?: string | null;
+  list_date_iso?: string | null;
+  /** `ratings.import`'s answer only: whether it replaced a list of its kind. */
+  replaced?: boolean | null;
+  skipped: number;
+  /** The first lines that did not read as a row. */
+  skipped_lines: number[];
+  source: string;
+}
+
+export interface RatingListsHeld {
+  lists: RatingListInfo[];
+}
+
+/** The player a row fills, as `tournament.player.add` takes it. */
+export interface RatingPlayerFill {
+  aga_expiration: string;
+  aga_id: string;
+  club: string;
+  country: string;
+  egf_pin: string;
+  ffg_licence: string;
+  ffg_licence_status: string;
+  first_name: string;
+  grade: string;
+  name: string;
+  rank: string;
+  rating: number;
+  rating_origin: string;
+}
+
+export interface RatingSearchAnswer {
+  entries: RatingEntry[];
+  /** More entries match than were answered. */
+  more: boolean;
+}
+
 /** Registration status: preliminary players are listed but not paired. */
 export type Registration = "preliminary" | "final";
 
@@ -1371,6 +1443,21 @@ export abstract class Methods {
       weights?: Record<string, number>;
     } | null, options?: Record<string, unknown> | null): Promise<Pairing> {
     return this._call("pairing.pair", trim([players, model, options])) as Promise<Pairing>;
+  }
+
+  /** `ratings.import`: Import a rating list (kind "egf", "ffg" or "aga"; data: the file as text, or base64 with options.base64 — plain, gzip or ZIP; options.source names it), replacing the list of that kind; admin only with auth on. */
+  ratingsImport(kind: string, data: string, options?: RatingImportOptions | null): Promise<RatingListInfo> {
+    return this._call("ratings.import", trim([kind, data, options])) as Promise<RatingListInfo>;
+  }
+
+  /** `ratings.info`: The rating lists held: kind, entries, when imported, the list's own date. */
+  ratingsInfo(): Promise<RatingListsHeld> {
+    return this._call("ratings.info", trim([])) as Promise<RatingListsHeld>;
+  }
+
+  /** `ratings.search`: Search a rating list ("egf", "ffg", "aga" or "all") by name prefix ("family given" or "given family", or an id), accent- and case-insensitive: the best `limit` entries (default 10, at most 100), each with the player it fills. */
+  ratingsSearch(kind: string, prefix: string, limit?: number | null): Promise<RatingSearchAnswer> {
+    return this._call("ratings.search", trim([kind, prefix, limit])) as Promise<RatingSearchAnswer>;
   }
 
   /** `score.position`: Score a position (rows + dead stones) under a rule preset: per-colour breakdown, result, ownership. */
