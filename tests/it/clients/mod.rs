@@ -4,3 +4,4 @@ mod python_client;
 mod python_tournament;
 mod replay_scripts;
 mod scripts;
+mod typescript_client;
