@@ -15,6 +15,7 @@ export const UNTYPED_METHODS: readonly string[] = [
   "system.echo",
   "tournament.export",
   "tournament.import",
+  "tournament.settings.check",
 ];
 
 /** Every method of the document (the subscription pair aside: see Client.subscribe). */
@@ -87,6 +88,7 @@ export const METHODS: readonly string[] = [
   "tournament.round.set_games",
   "tournament.round.swap",
   "tournament.round.unpair",
+  "tournament.settings.check",
   "tournament.settings.set",
   "tournament.standings",
   "tournament.token.rotate",
@@ -1044,6 +1046,31 @@ export interface Settings {
   time?: TimeSystem;
 }
 
+export interface SettingsCheckOptions {
+  /** Check them as a change of this tournament's settings. */
+  tournament_id?: number | null;
+}
+
+/** `tournament.settings.check`'s answer: what would be stored, or the refusal. */
+export interface SettingsChecked {
+  /** When ok: the changed keys that alter what paired rounds count for. */
+  alters_played?: string[] | null;
+  /** When ok: the settings keys that would change (`mcmahon.bar`). */
+  changed?: string[] | null;
+  /** When ok: the EGF tournament class the time control implies (A, B, C or D). */
+  egf_class?: string | null;
+  /** When refused: the path of what is refused (`settings.mcmahon.bar`). */
+  field?: string | null;
+  /** When refused: the refusal, as create or settings.set would say it. */
+  message?: string | null;
+  /** Whether the settings would be taken. */
+  ok: boolean;
+  /** When ok: rounds already paired (0 for a new tournament). */
+  paired_rounds?: number | null;
+  /** When ok: the settings as they would be stored. */
+  settings?: Settings | null;
+}
+
 /** `tournament.settings.set`'s answer. */
 export interface SettingsSet {
   revision: number;
@@ -1673,6 +1700,11 @@ export abstract class Methods {
   /** `tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too). */
   tournamentRoundUnpair(tournament_id: number, round: number, options?: UnpairOptions | null): Promise<Unpaired> {
     return this._call("tournament.round.unpair", trim([tournament_id, round, options])) as Promise<Unpaired>;
+  }
+
+  /** `tournament.settings.check`: Checks settings as tournament.create would take them (or tournament.settings.set, with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, paired_rounds, changed, alters_played} or {ok: false, field, message} (field: the path of what is refused, as settings.mcmahon.bar). */
+  tournamentSettingsCheck(settings: Record<string, unknown>, options?: SettingsCheckOptions | null): Promise<SettingsChecked> {
+    return this._call("tournament.settings.check", trim([settings, options])) as Promise<SettingsChecked>;
   }
 
   /** `tournament.settings.set`: Changes settings: the given members are laid over the current ones. */
