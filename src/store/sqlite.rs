@@ -404,9 +404,12 @@ pub(crate) fn open_connection(
     )
     .map_err(|e| StoreError::Database(format!("opening {}: {e}", path.display())))?;
     conn.busy_timeout(Duration::from_secs(10)).map_err(db)?;
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .map_err(db)?;
+    // Switching a new file to WAL takes its exclusive lock, and SQLite answers SQLITE_BUSY at
+    // once, without the busy handler, while another connection is switching the same file:
+    // several processes opening one new file together (a daemon starting while `goswiss
+    // ratings import` runs) retry here within the busy timeout.
+    let mode: String =
+        while_busy(|| conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))).map_err(db)?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(StoreError::Database(format!(
             "cannot switch {} to WAL (journal_mode is {mode})",
@@ -424,11 +427,27 @@ pub(crate) fn open_connection(
     Ok(conn)
 }
 
+/// `f` again while it answers SQLITE_BUSY, for at most the connection's busy timeout (a bound
+/// only a stuck lock reaches).
+fn while_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match f() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 fn migrate(conn: &Connection) -> Result<(), StoreError> {
     let target = MIGRATIONS.len() as i64;
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(db)?;
+    let version: i64 =
+        while_busy(|| conn.query_row("PRAGMA user_version", [], |r| r.get(0))).map_err(db)?;
     if version > target {
         return Err(StoreError::Database(format!(
             "database schema version {version} is newer than this goswiss ({target})"

@@ -100,6 +100,13 @@ fn cases() -> Vec<Case> {
             -32602,
             &["settings.rounds: invalid type"],
         ),
+        // A misspelt setting is the check's answer ({ok: false}), its options an error.
+        case(
+            "tournament.settings.check",
+            json!([{}, {"tournament_ids": 1}]),
+            -32602,
+            &["options.tournament_ids", "\"tournament_id\""],
+        ),
         case(
             "tournament.settings.set",
             json!([TID, {}, {"if_revison": 1}]),
