@@ -125,6 +125,20 @@ impl Browser {
     }
 
     async fn cmd(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        match self.try_cmd(method, path, body).await {
+            Ok(v) => v,
+            Err(e) => panic!("webdriver {path}: {e}"),
+        }
+    }
+
+    /// One WebDriver command; a WebDriver error (not a transport failure) comes back as
+    /// `Err` with its `{error, message}` object so the caller can decide.
+    async fn try_cmd(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, Value> {
         let url = format!("{}/session/{}{path}", self.base, self.session);
         let mut req = self.c.request(method, &url);
         if let Some(b) = body {
@@ -138,9 +152,39 @@ impl Browser {
             .await
             .unwrap_or_else(|e| panic!("{url}: {e}"));
         if v["value"].get("error").is_some() {
-            panic!("webdriver {path}: {}", v["value"]);
+            return Err(v["value"].clone());
         }
-        v["value"].clone()
+        Ok(v["value"].clone())
+    }
+
+    /// Finds `css` and runs `act` on the element; when the page replaced the element between
+    /// the find and the act (a live fragment re-rendered: WebDriver's "stale element
+    /// reference"), finds it again and retries, as a person would click the row they now
+    /// see. Bounded: 100 tries.
+    async fn on_element(&self, css: &str, act: &[(&str, Value)]) {
+        for attempt in 0.. {
+            let e = self.find(css).await;
+            let mut stale = None;
+            for (verb, body) in act {
+                let path = format!("/element/{e}/{verb}");
+                match self
+                    .try_cmd(reqwest::Method::POST, &path, Some(body.clone()))
+                    .await
+                {
+                    Ok(_) => {}
+                    Err(err) if err["error"] == "stale element reference" => {
+                        stale = Some(err);
+                        break;
+                    }
+                    Err(err) => panic!("webdriver {path} on {css}: {err}"),
+                }
+            }
+            match stale {
+                None => return,
+                Some(err) if attempt >= 99 => panic!("{css} stayed stale: {err}"),
+                Some(_) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+            }
+        }
     }
 
     pub async fn goto(&self, url: &str) {
@@ -176,28 +220,14 @@ impl Browser {
     /// Clicks the element `css` selects as a user would (WebDriver's element click: it must
     /// be visible and not covered, or the test fails).
     pub async fn click(&self, css: &str) {
-        let e = self.find(css).await;
-        self.cmd(
-            reqwest::Method::POST,
-            &format!("/element/{e}/click"),
-            Some(json!({})),
-        )
-        .await;
+        self.on_element(css, &[("click", json!({}))]).await;
     }
 
     /// Clears the field `css` selects and types `text` into it, key by key.
     pub async fn type_into(&self, css: &str, text: &str) {
-        let e = self.find(css).await;
-        self.cmd(
-            reqwest::Method::POST,
-            &format!("/element/{e}/clear"),
-            Some(json!({})),
-        )
-        .await;
-        self.cmd(
-            reqwest::Method::POST,
-            &format!("/element/{e}/value"),
-            Some(json!({"text": text})),
+        self.on_element(
+            css,
+            &[("clear", json!({})), ("value", json!({"text": text}))],
         )
         .await;
     }
@@ -206,13 +236,8 @@ impl Browser {
     /// codes such as `\u{E007}` Enter or `\u{E015}` ArrowDown included): keys as a user
     /// presses them in a field that already has focus or content.
     pub async fn send_keys(&self, css: &str, text: &str) {
-        let e = self.find(css).await;
-        self.cmd(
-            reqwest::Method::POST,
-            &format!("/element/{e}/value"),
-            Some(json!({"text": text})),
-        )
-        .await;
+        self.on_element(css, &[("value", json!({"text": text}))])
+            .await;
     }
 
     /// The current window's handle.
