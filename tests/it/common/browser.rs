@@ -39,6 +39,64 @@ fn free_port() -> u16 {
     l.local_addr().expect("addr").port()
 }
 
+/// Starts chromedriver on a free port and waits until it says it is ready. The port is free
+/// when chosen but another process (a test's server binding port 0) may take it before
+/// chromedriver binds it; chromedriver then exits or says so, and it is started again on
+/// another port (5 tries). Its output goes to a file that the failure message quotes.
+async fn start_driver(driver: &std::path::Path, c: &reqwest::Client) -> (Child, String) {
+    let log = std::env::temp_dir().join(format!("goswiss-chromedriver-{}.log", std::process::id()));
+    let mut last = String::new();
+    for _ in 0..5 {
+        let port = free_port();
+        let out = std::fs::File::create(&log).expect("chromedriver log file");
+        let err = out.try_clone().expect("chromedriver log file");
+        let mut child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .arg("--allowed-ips=127.0.0.1")
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::from(err))
+            // Its own process group, which Chromium joins: a test that panics before
+            // `close` still takes the browser down with the driver (see `Drop`).
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {}: {e}", driver.display()));
+        let base = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                last = format!(
+                    "chromedriver on port {port} exited ({status}): {}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                );
+                break;
+            }
+            // When the IPv4 port was taken but IPv6's was free, chromedriver keeps running on
+            // ::1 only, and 127.0.0.1:port is someone else's: start again elsewhere.
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
+            if said.contains("bind() failed") || said.contains("Address already in use") {
+                let _ = child.kill().await;
+                last = format!("chromedriver could not bind port {port}: {said}");
+                break;
+            }
+            let ready = c.get(format!("{base}/status")).send().await;
+            if let Ok(r) = ready
+                && let Ok(v) = r.json::<Value>().await
+                && v["value"]["ready"] == true
+            {
+                return (child, base);
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "chromedriver did not start on port {port}: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    panic!("chromedriver did not start in 5 tries; the last: {last}");
+}
+
 impl Browser {
     /// Starts chromedriver and a headless Chromium session, or `None` (after a loud SKIP
     /// line) when they are not installed and CI does not require them.
@@ -61,38 +119,11 @@ impl Browser {
             );
             return None;
         };
-        let port = free_port();
-        let child = Command::new(&driver)
-            .arg(format!("--port={port}"))
-            .arg("--allowed-ips=127.0.0.1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            // Its own process group, which Chromium joins: a test that panics before
-            // `close` still takes the browser down with the driver (see `Drop`).
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("starting {}: {e}", driver.display()));
-        let base = format!("http://127.0.0.1:{port}");
         let c = reqwest::Client::builder()
             .timeout(Duration::from_secs(60))
             .build()
             .expect("client");
-        let started = Instant::now();
-        loop {
-            let ready = c.get(format!("{base}/status")).send().await;
-            if let Ok(r) = ready
-                && let Ok(v) = r.json::<Value>().await
-                && v["value"]["ready"] == true
-            {
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "chromedriver did not start on port {port}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        let (child, base) = start_driver(&driver, &c).await;
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
