@@ -3,14 +3,16 @@
 //! tournament engine, and a durable event-log store.
 //!
 //! Layering (docs/architecture.md), each layer importing only those below it: `server` (the
-//! HTTP front) → `web` (the pages) → `rpc` (the method table, the registry, auth) → `store`
-//! and the domain (`simulation` → `tournament` → {`pairing`, `aga`, `sgf`, `go`},
-//! `matchmaker` → `pairing`, `go` → `sgf`); `budget` and `config` below them all. The domain modules do no I/O and
-//! never import `rpc`, `server`, `web` or `store`.
+//! HTTP front) → `web` (the pages) → `rpc` (the method table, the wires, auth) → `app` (the
+//! registry, budgets and turns, metrics; no protocol) → `store`, `ratings` and the domain
+//! (`simulation` → `tournament` → {`pairing`, `aga`, `sgf`, `go`}, `matchmaker` → `pairing`,
+//! `go` → `sgf`); `budget` and `config` below them all. The domain modules do no I/O and never
+//! import `app`, `rpc`, `server`, `web` or `store`.
 
 #![forbid(unsafe_code)]
 
 pub mod aga;
+pub mod app;
 pub mod budget;
 pub mod config;
 pub mod go;

@@ -30,11 +30,11 @@ use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 use tower::layer::util::{Identity, Stack};
 
+use crate::app::registry::Registry;
+use crate::app::turn::{Connection, Outbox};
 use crate::config::Config;
 use crate::rpc::auth::Caller;
 use crate::rpc::jsonrpc::CallsLayer;
-use crate::rpc::registry::Registry;
-use crate::rpc::turn::{Connection, Outbox};
 use crate::rpc::{Ctx, RpcError, xmlrpc};
 use crate::store::Store;
 
@@ -81,7 +81,7 @@ fn metrics_handle() -> PrometheusHandle {
                 .unwrap_or_else(|_| PrometheusBuilder::new());
             match builder.install_recorder() {
                 Ok(h) => {
-                    crate::rpc::telemetry::recorder_installed();
+                    crate::app::metrics::recorder_installed();
                     h
                 }
                 // Another recorder is installed (e.g. by an embedding program): keep our own
@@ -142,8 +142,8 @@ async fn read_body(body: Body, max: usize, headers: &HeaderMap) -> Result<Bytes,
 async fn serve_xml(app: &App, body: &[u8], ext: &axum::http::Extensions) -> Response {
     let start = Instant::now();
     let call = xmlrpc::handle_as(&app.ctx, body, caller_of(ext));
-    let (reply, turn) = crate::rpc::turn::holding_turn(call).await;
-    crate::rpc::telemetry::record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
+    let (reply, turn) = crate::app::turn::holding_turn(call).await;
+    crate::app::metrics::record(reply.method.unwrap_or("unknown"), "xmlrpc", reply.ok, start);
     // The heavy work's turn stays taken until the client has read the reply.
     if let Some(turn) = turn
         && let Some(conn) = ext.get::<Connection>()

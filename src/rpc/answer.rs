@@ -9,8 +9,6 @@
 //! keys come sorted (the view writes them so), and [`super::xml_value`] sorts struct members
 //! as `serde_json::to_value` does.
 
-use std::cell::Cell;
-
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -80,15 +78,8 @@ impl Serialize for Answer {
     }
 }
 
-thread_local! {
-    /// The reply limit of the encoding job running on this thread ([`within_reply_limit`]).
-    static REPLY_LIMIT: Cell<usize> = const { Cell::new(usize::MAX) };
-    /// Whether that job's answer reached it.
-    static PAST_LIMIT: Cell<bool> = const { Cell::new(false) };
-}
-
 /// Runs `f`, an encoding method's work, with `limit` on the bytes of its answer: the XML-RPC
-/// writer stops at it ([`past_limit`]), and an answer that passes it is
+/// writer stops at it ([`super::xml_value::with_limit`]), and an answer that passes it is
 /// [`RpcError::reply_too_big`] whatever `f` made of the stop, not a cut reply.
 pub fn within_reply_limit(
     limit: Option<usize>,
@@ -97,35 +88,16 @@ pub fn within_reply_limit(
     let Some(limit) = limit else {
         return f();
     };
-    struct Restore(usize);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            REPLY_LIMIT.with(|l| l.set(self.0));
-            PAST_LIMIT.with(|p| p.set(false));
-        }
-    }
-    let _restore = Restore(REPLY_LIMIT.with(|l| l.replace(limit)));
-    PAST_LIMIT.with(|p| p.set(false));
-    let answer = f();
+    let (answer, past) = super::xml_value::with_limit(limit, f);
     let size = match &answer {
         Ok(Answer::Json(text)) => text.get().len(),
         Ok(Answer::Xml(text)) => text.len(),
         _ => 0,
     };
-    if PAST_LIMIT.with(Cell::get) || size > limit {
+    if past || size > limit {
         return Err(RpcError::reply_too_big(limit));
     }
     answer
-}
-
-/// Whether an answer of `len` bytes so far has passed the limit of the job writing it (and,
-/// if so, says so to [`within_reply_limit`]).
-pub(crate) fn past_limit(len: usize) -> bool {
-    let past = len > REPLY_LIMIT.with(Cell::get);
-    if past {
-        PAST_LIMIT.with(|p| p.set(true));
-    }
-    past
 }
 
 /// Encodes `x` for `wire`. The error is the `Serialize` impl's own (or, for XML-RPC, a map

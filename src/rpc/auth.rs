@@ -312,9 +312,9 @@ pub async fn authorize(ctx: &Ctx, method: &Method, params: &Params) -> Result<Gr
                 match stored {
                     // Refused now, so the call can never run later, when a tournament of that
                     // id may exist.
-                    Err(crate::rpc::registry::RegistryError::NotFound(_)) => {
+                    Err(crate::app::registry::RegistryError::NotFound(_)) => {
                         return Err(RpcError::new(
-                            super::methods::tournament::codes::NO_TOURNAMENT,
+                            super::error::codes::NO_TOURNAMENT,
                             format!("no tournament {id}"),
                         ));
                     }
@@ -559,8 +559,8 @@ mod calls {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::app::registry::Registry;
     use crate::config::{Config, Secret};
-    use crate::rpc::registry::Registry;
     use crate::rpc::{Handler, RpcResult, lookup};
     use crate::store::Store;
     use crate::store::sqlite::SqliteStore;

@@ -37,24 +37,27 @@ where
     }
     let ctx = Arc::clone(ctx);
     // The request's budget: looked at between calls, and live inside each call's checks.
-    let budget = super::current_budget();
-    // A turn at heavy work, as every heavy call takes one (see `rpc::off_workers`); waiting for
+    let budget = crate::app::work::current_budget();
+    // A turn at heavy work, as every heavy call takes one (see `app::work::off_workers`); waiting for
     // it counts against the request's budget.
     let deadline = budget
         .as_ref()
         .and_then(|b| b.budget.remaining())
         .map(|left| tokio::time::Instant::now() + left);
     let over = budget.as_ref().map(|b| b.error());
-    let permit = super::take_turn(&ctx.heavy, deadline, over.as_ref()).await?;
+    let permit = crate::app::work::take_turn(&ctx.heavy, deadline, over.as_ref()).await?;
     let job = tokio::task::spawn_blocking(move || {
         let answers = calls
             .into_iter()
             .map(|(key, call)| {
                 let started = Instant::now();
                 let outcome = call.and_then(|(method, params)| match &budget {
-                    Some(b) if b.budget.is_over() => Err(b.error()),
-                    b => super::under(b.as_ref(), || super::call_inline(&ctx, method, &params))
-                        .and_then(|r| r),
+                    Some(b) if b.budget.is_over() => Err(b.error().into()),
+                    b => crate::app::work::under(b.as_ref(), || {
+                        super::call_inline(&ctx, method, &params)
+                    })
+                    .map_err(RpcError::from)
+                    .and_then(|r| r),
                 });
                 answer(key, outcome, started)
             })
@@ -64,7 +67,7 @@ where
     match job.await {
         Ok((answers, permit)) => {
             // Held with the request's reply until it is written out.
-            super::turn::keep(permit);
+            crate::app::turn::keep(permit);
             Ok(answers)
         }
         Err(e) => {

@@ -25,6 +25,9 @@ pub mod codes {
     pub const STORAGE_UNAVAILABLE: i32 = -32008;
     /// Other daemons kept winning the tournament's compare-and-set; nothing was recorded.
     pub const STORAGE_CONFLICT: i32 = -32009;
+    /// No `tournament.*` tournament of that id (the auth check and every `tournament.*`
+    /// method answer it).
+    pub const NO_TOURNAMENT: i32 = 1001;
 }
 
 use crate::store::StoreError;
@@ -184,6 +187,18 @@ impl RpcError {
 impl From<crate::budget::OverBudget> for RpcError {
     fn from(_: crate::budget::OverBudget) -> Self {
         Self::new(codes::OVER_BUDGET, "request exceeded its time budget")
+    }
+}
+
+/// The application layer's failures on the wire: the one place they get their codes.
+impl From<crate::app::AppError> for RpcError {
+    fn from(e: crate::app::AppError) -> Self {
+        use crate::app::AppError;
+        match e {
+            AppError::OverBudget { ms } => Self::over_budget(ms),
+            AppError::ShuttingDown => Self::internal("the daemon is shutting down"),
+            AppError::Panicked => Self::internal("internal error"),
+        }
     }
 }
 

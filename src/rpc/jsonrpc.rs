@@ -3,7 +3,7 @@
 //! in the table's parameter order. `rpc.discover` returns an OpenRPC document of the table.
 //!
 //! Every request also goes through [`Calls`], a jsonrpsee middleware: a call's heavy-call turn
-//! is held until its reply is written out ([`super::turn`]), a reply over `max_reply_bytes` is
+//! is held until its reply is written out ([`crate::app::turn`]), a reply over `max_reply_bytes` is
 //! our -32013, a batch runs as a `system.multicall` does (off the async workers, within
 //! the turns, under one budget) instead of jsonrpsee's call after call on the worker, and a
 //! subscription method called over plain HTTP is answered by the table (-32020).
@@ -22,8 +22,8 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::auth::Caller;
 use super::batch::InlineCall;
-use super::turn::Connection;
 use super::{Answer, Ctx, Handler, Method, Params, RpcError, TABLE, Wire};
+use crate::app::turn::Connection;
 
 fn to_error(e: RpcError) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(e.code, e.message, e.data)
@@ -89,7 +89,7 @@ pub(crate) async fn answer(
         }
         Err(e) => Err(e),
     };
-    crate::rpc::telemetry::record(method.name, "jsonrpc", result.is_ok(), start);
+    crate::app::metrics::record(method.name, "jsonrpc", result.is_ok(), start);
     result.map_err(to_error)
 }
 
@@ -175,7 +175,7 @@ where
         let call = self.single(req);
         let limit = self.limit;
         async move {
-            let (rp, turn) = super::turn::holding_turn(call).await;
+            let (rp, turn) = crate::app::turn::holding_turn(call).await;
             let rp = our_reply_cap(rp, limit);
             // The method's response carries its request's extensions (jsonrpsee's async
             // methods put them there), so the connection is found there.
@@ -197,8 +197,11 @@ where
                 .flatten()
                 .find_map(|e| e.extensions().get::<Connection>().cloned());
             let ctx = Arc::clone(&this.ctx);
-            let run = super::under_one_budget(&ctx, this.run_batch(batch));
-            let (rp, turn) = super::turn::holding_turn(run).await;
+            let run = crate::app::work::under_one_budget(
+                ctx.config.request_budget_ms,
+                this.run_batch(batch),
+            );
+            let (rp, turn) = crate::app::turn::holding_turn(run).await;
             if let Some(turn) = turn {
                 hold_until_sent(conn.as_ref(), &rp, turn);
             }
@@ -271,7 +274,7 @@ where
                             matches!(m.handler, Handler::Blocking(_) | Handler::Encoded(_))
                         });
                         if !heavy {
-                            super::turn::give_back();
+                            crate::app::turn::give_back();
                         }
                         our_reply_cap(self.single(req).await, self.limit)
                     }
@@ -317,7 +320,7 @@ where
         let limit = self.limit;
         let answered = super::batch::run_inline(&self.ctx, run, move |key, outcome, started| {
             let (id, method) = key;
-            crate::rpc::telemetry::record(method, "jsonrpc", outcome.is_ok(), started);
+            crate::app::metrics::record(method, "jsonrpc", outcome.is_ok(), started);
             let payload = match outcome {
                 Ok(v) => ResponsePayload::success(Answer::Value(v)),
                 Err(e) => ResponsePayload::error(to_error(e)),

@@ -14,9 +14,6 @@ pub mod input;
 pub mod jsonrpc;
 pub mod methods;
 pub mod openrpc;
-pub mod registry;
-pub mod telemetry;
-pub mod turn;
 pub mod xml_value;
 pub mod xmlrpc;
 
@@ -31,8 +28,9 @@ pub use serde_json::Value;
 pub use answer::{Answer, Wire};
 pub use error::RpcError;
 
+use crate::app::registry::Registry;
+use crate::app::work;
 use crate::config::Config;
-use registry::Registry;
 
 pub type RpcResult = Result<Value, RpcError>;
 pub type BoxFuture = Pin<Box<dyn Future<Output = RpcResult> + Send + 'static>>;
@@ -44,10 +42,10 @@ pub struct Ctx {
     pub registry: Registry<crate::matchmaker::Tournament>,
     /// `tournament.*` tournaments (logs of the other kind), over the same store.
     pub tournaments: Registry<crate::tournament::Tournament>,
-    /// Turns at heavy work (`max_heavy_calls` permits): see [`off_workers`].
+    /// Turns at heavy work (`max_heavy_calls` permits): see [`work::off_workers`].
     pub heavy: Arc<tokio::sync::Semaphore>,
     /// More turns at heavy work, for directors' and the admin's calls only
-    /// (`director_heavy_calls`): see [`take_turn`].
+    /// (`director_heavy_calls`): see [`work::take_turn`].
     pub directors_heavy: Arc<tokio::sync::Semaphore>,
     /// `simulate.*` jobs, running and finished.
     pub simulations: methods::simulate::Simulations,
@@ -299,180 +297,6 @@ pub fn call_inline(ctx: &Ctx, method: &'static Method, params: &Params) -> RpcRe
     })
 }
 
-/// The time budget of the call being served: the deadline and cancel flag its work runs
-/// under, and the configured milliseconds for the -32012 message.
-#[derive(Debug, Clone)]
-pub struct CallBudget {
-    pub budget: crate::budget::Budget,
-    pub ms: u64,
-}
-
-impl CallBudget {
-    /// The -32012 answer of this budget.
-    pub fn error(&self) -> RpcError {
-        RpcError::over_budget(self.ms)
-    }
-}
-
-tokio::task_local! {
-    /// The budget of the call [`call`] is serving on this task: stateful handlers (which
-    /// take locks and hand their heavy parts to the blocking pool) read it with
-    /// [`current_budget`]; calls inside a `system.multicall` get a child of the multicall's.
-    static CALL_BUDGET: CallBudget;
-
-    /// The directors' turns at heavy work, when the call [`call`] is serving on this task may
-    /// take them ([`auth::Grant::directs`]): [`take_turn`] looks here, wherever the call's
-    /// heavy work asks for its turn (the registry, [`off_workers`], a multicall's batch).
-    static DIRECTORS_TURNS: Option<Arc<tokio::sync::Semaphore>>;
-}
-
-/// The budget of the call being served on this task; `None` outside [`call`] (the library
-/// used directly, tests), where nothing is limited.
-pub fn current_budget() -> Option<CallBudget> {
-    CALL_BUDGET.try_with(Clone::clone).ok()
-}
-
-/// A new call's budget: within the enclosing call's (a `system.multicall`'s: one total for all
-/// its calls), else `request_budget_ms` from now.
-fn new_call_budget(ctx: &Ctx) -> CallBudget {
-    match current_budget() {
-        Some(outer) => CallBudget {
-            budget: outer.budget.child(),
-            ms: outer.ms,
-        },
-        None => {
-            let ms = ctx.config.request_budget_ms;
-            let limit = (ms > 0).then(|| std::time::Duration::from_millis(ms));
-            CallBudget {
-                budget: crate::budget::Budget::new(limit),
-                ms,
-            }
-        }
-    }
-}
-
-/// Runs `f` on this thread under `budget` (see [`crate::budget::run`]): -32012 when a check
-/// inside it failed, whatever `f` returned. With no budget, just `f()`. For the computation
-/// of a stateful command, which runs under the tournament's lock inside the registry: the
-/// caller turns -32012 into "no events", so a stopped command records nothing.
-pub fn under<T>(budget: Option<&CallBudget>, f: impl FnOnce() -> T) -> Result<T, RpcError> {
-    match budget {
-        None => Ok(f()),
-        Some(b) => crate::budget::run(b.budget.clone(), f).map_err(|_| b.error()),
-    }
-}
-
-/// One of `max_heavy_calls` turns at heavy work, waited for until `deadline` (then `over`).
-/// Heavy work past the CPUs only adds memory (a parse or a pairing at its caps holds hundreds
-/// of megabytes), so later calls wait here, and the wait counts against their budget. The
-/// holder keeps the permit for as long as its work runs; a request that holds a turn already
-/// (an earlier heavy call of its multicall or batch, see [`turn`]) takes that one again.
-///
-/// A call made as a director or the admin (with auth on) takes whichever comes first of
-/// those turns and the directors' own (`director_heavy_calls`, which no other call takes), so
-/// anonymous heavy work holding every general turn keeps it waiting no longer than its own
-/// share is busy.
-pub async fn take_turn(
-    heavy: &Arc<tokio::sync::Semaphore>,
-    deadline: Option<tokio::time::Instant>,
-    over: Option<&RpcError>,
-) -> Result<tokio::sync::OwnedSemaphorePermit, RpcError> {
-    if let Some(held) = turn::reuse() {
-        return Ok(held);
-    }
-    let general = Arc::clone(heavy).acquire_owned();
-    let turn = async move {
-        match DIRECTORS_TURNS.try_with(Clone::clone).ok().flatten() {
-            Some(own) => tokio::select! {
-                // A general turn when one is free: the directors' share stays for the next.
-                biased;
-                p = general => p,
-                p = own.acquire_owned() => p,
-            },
-            None => general.await,
-        }
-    };
-    match (deadline, over) {
-        (Some(at), Some(over)) => match tokio::time::timeout_at(at, turn).await {
-            Ok(p) => p,
-            Err(_) => return Err(over.clone()),
-        },
-        _ => turn.await,
-    }
-    .map_err(|_| RpcError::internal("the daemon is shutting down"))
-}
-
-/// A turn at heavy work for the current call ([`take_turn`]), waited for within its budget:
-/// for a stateful command that computes under its tournament's lock (the registry).
-pub async fn take_turn_within_budget(
-    heavy: &Arc<tokio::sync::Semaphore>,
-) -> Result<tokio::sync::OwnedSemaphorePermit, RpcError> {
-    let (deadline, over) = give_up_at(current_budget().as_ref());
-    take_turn(heavy, deadline, over.as_ref()).await
-}
-
-/// When a caller under `budget` stops waiting for heavy work (a little past the budget's
-/// deadline, so that work which notices it answers for itself), and the error it answers
-/// then. None: no budget, no deadline.
-fn give_up_at(budget: Option<&CallBudget>) -> (Option<tokio::time::Instant>, Option<RpcError>) {
-    let deadline = (budget.and_then(|b| b.budget.remaining()))
-        .map(|l| tokio::time::Instant::now() + l + OVER_BUDGET_GRACE);
-    (deadline, budget.map(CallBudget::error))
-}
-
-/// Runs heavy pure work on the blocking pool under the current call's budget: -32012 at the
-/// deadline (at once, even if the work has not reached a check yet; the work stops at its
-/// next check), and the work stops too when the call's future is dropped (its client went
-/// away). Stateful handlers use it for what they compute on data they own (a parsed import,
-/// a copy of a tournament); nothing they could record depends on it once it gave up.
-pub async fn off_workers<T: Send + 'static>(
-    heavy: &Arc<tokio::sync::Semaphore>,
-    f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
-) -> Result<T, RpcError> {
-    // A child of the call's budget: its guard, held by this future, cancels this job when
-    // the future is dropped or gives up, and leaves the rest of the call alone.
-    let budget = current_budget().map(|b| CallBudget {
-        budget: b.budget.child(),
-        ms: b.ms,
-    });
-    let _cancel = budget.as_ref().map(|b| b.budget.cancel_on_drop());
-    let (deadline, over) = give_up_at(budget.as_ref());
-    // The permit goes into the job and comes back with its answer, to be held until the
-    // reply is written out ([`turn`]); an over-budget caller that stops waiting leaves it in
-    // the job, which gives it back when the work really ends.
-    let permit = take_turn(heavy, deadline, over.as_ref()).await?;
-    let job = tokio::task::spawn_blocking(move || {
-        let out = under(budget.as_ref(), f).and_then(|r| r);
-        (out, permit)
-    });
-    let joined = match (deadline, over) {
-        (Some(at), Some(over)) => match tokio::time::timeout_at(at, job).await {
-            Ok(joined) => joined,
-            Err(_) => return Err(over),
-        },
-        _ => job.await,
-    };
-    match joined {
-        Ok((out, permit)) => {
-            turn::keep(permit);
-            out
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "heavy work panicked");
-            Err(RpcError::internal("internal error"))
-        }
-    }
-}
-
-/// Runs `fut`, the calls of one JSON-RPC batch, under one budget as a `system.multicall`'s
-/// calls are: each call's budget is a child of it (one deadline for all), a call whose budget
-/// is spent is not started, and dropping `fut` (the client went away) cancels them all.
-pub async fn under_one_budget<F: Future>(ctx: &Ctx, fut: F) -> F::Output {
-    let budget = new_call_budget(ctx);
-    let _cancel = budget.budget.cancel_on_drop();
-    CALL_BUDGET.scope(budget, fut).await
-}
-
 /// Calls a method with positional parameters: arity check, then the handler. Protocol adapters
 /// go through here so both wires behave the same.
 ///
@@ -495,60 +319,49 @@ pub async fn call_on_wire(
     params: Params,
 ) -> Result<Answer, RpcError> {
     check_arity(method, &params)?;
-    let budget = new_call_budget(ctx);
+    let budget = work::new_call_budget(ctx.config.request_budget_ms);
     if budget.budget.is_over() {
-        return Err(budget.error());
+        return Err(budget.error().into());
     }
     let _cancel = budget.budget.cancel_on_drop();
     let grant = auth::authorize(ctx, method, &params).await?;
     // The call's heavy work takes its turns knowing whether the directors' share is open to it.
     let directors_turns = grant.directs().then(|| Arc::clone(&ctx.directors_heavy));
-    DIRECTORS_TURNS
-        .scope(directors_turns, run(ctx, method, params, budget))
-        .await
+    work::serve(budget, directors_turns, run(ctx, method, params)).await
 }
 
-/// Runs an authorized call's handler under its budget.
-async fn run(
-    ctx: &Arc<Ctx>,
-    method: &'static Method,
-    params: Params,
-    budget: CallBudget,
-) -> Result<Answer, RpcError> {
-    CALL_BUDGET
-        .scope(budget, async {
-            match method.handler {
-                // A panic is a bug, but it must cost the caller one error, not the connection.
-                Handler::Sync(f) => {
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
-                        .unwrap_or_else(|_| {
-                            tracing::error!(method = method.name, "handler panicked");
-                            Err(RpcError::internal("internal error"))
-                        })
-                        .map(Answer::Value)
-                }
-                Handler::Blocking(f) => {
-                    let job_ctx = Arc::clone(ctx);
-                    off_workers(&ctx.heavy, move || f(&job_ctx, &params))
-                        .await
-                        .map(Answer::Value)
-                }
-                Handler::Encoded(f) => {
-                    let job_ctx = Arc::clone(ctx);
-                    let limit = ctx.config.reply_limit();
-                    off_workers(&ctx.heavy, move || {
-                        answer::within_reply_limit(limit, || f(&job_ctx, &params))
+/// Runs an authorized call's handler (under the budget [`call_on_wire`] set).
+async fn run(ctx: &Arc<Ctx>, method: &'static Method, params: Params) -> Result<Answer, RpcError> {
+    async {
+        match method.handler {
+            // A panic is a bug, but it must cost the caller one error, not the connection.
+            Handler::Sync(f) => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &params)))
+                    .unwrap_or_else(|_| {
+                        tracing::error!(method = method.name, "handler panicked");
+                        Err(RpcError::internal("internal error"))
                     })
-                    .await
-                }
-                Handler::Async(f) => f(Arc::clone(ctx), params).await.map(Answer::Value),
+                    .map(Answer::Value)
             }
-        })
-        .await
+            Handler::Blocking(f) => {
+                let job_ctx = Arc::clone(ctx);
+                work::off_workers(&ctx.heavy, move || f(&job_ctx, &params))
+                    .await
+                    .map(Answer::Value)
+            }
+            Handler::Encoded(f) => {
+                let job_ctx = Arc::clone(ctx);
+                let limit = ctx.config.reply_limit();
+                work::off_workers(&ctx.heavy, move || {
+                    answer::within_reply_limit(limit, || f(&job_ctx, &params))
+                })
+                .await
+            }
+            Handler::Async(f) => f(Arc::clone(ctx), params).await.map(Answer::Value),
+        }
+    }
+    .await
 }
-
-/// How long past its deadline a heavy call is waited for before -32012 is sent without it.
-const OVER_BUDGET_GRACE: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The answer to a call of a method that does not exist. It is rswiss's fault 1, which XML-RPC
 /// clients of rswiss expect; the JSON-RPC adapter answers -32601 instead (jsonrpsee's own).

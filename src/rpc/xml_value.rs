@@ -9,6 +9,7 @@
 //! (`<i4>`/`<i8>`/Ruby-formatted `<double>`, null as `<nil/>` only to a client that used it,
 //! else an empty string in arrays and left out of structs).
 
+use std::cell::Cell;
 use std::fmt::{self, Display, Write as _};
 
 use serde::ser::{self, Impossible, Serialize};
@@ -305,11 +306,45 @@ impl<'a> ser::Serializer for ValueWriter<'a> {
     }
 }
 
+thread_local! {
+    /// The reply limit of the encoding job running on this thread ([`with_limit`]).
+    static REPLY_LIMIT: Cell<usize> = const { Cell::new(usize::MAX) };
+    /// Whether that job's answer reached it.
+    static PAST_LIMIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with `limit` on the bytes the writer here puts out on this thread (it stops with
+/// an error at the limit rather than build a reply nobody may send); returns `f`'s output and
+/// whether the writer reached the limit, which `f` may have turned into anything.
+pub(crate) fn with_limit<T>(limit: usize, f: impl FnOnce() -> T) -> (T, bool) {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            REPLY_LIMIT.with(|l| l.set(self.0));
+            PAST_LIMIT.with(|p| p.set(false));
+        }
+    }
+    let _restore = Restore(REPLY_LIMIT.with(|l| l.replace(limit)));
+    PAST_LIMIT.with(|p| p.set(false));
+    let out = f();
+    (out, PAST_LIMIT.with(Cell::get))
+}
+
+/// Whether an answer of `len` bytes so far has passed the limit of the job writing it (and,
+/// if so, notes it for [`with_limit`]).
+fn past_limit(len: usize) -> bool {
+    let past = len > REPLY_LIMIT.with(Cell::get);
+    if past {
+        PAST_LIMIT.with(|p| p.set(true));
+    }
+    past
+}
+
 /// Stops the writing once the answer has passed its job's reply limit
 /// ([`super::answer::within_reply_limit`]): checked after each array element and struct
 /// member, so the text outgrows the limit by one of them at most.
 fn stop_past_limit(out: &str) -> Result<(), Error> {
-    if super::answer::past_limit(out.len()) {
+    if past_limit(out.len()) {
         return Err(Error("the answer passed the reply limit".into()));
     }
     Ok(())

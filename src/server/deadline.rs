@@ -16,12 +16,12 @@ use hyper::body::Frame;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
-use crate::rpc::turn::Outbox;
+use crate::app::turn::Outbox;
 
 /// A connection whose writes fail once the peer has accepted no byte for `limit`, or (with
 /// [`WriteDeadline::min_rate`]) has taken bytes slower than a minimum rate while the daemon
 /// waited on it. It also counts what the peer took for the connection's
-/// [`Outbox`](crate::rpc::turn::Outbox), and holds what must live exactly as long as the
+/// [`Outbox`](crate::app::turn::Outbox), and holds what must live exactly as long as the
 /// socket: the connection's place under `max_connections` and its address's count, which a
 /// WebSocket session (the socket handed on by hyper's upgrade) keeps too.
 pub struct WriteDeadline<T> {

@@ -36,8 +36,8 @@ use futures::Stream;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
+use crate::app::registry::{Change, RegistryError, Subscription};
 use crate::rpc::auth::{self, Caller};
-use crate::rpc::registry::{Change, RegistryError, Subscription};
 use crate::rpc::{Ctx, Params};
 use crate::store::TournamentId;
 use crate::tournament::visibility::Publication;

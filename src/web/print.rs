@@ -470,7 +470,7 @@ async fn with_sheet(
     match out {
         Ok(Some(body)) => respond(StatusCode::OK, body),
         Ok(None) => super::not_found(missing),
-        Err(crate::rpc::registry::RegistryError::NotFound(_)) => {
+        Err(crate::app::registry::RegistryError::NotFound(_)) => {
             super::not_found(&format!("no tournament {tid}"))
         }
         Err(e) => {

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::app::registry::{Engine, RegistryError};
 use crate::matchmaker::{EngineError, Event, PairingMode, PlayerId, Row, Tournament};
 use crate::rpc::openrpc::Doc;
-use crate::rpc::registry::{Engine, RegistryError};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::{LogKind, TournamentId};
 
@@ -88,7 +88,7 @@ fn registry_error(e: MmError) -> RpcError {
         }
         RegistryError::Engine(e) => RpcError::new(e.code(), e.to_string()),
         RegistryError::Store(e) => crate::rpc::error::store_error(&e),
-        RegistryError::OverBudget(e) => e,
+        RegistryError::OverBudget(e) => e.into(),
     }
 }
 
@@ -283,11 +283,11 @@ async fn checkout_match(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id = tournament_id(&p)?;
     // The first checkout of a round pairs it: within the call's time budget, and stopped
     // there (or when the client goes away) it yields no events, so nothing is recorded.
-    let budget = crate::rpc::current_budget();
+    let budget = crate::app::work::current_budget();
     let pair = ctx
         .registry
         .mutate(id, move |t, _| {
-            match crate::rpc::under(budget.as_ref(), || t.checkout()) {
+            match crate::app::work::under(budget.as_ref(), || t.checkout()) {
                 Ok(done) => done.map(|(events, pair)| (events, Ok(pair))),
                 Err(over) => Ok((Vec::new(), Err(over))),
             }

@@ -360,8 +360,8 @@ pub fn list_error(e: ListError) -> RpcError {
         ListError::NoRows { .. } | ListError::Unpack(_) => {
             RpcError::new(codes::UNREADABLE, e.to_string())
         }
-        ListError::OverBudget => match crate::rpc::current_budget() {
-            Some(b) => b.error(),
+        ListError::OverBudget => match crate::app::work::current_budget() {
+            Some(b) => b.error().into(),
             None => RpcError::new(codes::OVER_CAP, e.to_string()),
         },
     }
@@ -395,7 +395,7 @@ fn import(ctx: Arc<Ctx>, p: Params) -> BoxFuture {
             data.into_bytes()
         };
         let source = opts.source.unwrap_or_default();
-        let prepared = crate::rpc::off_workers(&ctx.heavy, move || {
+        let prepared = crate::app::work::off_workers(&ctx.heavy, move || {
             prepare(kind, &file, &source, now_millis()).map_err(list_error)
         })
         .await?;

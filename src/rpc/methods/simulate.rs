@@ -418,7 +418,7 @@ async fn start(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     // turn. Linear in the request (whose size the body cap bounds) with no budget check
     // inside, so not under the call's budget run: the budget gate of tests
     // (`budget::Gate`) then holds the simulation's first run, not this.
-    let turn = crate::rpc::take_turn_within_budget(&ctx.heavy).await?;
+    let turn = crate::app::work::take_turn_within_budget(&ctx.heavy).await?;
     let prepared = tokio::task::spawn_blocking(move || {
         let _turn = turn;
         prepare(&job_ctx, spec)

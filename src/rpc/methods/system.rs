@@ -137,7 +137,7 @@ async fn multicall(ctx: Arc<Ctx>, p: Params) -> RpcResult {
             Ok((method, params)) if !matches!(method.handler, Handler::Sync(_)) => {
                 run_inline_batch(&ctx, std::mem::take(&mut inline), &mut results).await;
                 if matches!(method.handler, Handler::Async(_)) {
-                    rpc::turn::give_back();
+                    crate::app::turn::give_back();
                 }
                 results.push(wrap(rpc::call(&ctx, method, params).await));
             }

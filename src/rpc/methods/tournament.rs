@@ -12,9 +12,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::app::registry::{Engine, RegistryError};
 use crate::rpc::auth::{Caller, Creator, Writer};
 use crate::rpc::openrpc::{Doc, NoParams};
-use crate::rpc::registry::{Engine, RegistryError};
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, input};
 use crate::store::{LogKind, TournamentId};
 use crate::tournament::engine::{parse_result_code, result_code};
@@ -42,7 +42,8 @@ pub const MAX_EVENT_BYTES_PER_CALL: usize = 1 << 20;
 
 /// `tournament.*`'s own codes (the engine's are 1003 and up).
 pub mod codes {
-    pub const NO_TOURNAMENT: i32 = 1001;
+    // Shared with the auth check, which refuses a write to a missing tournament before it runs.
+    pub use crate::rpc::error::codes::NO_TOURNAMENT;
     /// `round.pair`'s `options.model` names no usable model (or an unknown term).
     pub const UNKNOWN_MODEL: i32 = 1036;
     /// With auth on, a read of what an unpublished round holds by a caller who does not
@@ -145,7 +146,7 @@ pub(super) fn registry_error(e: TError) -> RpcError {
         }
         RegistryError::Engine(e) => engine_error(e),
         RegistryError::Store(e) => crate::rpc::error::store_error(&e),
-        RegistryError::OverBudget(e) => e,
+        RegistryError::OverBudget(e) => e.into(),
     }
 }
 
@@ -207,7 +208,7 @@ where
     F: Fn(&Tournament) -> Result<(Vec<Event>, R), TournamentError> + Send + Sync + 'static,
     R: Send + 'static,
 {
-    let budget = crate::rpc::current_budget();
+    let budget = crate::app::work::current_budget();
     let writer = Writer::of(ctx, caller);
     ctx.tournaments
         .mutate(id, move |t, seq| {
@@ -222,10 +223,10 @@ where
                     actual: seq,
                 });
             }
-            let (events, answer) = match crate::rpc::under(budget.as_ref(), || f(t)) {
+            let (events, answer) = match crate::app::work::under(budget.as_ref(), || f(t)) {
                 Ok(done) => done?,
                 // No events: the registry stores nothing and hands the error back.
-                Err(over) => return Ok((Vec::new(), Err(over))),
+                Err(over) => return Ok((Vec::new(), Err(over.into()))),
             };
             let after = seq + events.len() as u64;
             Ok((events, Ok((answer, after))))
@@ -663,7 +664,7 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let from = since.min(revision);
     let store = Arc::clone(&ctx);
     let runtime = tokio::runtime::Handle::current();
-    crate::rpc::off_workers(&ctx.heavy, move || {
+    crate::app::work::off_workers(&ctx.heavy, move || {
         // The page is read in the heavy-call turn too, so the pages being built at once, each
         // up to a megabyte of bodies and its tree of values, are as many as the turns.
         let page = runtime

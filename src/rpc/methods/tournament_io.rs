@@ -194,13 +194,13 @@ async fn import(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let seed = o.seed.unwrap_or_else(|| rand::random::<u64>() >> 11);
     // Reading a file of thousands of players is heavy: off the async workers, within the
     // call's budget. Nothing exists before `create` below, so a stopped import leaves nothing.
-    let ((players, rounds), mut events) = crate::rpc::off_workers(&ctx.heavy, move || {
+    let ((players, rounds), mut events) = crate::app::work::off_workers(&ctx.heavy, move || {
         let mut t = parse_import(&format, data)?;
         if let Some(n) = name {
             t.settings.name = n;
         }
         let counts = (t.players.len(), t.rounds.len());
-        Ok((counts, import_events(t, seed)?))
+        Ok::<_, RpcError>((counts, import_events(t, seed)?))
     })
     .await?;
     // As tournament.create: the director token is in this reply only, its hash in the log.

@@ -25,8 +25,8 @@ use jsonrpsee::server::middleware::rpc::{Extensions, MethodResponse, Request};
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
+use crate::app::registry::Change;
 use crate::rpc::auth::{self, Caller};
-use crate::rpc::registry::Change;
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::TournamentId;
 use crate::tournament::Event;
@@ -451,7 +451,7 @@ fn to_error(e: RpcError) -> ErrorObjectOwned {
 /// (WebSocket sessions): every change to the tournament after the subscription's start, once
 /// durable, is pushed as a `tournament.event` notification. A deleted tournament sends kind
 /// "deleted" (with the revision it had) and ends the subscription; a subscriber too slow to
-/// keep up ([`crate::rpc::registry::FEED_BUFFER`] changes behind) gets kind "lagged" with the
+/// keep up ([`crate::app::registry::FEED_BUFFER`] changes behind) gets kind "lagged" with the
 /// revision it may read `tournament.events` up to, and goes on from there.
 pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ctx>) {
     let book = Arc::new(Book::default());

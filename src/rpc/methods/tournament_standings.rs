@@ -11,9 +11,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::tournament_types as out;
+use crate::app::registry::RegistryError;
 use crate::pairing::opengotha::Crit;
 use crate::rpc::openrpc::Doc;
-use crate::rpc::registry::RegistryError;
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::TournamentId;
 use crate::tournament::Tournament;
@@ -52,7 +52,7 @@ fn registry_error(e: RegistryError<crate::tournament::TournamentError>) -> RpcEr
             RpcError::internal("internal error: inconsistent tournament state")
         }
         RegistryError::Store(e) => crate::rpc::error::store_error(&e),
-        RegistryError::OverBudget(e) => e,
+        RegistryError::OverBudget(e) => e.into(),
     }
 }
 
@@ -71,7 +71,7 @@ async fn compute<R: Send + 'static>(
     id: TournamentId,
     f: impl FnOnce(&TournamentData, u64, Hidden) -> R + Send + 'static,
 ) -> Result<R, RpcError> {
-    let budget = crate::rpc::current_budget();
+    let budget = crate::app::work::current_budget();
     let f = std::sync::Mutex::new(Some(f));
     let copied = ctx
         .tournaments
@@ -92,17 +92,20 @@ async fn compute<R: Send + 'static>(
                 Err((Box::new(data.into_owned()), rev, hidden))
             } else {
                 let f = f.lock().ok().and_then(|mut g| g.take());
-                Ok(f.map(|f| crate::rpc::under(budget.as_ref(), || f(&data, rev, hidden))))
+                Ok(f.map(|f| crate::app::work::under(budget.as_ref(), || f(&data, rev, hidden))))
             }
         })
         .await
         .map_err(registry_error)?;
     let lost = || RpcError::internal("internal error: standings not computed");
     match copied {
-        Ok(r) => r.ok_or_else(lost)?,
+        Ok(r) => r.ok_or_else(lost)?.map_err(RpcError::from),
         Err((data, rev, hidden)) => {
             let f = f.lock().ok().and_then(|mut g| g.take()).ok_or_else(lost)?;
-            crate::rpc::off_workers(&ctx.heavy, move || Ok(f(&data, rev, hidden))).await
+            crate::app::work::off_workers(&ctx.heavy, move || {
+                Ok::<_, RpcError>(f(&data, rev, hidden))
+            })
+            .await
         }
     }
 }

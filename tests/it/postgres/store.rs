@@ -7,8 +7,8 @@ use crate::postgres_common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use goswiss::app::registry::{Change, Registry, RegistryError};
 use goswiss::matchmaker::{EngineError, MatchState, PairingMode, Tournament};
-use goswiss::rpc::registry::{Change, Registry, RegistryError};
 use goswiss::store::postgres::PostgresStore;
 use goswiss::store::sqlite::SqliteStore;
 use goswiss::store::{LogHead, LogKind, Owner, RawEvent, Store, StoreError};

@@ -2,7 +2,7 @@
 //!
 //! A heavy call's answer can be hundreds of megabytes, and it is held in memory for as long as
 //! its client takes to read it. Were the turn (one of `max_heavy_calls`, see
-//! [`super::take_turn`]) given back when the work ended, slow readers could pile up any number
+//! [`super::work::take_turn`]) given back when the work ended, slow readers could pile up any number
 //! of big answers. So the turn a request's work took is kept for the request
 //! ([`holding_turn`]: a `system.multicall`'s or a JSON-RPC batch's later heavy calls reuse it
 //! rather than take a second one), handed with the reply to the connection's [`Outbox`], and
@@ -45,7 +45,7 @@ pub async fn holding_turn<F: Future>(fut: F) -> (F::Output, Option<OwnedSemaphor
 
 /// The turn the current request holds already, if any (taken from it: give it back with
 /// [`keep`] when the work is done).
-pub(super) fn reuse() -> Option<OwnedSemaphorePermit> {
+pub(crate) fn reuse() -> Option<OwnedSemaphorePermit> {
     REQUEST_TURN
         .try_with(|t| t.borrow_mut().take())
         .ok()
@@ -62,7 +62,7 @@ pub fn give_back() {
 
 /// Keeps `turn` for the current request until its reply is sent; outside a request (tests,
 /// the library used directly), or when it holds one already, the turn is given back now.
-pub(super) fn keep(turn: OwnedSemaphorePermit) {
+pub(crate) fn keep(turn: OwnedSemaphorePermit) {
     let mut turn = Some(turn);
     let _ = REQUEST_TURN.try_with(|t| {
         let mut held = t.borrow_mut();

@@ -76,7 +76,7 @@ pub enum RegistryError<E: std::error::Error> {
     /// The call's budget ran out while its command waited for a turn at heavy work: the
     /// budget's error (-32012), nothing computed or recorded.
     #[error("{0}")]
-    OverBudget(crate::rpc::RpcError),
+    OverBudget(crate::app::AppError),
 }
 
 /// Runs of one command against a fresh state after losing a race to another daemon.
@@ -242,7 +242,7 @@ pub struct Registry<E: Engine> {
     /// Changes handed to subscribers so far, one per subscriber reached: what the feeds
     /// cost (tests, and the counter of live notifications).
     delivered: AtomicU64,
-    /// The daemon's turns at heavy work (`max_heavy_calls`, see [`crate::rpc::take_turn`]):
+    /// The daemon's turns at heavy work (`max_heavy_calls`, see [`crate::app::work::take_turn`]):
     /// a heavy state's command (a big pairing) takes one, like a stateless heavy call. None:
     /// no limit (a registry outside a daemon).
     heavy: Option<Arc<tokio::sync::Semaphore>>,
@@ -923,7 +923,7 @@ impl<E: Engine> Registry<E> {
                 // own work does; the turn is held until the work ends.
                 let turn = match &self.heavy {
                     Some(heavy) => Some(
-                        crate::rpc::take_turn_within_budget(heavy)
+                        crate::app::work::take_turn_within_budget(heavy)
                             .await
                             .map_err(RegistryError::OverBudget)?,
                     ),
