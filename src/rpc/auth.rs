@@ -158,6 +158,8 @@ const TOURNAMENT_READS: &[&str] = &[
     "tournament.player.list",
     "tournament.round.get",
     "tournament.round.explain",
+    // desk-edit: the pairing edit screen's warnings.
+    "tournament.round.warnings",
     "tournament.game.sgf",
     "tournament.standings",
     "tournament.crosstable",

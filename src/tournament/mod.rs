@@ -16,6 +16,7 @@ pub mod patch;
 pub mod results;
 pub mod standings;
 pub mod visibility;
+pub mod warnings;
 
 pub use engine::{Event, Tournament};
 pub use error::TournamentError;

@@ -42,6 +42,7 @@ __all__ = [
     "GameInfo",
     "GameOut",
     "GameRecord",
+    "GameWarnings",
     "GetOptions",
     "Group",
     "Handicap",
@@ -99,6 +100,7 @@ __all__ = [
     "Revision",
     "RoundChanged",
     "RoundOut",
+    "RoundWarnings",
     "RswissBool",
     "RswissInt",
     "Score",
@@ -138,6 +140,12 @@ __all__ = [
     "UnpairOptions",
     "Unpaired",
     "Validated",
+    "Warning",
+    "WarningVariant0",
+    "WarningVariant1",
+    "WarningVariant2",
+    "WarningVariant3",
+    "WarningVariant4",
     "WithdrawOptions",
     "Withdrawn",
     "WriteOptions",
@@ -428,6 +436,13 @@ class GameRecord(TypedDict, total=False):
     table: Required[int]
     warnings: Required[list[str]]
     white: Required[int]
+
+
+class GameWarnings(TypedDict, total=False):
+    """The warnings of one game of the round."""
+
+    table: Required[int]
+    warnings: Required[list[Warning]]
 
 
 class GetOptions(TypedDict, total=False):
@@ -894,6 +909,20 @@ class RoundOut(TypedDict, total=False):
     round: Required[int]
 
 
+class RoundWarnings(TypedDict, total=False):
+    """`tournament.round.warnings`' answer (desk-edit): the round's games with warnings, and the
+    rules' thresholds for the screen to state.
+    """
+
+    big_handicap_threshold: Required[int]
+    colour_tolerance: Required[int]
+    games: Required[list[GameWarnings]]
+    paired: Required[bool]
+    published: Required[bool]
+    revision: Required[int]
+    round: Required[int]
+
+
 # A boolean as rswiss took it: true / false or 1 / 0.
 RswissBool: TypeAlias = 'bool | int'
 
@@ -1262,6 +1291,10 @@ class Validated(TypedDict, total=False):
     score: Score | None
 
 
+# One warning on one game.
+Warning: TypeAlias = 'WarningVariant0 | WarningVariant1 | WarningVariant2 | WarningVariant3 | WarningVariant4'
+
+
 class WithdrawOptions(TypedDict, total=False):
     """WithdrawOptions"""
 
@@ -1343,6 +1376,43 @@ class PairOptionsModel1(TypedDict, total=False):
     bye: dict[str, float]
     preset: str
     weights: dict[str, float]
+
+
+class WarningVariant0(TypedDict, total=False):
+    """Both players are of this club."""
+
+    club: Required[str]
+    kind: Required[Literal["same_club"]]
+
+
+class WarningVariant1(TypedDict, total=False):
+    """Both players are of this country."""
+
+    country: Required[str]
+    kind: Required[Literal["same_country"]]
+
+
+class WarningVariant2(TypedDict, total=False):
+    """The two played each other in these earlier rounds."""
+
+    kind: Required[Literal["repeated"]]
+    rounds: Required[list[int]]
+
+
+class WarningVariant3(TypedDict, total=False):
+    """The handicap is above the threshold."""
+
+    handicap: Required[int]
+    kind: Required[Literal["big_handicap"]]
+    threshold: Required[int]
+
+
+class WarningVariant4(TypedDict, total=False):
+    """After this game the player's whites − blacks is `balance`."""
+
+    balance: Required[int]
+    kind: Required[Literal["colour"]]
+    player: Required[int]
 
 
 class SyncMethods:
@@ -1622,6 +1692,10 @@ class SyncMethods:
     def tournament_round_unpair(self, tournament_id: int, round: int, options: UnpairOptions | None = None) -> Unpaired:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
         return cast("Unpaired", self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
+
+    def tournament_round_warnings(self, tournament_id: int, round: int) -> RoundWarnings:
+        """`tournament.round.warnings`: Warnings on a round's games before publishing: same_club, same_country, repeated (played in an earlier round), big_handicap (above big_handicap_threshold: 4, or the handicap ceiling if lower), colour (a player's whites - blacks in even games after this round beyond ±colour_tolerance, 1) → {round, paired, published, big_handicap_threshold, colour_tolerance, games[{table, warnings[{kind, ...}]}], revision}."""
+        return cast("RoundWarnings", self._call("tournament.round.warnings", _trim([tournament_id, round])))
 
     def tournament_settings_check(self, settings: dict[str, Any], options: SettingsCheckOptions | None = None) -> SettingsChecked:
         """`tournament.settings.check`: Checks settings as tournament.create would take them (or tournament.settings.set, with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, paired_rounds, changed, alters_played} or {ok: false, field, message} (field: the path of what is refused, as settings.mcmahon.bar)."""
@@ -1917,6 +1991,10 @@ class AsyncMethods:
     async def tournament_round_unpair(self, tournament_id: int, round: int, options: UnpairOptions | None = None) -> Unpaired:
         """`tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too)."""
         return cast("Unpaired", await self._call("tournament.round.unpair", _trim([tournament_id, round, options])))
+
+    async def tournament_round_warnings(self, tournament_id: int, round: int) -> RoundWarnings:
+        """`tournament.round.warnings`: Warnings on a round's games before publishing: same_club, same_country, repeated (played in an earlier round), big_handicap (above big_handicap_threshold: 4, or the handicap ceiling if lower), colour (a player's whites - blacks in even games after this round beyond ±colour_tolerance, 1) → {round, paired, published, big_handicap_threshold, colour_tolerance, games[{table, warnings[{kind, ...}]}], revision}."""
+        return cast("RoundWarnings", await self._call("tournament.round.warnings", _trim([tournament_id, round])))
 
     async def tournament_settings_check(self, settings: dict[str, Any], options: SettingsCheckOptions | None = None) -> SettingsChecked:
         """`tournament.settings.check`: Checks settings as tournament.create would take them (or tournament.settings.set, with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, paired_rounds, changed, alters_played} or {ok: false, field, message} (field: the path of what is refused, as settings.mcmahon.bar)."""

@@ -88,6 +88,7 @@ export const METHODS: readonly string[] = [
   "tournament.round.set_games",
   "tournament.round.swap",
   "tournament.round.unpair",
+  "tournament.round.warnings",
   "tournament.settings.check",
   "tournament.settings.set",
   "tournament.standings",
@@ -352,6 +353,12 @@ export interface GameRecord {
   table: number;
   warnings: string[];
   white: number;
+}
+
+/** The warnings of one game of the round. */
+export interface GameWarnings {
+  table: number;
+  warnings: Warning[];
 }
 
 export interface GetOptions {
@@ -890,6 +897,24 @@ export interface RoundOut {
   round: number;
 }
 
+/**
+ * `tournament.round.warnings`' answer (desk-edit): the round's games with warnings, and the
+ * rules' thresholds for the screen to state.
+ */
+export interface RoundWarnings {
+  /** A handicap above this many stones is warned of. */
+  big_handicap_threshold: number;
+  /** A player's whites − blacks (even games) beyond ± this is warned of. */
+  colour_tolerance: number;
+  /** Games with at least one warning, in table order. */
+  games: GameWarnings[];
+  paired: boolean;
+  published: boolean;
+  /** The tournament's revision. */
+  revision: number;
+  round: number;
+}
+
 /** A boolean as rswiss took it: true / false or 1 / 0. */
 export type RswissBool = boolean | number;
 
@@ -1331,6 +1356,26 @@ export interface Validated {
   score?: Score | null;
 }
 
+/** One warning on one game. */
+export type Warning = {
+  club: string;
+  kind: "same_club";
+} | {
+  country: string;
+  kind: "same_country";
+} | {
+  kind: "repeated";
+  rounds: number[];
+} | {
+  handicap: number;
+  kind: "big_handicap";
+  threshold: number;
+} | {
+  balance: number;
+  kind: "colour";
+  player: number;
+};
+
 export interface WithdrawOptions {
   after_round?: number | null;
   if_revision?: number | null;
@@ -1700,6 +1745,11 @@ export abstract class Methods {
   /** `tournament.round.unpair`: Withdraws the last round's pairing (options {force: true} drops its results too). */
   tournamentRoundUnpair(tournament_id: number, round: number, options?: UnpairOptions | null): Promise<Unpaired> {
     return this._call("tournament.round.unpair", trim([tournament_id, round, options])) as Promise<Unpaired>;
+  }
+
+  /** `tournament.round.warnings`: Warnings on a round's games before publishing: same_club, same_country, repeated (played in an earlier round), big_handicap (above big_handicap_threshold: 4, or the handicap ceiling if lower), colour (a player's whites - blacks in even games after this round beyond ±colour_tolerance, 1) → {round, paired, published, big_handicap_threshold, colour_tolerance, games[{table, warnings[{kind, ...}]}], revision}. */
+  tournamentRoundWarnings(tournament_id: number, round: number): Promise<RoundWarnings> {
+    return this._call("tournament.round.warnings", trim([tournament_id, round])) as Promise<RoundWarnings>;
   }
 
   /** `tournament.settings.check`: Checks settings as tournament.create would take them (or tournament.settings.set, with options {tournament_id}), storing nothing → {ok: true, settings, egf_class, paired_rounds, changed, alters_played} or {ok: false, field, message} (field: the path of what is refused, as settings.mcmahon.bar). */

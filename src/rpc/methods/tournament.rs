@@ -24,6 +24,7 @@ use crate::tournament::model::{
 use crate::tournament::pair::PairOptions;
 use crate::tournament::results::{RecordChange, ResultInput, stored_record};
 use crate::tournament::visibility;
+use crate::tournament::warnings;
 use crate::tournament::{Event, Tournament, TournamentError};
 
 use super::tournament_types as out;
@@ -1095,6 +1096,35 @@ async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     .await?
 }
 
+/// The warnings on a round's games (desk-edit: the pairing edit screen shows them).
+async fn round_warnings(ctx: Arc<Ctx>, p: Params) -> RpcResult {
+    let RoundArgs {
+        tournament_id: id,
+        round,
+    } = p.decode(ROUND)?;
+    read(&ctx, id, |t, rev| {
+        t.check_round(round).map_err(engine_error)?;
+        let r = t.data.round(round);
+        let published = r.is_some_and(|r| r.published);
+        // Like round.get: an unpublished round's games are the director's only.
+        let games = if !published && public_only(&ctx, &p, t) {
+            Vec::new()
+        } else {
+            warnings::round_warnings(&t.data, round)
+        };
+        Ok(json!({
+            "round": round,
+            "paired": r.is_some(),
+            "published": published,
+            "big_handicap_threshold": warnings::big_handicap_threshold(&t.data),
+            "colour_tolerance": warnings::COLOUR_TOLERANCE,
+            "games": games,
+            "revision": rev,
+        }))
+    })
+    .await?
+}
+
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "ExplainOptions")]
@@ -1808,6 +1838,19 @@ pub static METHODS: &[Method] = &[
         doc: Doc::typed::<ExplainArgs, out::Explained>()
             .errors(&[1001, 1011, 1020, 1036, 1037, -32008]),
         handler: async_handler!(round_explain),
+    },
+    Method {
+        name: "tournament.round.warnings",
+        params: ROUND,
+        returns: "struct",
+        help: "Warnings on a round's games before publishing: same_club, same_country, repeated \
+               (played in an earlier round), big_handicap (above big_handicap_threshold: 4, or \
+               the handicap ceiling if lower), colour (a player's whites - blacks in even games \
+               after this round beyond ±colour_tolerance, 1) → {round, paired, published, \
+               big_handicap_threshold, colour_tolerance, games[{table, warnings[{kind, ...}]}], \
+               revision}.",
+        doc: Doc::typed::<RoundArgs, out::RoundWarnings>().errors(&[1001, 1020, -32008]),
+        handler: async_handler!(round_warnings),
     },
     Method {
         name: "tournament.result.set",

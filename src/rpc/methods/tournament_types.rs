@@ -190,6 +190,23 @@ pub struct RoundOut {
     pub revision: Option<u64>,
 }
 
+/// `tournament.round.warnings`' answer (desk-edit): the round's games with warnings, and the
+/// rules' thresholds for the screen to state.
+#[derive(JsonSchema)]
+pub struct RoundWarnings {
+    pub round: RoundNumber,
+    pub paired: bool,
+    pub published: bool,
+    /// A handicap above this many stones is warned of.
+    pub big_handicap_threshold: u32,
+    /// A player's whites − blacks (even games) beyond ± this is warned of.
+    pub colour_tolerance: i32,
+    /// Games with at least one warning, in table order.
+    pub games: Vec<crate::tournament::warnings::GameWarnings>,
+    /// The tournament's revision.
+    pub revision: u64,
+}
+
 /// The whole tournament: `tournament.list`'s summary (but `players` is the list, and
 /// `player_count` their number), settings, players, rounds.
 #[derive(JsonSchema)]

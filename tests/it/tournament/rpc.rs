@@ -664,3 +664,68 @@ async fn round_pair_takes_the_pairing_cost_models() {
     }
     server.stop().await;
 }
+
+/// desk-edit: `tournament.round.warnings` reports the same-club game of a hand-made round and
+/// follows a swap that separates the clubs.
+#[tokio::test]
+async fn round_warnings_follow_the_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_on(&dir.path().join("t.db"), Default::default()).await;
+    let c = Client::new(&server, Proto::Json);
+    let id = c
+        .ok(
+            "tournament.create",
+            vec![json!({"name": "Warned", "system": "mcmahon", "rounds": 3})],
+        )
+        .await["id"]
+        .clone();
+    let mut ids = Vec::new();
+    for (name, club) in [("A", "Paris"), ("B", "Paris"), ("C", "Lyon"), ("D", "Brno")] {
+        let v = c
+            .ok(
+                "tournament.player.add",
+                vec![
+                    id.clone(),
+                    json!({"name": name, "rank": "1k", "club": club}),
+                ],
+            )
+            .await;
+        ids.push(v["player_id"].clone());
+    }
+    c.ok(
+        "tournament.round.set_games",
+        vec![
+            id.clone(),
+            json!(1),
+            json!([
+                {"table": 1, "white": ids[0], "black": ids[1]},
+                {"table": 2, "white": ids[2], "black": ids[3]},
+            ]),
+        ],
+    )
+    .await;
+    let w = c
+        .ok("tournament.round.warnings", vec![id.clone(), json!(1)])
+        .await;
+    assert_eq!(w["big_handicap_threshold"], json!(4));
+    assert_eq!(w["colour_tolerance"], json!(1));
+    assert_eq!(
+        w["games"],
+        json!([{"table": 1, "warnings": [{"kind": "same_club", "club": "Paris"}]}]),
+        "{w}"
+    );
+    c.ok(
+        "tournament.round.swap",
+        vec![id.clone(), json!(1), ids[1].clone(), ids[2].clone()],
+    )
+    .await;
+    let w = c
+        .ok("tournament.round.warnings", vec![id.clone(), json!(1)])
+        .await;
+    assert_eq!(w["games"], json!([]), "{w}");
+    assert_eq!(
+        c.code("tournament.round.warnings", vec![id.clone(), json!(9)])
+            .await,
+        1020
+    );
+}
