@@ -45,9 +45,12 @@ pub fn big_handicap_threshold(data: &TournamentData) -> u32 {
     ceiling.min(DEFAULT_BIG_HANDICAP)
 }
 
+/// Two clubs (countries) are one when the pairing takes them as one: equal ignoring case,
+/// in full Unicode as `pairing::opengotha` compares them (`Évry` is `évry`). Spaces around a
+/// name are a typing slip; an empty name is no club, which warns of nothing.
 fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.trim(), b.trim());
-    !a.is_empty() && a.eq_ignore_ascii_case(b)
+    !a.is_empty() && a.to_lowercase() == b.to_lowercase()
 }
 
 /// Whites − blacks of `p` over rounds 1..=r, counting only even games with known colours
@@ -166,6 +169,21 @@ mod tests {
         let d = data(four(), vec![vec![game(1, 1, 2), game(2, 3, 4)]]);
         assert_eq!(round_warnings(&d, 1), vec![]);
         assert_eq!(round_warnings(&d, 2), vec![], "unpaired round");
+    }
+
+    #[test]
+    fn same_club_ignores_case_beyond_ascii_as_the_pairing_does() {
+        let mut ps = four();
+        ps[0].club = "Évry".into();
+        ps[1].club = "évry".into();
+        let d = data(ps, vec![vec![game(1, 1, 2)]]);
+        assert!(
+            round_warnings(&d, 1)[0]
+                .warnings
+                .contains(&Warning::SameClub {
+                    club: "Évry".into()
+                })
+        );
     }
 
     #[test]
