@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use goswiss::rpc::methods::{aga, sgf, tournament_io};
-use goswiss::rpc::{Params, TABLE, Value, Wire, jsonrpc, xmlrpc};
+use goswiss::rpc::{Params, TABLE, Value, Wire, json_call, xmlrpc};
 use goswiss::tournament::formats::{csv, egf};
 use goswiss::tournament::model::TournamentData;
 use serde_json::json;
@@ -33,7 +33,7 @@ pub fn jsonrpc_params(data: &[u8]) {
         return;
     };
     let raw = (!raw.is_empty()).then_some(raw);
-    if let Ok(params) = jsonrpc::params_for(method, raw) {
+    if let Ok(params) = json_call::params_for(method, raw) {
         for (i, p) in method.params.iter().enumerate() {
             let _ = params.opt::<Value>(i, p.name);
         }

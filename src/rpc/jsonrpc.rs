@@ -10,7 +10,6 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Instant;
 
 use jsonrpsee::RpcModule;
 use jsonrpsee::server::middleware::rpc::{Batch, BatchEntry, Notification, Request, RpcServiceT};
@@ -22,75 +21,13 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::auth::Caller;
 use super::batch::InlineCall;
-use super::{Answer, Ctx, Handler, Method, Params, RpcError, TABLE, Wire};
+use super::json_call::{answer, params_for, to_error};
+use super::{Answer, Ctx, Handler, Method, RpcError, TABLE, Wire};
 use crate::app::turn::Connection;
-
-fn to_error(e: RpcError) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(e.code, e.message, e.data)
-}
-
-/// Puts JSON-RPC params (absent, array or object) in the table's positional order.
-pub fn params_for(method: &Method, raw: Option<&str>) -> Result<Params, RpcError> {
-    let Some(raw) = raw else {
-        return Ok(Params::default());
-    };
-    let value: Value =
-        serde_json::from_str(raw).map_err(|e| RpcError::invalid_params(format!("params: {e}")))?;
-    match value {
-        Value::Array(items) => Ok(Params::positional(items)),
-        Value::Object(mut named) => {
-            let mut slots: Vec<Option<Value>> =
-                method.params.iter().map(|p| named.remove(p.name)).collect();
-            if let Some(unknown) = named.keys().next() {
-                return Err(RpcError::invalid_params(format!(
-                    "{} has no parameter {:?} (parameters: {})",
-                    method.name,
-                    super::error::clip(unknown, super::error::MAX_QUOTED_BYTES),
-                    method
-                        .params
-                        .iter()
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-            // Trailing absent parameters are simply not given.
-            while matches!(slots.last(), Some(None)) {
-                slots.pop();
-            }
-            Ok(Params::from_options(slots))
-        }
-        Value::Null => Ok(Params::default()),
-        other => Err(RpcError::invalid_params(format!(
-            "params must be an array or an object, got {other}"
-        ))),
-    }
-}
 
 /// The OpenRPC description of the method table ([`super::openrpc`]).
 pub fn openrpc() -> Value {
     super::openrpc::DOCUMENT.clone()
-}
-
-/// The answer to one JSON-RPC call of `method` through the table (raw `params`, by `caller`),
-/// its metrics recorded: what every registered method runs, and the subscription methods over
-/// plain HTTP too.
-pub(crate) async fn answer(
-    ctx: &Arc<Ctx>,
-    method: &'static Method,
-    params: Option<&str>,
-    caller: Caller,
-) -> Result<Answer, ErrorObjectOwned> {
-    let start = Instant::now();
-    let result = match params_for(method, params) {
-        Ok(p) => {
-            let p = p.with_caller(caller).with_wire(Wire::Json);
-            super::call_on_wire(ctx, method, p).await
-        }
-        Err(e) => Err(e),
-    };
-    crate::app::metrics::record(method.name, "jsonrpc", result.is_ok(), start);
-    result.map_err(to_error)
 }
 
 /// Builds the module every JSON-RPC connection is served from.

@@ -11,6 +11,7 @@ pub mod auth;
 pub mod batch;
 pub mod error;
 pub mod input;
+pub mod json_call;
 pub mod jsonrpc;
 pub mod methods;
 pub mod openrpc;

@@ -28,6 +28,20 @@ pub struct Doc {
     pub params: Option<SchemaFn>,
     pub result: Option<SchemaFn>,
     pub errors: &'static [i32],
+    /// A subscription's notification (`x-notification` in the document).
+    pub notification: Option<Notification>,
+}
+
+/// The notification a subscription method sends, as its method declares it: the document
+/// needs nothing else from the method's module.
+#[derive(Clone, Copy)]
+pub struct Notification {
+    /// The notification's method name.
+    pub name: &'static str,
+    /// The method that ends the subscription.
+    pub unsubscribe: &'static str,
+    /// The schema of its `params.result`.
+    pub result: SchemaFn,
 }
 
 fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
@@ -46,6 +60,7 @@ impl Doc {
         params: None,
         result: None,
         errors: &[],
+        notification: None,
     };
 
     /// Parameters read as `P`, answered as `R`.
@@ -54,15 +69,29 @@ impl Doc {
             params: Some(members_of::<P>),
             result: Some(schema_of::<R>),
             errors: &[],
+            notification: None,
         }
     }
 
     /// The same, with the method's own error codes.
     pub const fn errors(self, errors: &'static [i32]) -> Doc {
+        Doc { errors, ..self }
+    }
+
+    /// The same, for a subscription that sends `N` as its notification `name` until
+    /// `unsubscribe` ends it.
+    pub const fn notifies<N: JsonSchema>(
+        self,
+        name: &'static str,
+        unsubscribe: &'static str,
+    ) -> Doc {
         Doc {
-            params: self.params,
-            result: self.result,
-            errors,
+            notification: Some(Notification {
+                name,
+                unsubscribe,
+                result: schema_of::<N>,
+            }),
+            ..self
         }
     }
 }
@@ -342,8 +371,13 @@ fn method_doc(m: &Method, g: &mut SchemaGenerator) -> Value {
             "result": {"name": "result", "value": ex.get("result").cloned().unwrap_or(Value::Null)},
         }]);
     }
-    if let Some(note) = super::methods::tournament_live::notification_doc(m.name, g) {
-        doc["x-notification"] = note;
+    if let Some(n) = m.doc.notification {
+        doc["x-notification"] = json!({
+            "name": n.name,
+            "params": {"subscription": format!("the id {} answered", m.name),
+                       "result": (n.result)(g).to_value()},
+            "unsubscribe": n.unsubscribe,
+        });
     }
     doc
 }

@@ -101,7 +101,8 @@ pub static METHODS: &[Method] = &[
                {missed, revision} means re-read tournament.events. With auth on, non-directors \
                get a round's events only while it is published.",
         doc: crate::rpc::openrpc::Doc::typed::<SubscribeParams, SubscriptionId>()
-            .errors(&[1001, -32006, -32020]),
+            .errors(&[1001, -32006, -32020])
+            .notifies::<TournamentEvent>(NOTIFICATION, UNSUBSCRIBE),
         handler: Handler::Async(|ctx: Arc<Ctx>, p: Params| -> BoxFuture {
             Box::pin(subscribe_here(ctx, p))
         }),
@@ -164,19 +165,6 @@ pub struct TournamentEvent {
     pub withheld: Option<u64>,
     /// `lagged`: the changes missed.
     pub missed: Option<u64>,
-}
-
-/// The notification `method`'s `x-notification` entry in `rpc.discover`: its name and the
-/// schema of its `params.result`.
-pub fn notification_doc(method: &str, g: &mut schemars::SchemaGenerator) -> Option<Value> {
-    (method == SUBSCRIBE).then(|| {
-        json!({
-            "name": NOTIFICATION,
-            "params": {"subscription": "the id tournament.subscribe answered",
-                       "result": g.subschema_for::<TournamentEvent>().to_value()},
-            "unsubscribe": UNSUBSCRIBE,
-        })
-    })
 }
 
 /// The table's names that jsonrpsee serves as a subscription instead of a method.
@@ -436,15 +424,11 @@ impl Drop for Seat {
 /// arity message.
 fn subscribe_params(raw: Option<&str>) -> Result<TournamentId, RpcError> {
     let method = &METHODS[0];
-    let p = crate::rpc::jsonrpc::params_for(method, raw)?;
+    let p = crate::rpc::json_call::params_for(method, raw)?;
     if p.len() != 1 || p.raw(0).is_none() {
         return Err(method.arity_error(p.len()));
     }
     p.get(0, "tournament_id")
-}
-
-fn to_error(e: RpcError) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(e.code, e.message, e.data)
 }
 
 /// Registers `tournament.subscribe(tournament_id)` / `tournament.unsubscribe` with jsonrpsee
@@ -465,7 +449,7 @@ pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ct
             async move {
                 let id = match subscribe_params(params.as_str()) {
                     Ok(id) => id,
-                    Err(e) => return pending.reject(to_error(e)).await,
+                    Err(e) => return pending.reject(crate::rpc::json_call::to_error(e)).await,
                 };
                 let caller = ext.get::<Caller>().cloned().unwrap_or_default();
                 // Outside the daemon's server (no transport noted) the session is jsonrpsee's
@@ -483,7 +467,7 @@ pub fn register_subscriptions(module: &mut jsonrpsee::RpcModule<()>, ctx: Arc<Ct
                 let mut feed = ctx.tournaments.subscribe(id);
                 let first = match Box::pin(start(&ctx, id)).await {
                     Ok(s) => s,
-                    Err(e) => return pending.reject(to_error(e)).await,
+                    Err(e) => return pending.reject(crate::rpc::json_call::to_error(e)).await,
                 };
                 let Ok(sink) = pending.accept().await else {
                     return;
@@ -571,7 +555,7 @@ pub async fn answer_over_http(
 ) -> MethodResponse {
     let caller = req.extensions.get::<Caller>().cloned().unwrap_or_default();
     let params = req.params.as_ref().map(|p| p.get());
-    let result = crate::rpc::jsonrpc::answer(&ctx, method, params, caller).await;
+    let result = crate::rpc::json_call::answer(&ctx, method, params, caller).await;
     let extensions = req.extensions.clone();
     match result {
         Ok(a) => MethodResponse::response(req.id, ResponsePayload::success(a), u32::MAX as usize),
