@@ -21,6 +21,7 @@ __all__ = [
     "AgaNoBand",
     "AgaReportRefused",
     "AgaReportRefusedOnImport",
+    "AgaTooManyLines",
     "Archived",
     "BadSetup",
     "BadValue",
@@ -41,6 +42,8 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "InvalidValue",
+    "ListOverCap",
+    "ListUnreadable",
     "LogFull",
     "MatchNotCheckedOut",
     "MatchesOutstanding",
@@ -52,8 +55,10 @@ __all__ = [
     "NoRecord",
     "NoStone",
     "NoSuchGame",
+    "NoSuchList",
     "NoSuchPlayer",
     "NoSuchRound",
+    "NoSuchSimulation",
     "NoSuchTournament",
     "NobodyToPair",
     "NotATournament",
@@ -69,6 +74,7 @@ __all__ = [
     "PlayerTwiceInRound",
     "ProtocolFault",
     "QuotaExceeded",
+    "RatingsError",
     "RecordRefused",
     "RepeatedPlayers",
     "RepetitionNotEnough",
@@ -84,13 +90,17 @@ __all__ = [
     "SgfCharset",
     "SgfError",
     "SgfInvalid",
+    "SgfOverLimit",
     "SgfTooLarge",
     "SgfUnreadable",
+    "SimulationError",
+    "SimulationOverCap",
     "StaleRevision",
     "StorageUnavailable",
     "SubscriptionLimit",
     "TooManyPlayers",
     "TooManyRearrangements",
+    "TooManySimulations",
     "TooManyTournamentPlayers",
     "TournamentEnded",
     "TournamentError",
@@ -99,6 +109,7 @@ __all__ = [
     "UnknownCriterion",
     "UnknownExportFormat",
     "UnknownFormat",
+    "UnknownListKind",
     "UnknownModel",
     "UnknownPairingModel",
     "UnknownResult",
@@ -155,7 +166,7 @@ class PairingError(Fault):
 
 
 class SgfError(Fault):
-    """`sgf.*`: codes 710-713."""
+    """`sgf.*`: codes 710-714."""
 
 
 class ScoreError(Fault):
@@ -163,11 +174,19 @@ class ScoreError(Fault):
 
 
 class AgaError(Fault):
-    """`aga.*`: codes 910-912."""
+    """`aga.*`: codes 910-913."""
 
 
 class TournamentError(Fault):
     """`tournament.*`: codes 1001-1063."""
+
+
+class SimulationError(Fault):
+    """`simulate.*`: codes 1101-1103."""
+
+
+class RatingsError(Fault):
+    """`ratings.*`: codes 1201-1204."""
 
 
 # -- one class per code ------------------------------------------------------------------
@@ -383,6 +402,12 @@ class SgfBadTree(SgfError):
     code = 713
 
 
+class SgfOverLimit(SgfError):
+    """714: a record over a limit (nodes per call)."""
+
+    code = 714
+
+
 class ScoreSgfUnreadable(ScoreError):
     """810: the SGF could not be loaded."""
 
@@ -441,6 +466,12 @@ class AgaNoBand(AgaError):
     """912: a player is in no scoring band."""
 
     code = 912
+
+
+class AgaTooManyLines(AgaError):
+    """913: an AGA file over its line limit."""
+
+    code = 913
 
 
 class NoSuchTournament(TournamentError):
@@ -629,6 +660,48 @@ class AgaReportRefusedOnImport(TournamentError):
     code = 1063
 
 
+class NoSuchSimulation(SimulationError):
+    """1101: no such simulation (unknown id, or finished more than an hour ago)."""
+
+    code = 1101
+
+
+class TooManySimulations(SimulationError):
+    """1102: too many simulations running (or simulations off)."""
+
+    code = 1102
+
+
+class SimulationOverCap(SimulationError):
+    """1103: a simulation spec over a cap."""
+
+    code = 1103
+
+
+class UnknownListKind(RatingsError):
+    """1201: unknown rating list kind."""
+
+    code = 1201
+
+
+class ListUnreadable(RatingsError):
+    """1202: the file does not read as a list of that kind."""
+
+    code = 1202
+
+
+class ListOverCap(RatingsError):
+    """1203: a rating list or search over a cap."""
+
+    code = 1203
+
+
+class NoSuchList(RatingsError):
+    """1204: no such rating list imported yet."""
+
+    code = 1204
+
+
 ERRORS: Final[dict[int, type[Fault]]] = {
     cls.code: cls
     for cls in (
@@ -667,6 +740,7 @@ ERRORS: Final[dict[int, type[Fault]]] = {
         SgfInvalid,
         SgfCharset,
         SgfBadTree,
+        SgfOverLimit,
         ScoreSgfUnreadable,
         ScoreNotReplayable,
         IllegalMove,
@@ -677,6 +751,7 @@ ERRORS: Final[dict[int, type[Fault]]] = {
         AgaFilesHaveErrors,
         AgaReportRefused,
         AgaNoBand,
+        AgaTooManyLines,
         NoSuchTournament,
         StaleRevision,
         Archived,
@@ -708,6 +783,13 @@ ERRORS: Final[dict[int, type[Fault]]] = {
         FileUnreadable,
         NotATournament,
         AgaReportRefusedOnImport,
+        NoSuchSimulation,
+        TooManySimulations,
+        SimulationOverCap,
+        UnknownListKind,
+        ListUnreadable,
+        ListOverCap,
+        NoSuchList,
     )
 }
 

@@ -108,9 +108,12 @@ def documented_codes() -> set[int]:
     for path in paths:
         with open(path, encoding="utf-8") as f:
             for line in f:
-                m = re.match(r"^\| *(-?\d{1,5}) *\|", line)
+                m = re.match(r"^\| *(-?\d{1,5})(?: *[–-] *(\d{1,5}))? *\|", line)
                 if m:
-                    codes.add(int(m.group(1)))
+                    first = int(m.group(1))
+                    # A row for a range ("1201–1204") documents every code in it.
+                    last = int(m.group(2)) if m.group(2) else first
+                    codes.update(range(first, last + 1))
                 # docs/tournament.md puts several codes on one line: "· 1012 duplicate ..."
                 if m and "·" in line:
                     codes.update(int(x) for x in re.findall(r"· (\d{4}) ", line))
@@ -125,3 +128,12 @@ def test_every_documented_code_has_its_class() -> None:
     for code, cls in errors.ERRORS.items():
         assert cls.code == code and issubclass(cls, errors.Fault)
     assert len({cls.__name__ for cls in errors.ERRORS.values()}) == len(errors.ERRORS)
+
+
+def test_every_code_rpc_discover_declares_has_its_class(url: str) -> None:
+    with Client(url) as c:
+        doc = c.call("rpc.discover")
+    declared = {e["code"] for m in doc["methods"] for e in m.get("errors", [])}
+    assert {1001, 1101, 1204} <= declared
+    missing = sorted(declared - set(errors.ERRORS))
+    assert missing == [], f"codes rpc.discover declares without a class: {missing}"

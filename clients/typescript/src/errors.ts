@@ -38,6 +38,7 @@ export const ErrorCode = {
   SgfInvalid: 711,
   SgfCharset: 712,
   SgfBadTree: 713,
+  SgfOverLimit: 714,
   ScoreSgfUnreadable: 810,
   ScoreNotReplayable: 811,
   IllegalMove: 812,
@@ -48,6 +49,7 @@ export const ErrorCode = {
   AgaFilesHaveErrors: 910,
   AgaReportRefused: 911,
   AgaNoBand: 912,
+  AgaTooManyLines: 913,
   NoSuchTournament: 1001,
   StaleRevision: 1002,
   Archived: 1003,
@@ -81,6 +83,9 @@ export const ErrorCode = {
   FileUnreadable: 1061,
   NotATournament: 1062,
   AgaReportRefusedOnImport: 1063,
+  NoSuchSimulation: 1101,
+  TooManySimulations: 1102,
+  SimulationOverCap: 1103,
   UnknownListKind: 1201,
   ListUnreadable: 1202,
   ListOverCap: 1203,
@@ -130,14 +135,16 @@ export class ServerError extends GoswissError {}
 export class MatchmakerError extends GoswissError {}
 /** `pairing.*`: 610 ... 613. */
 export class PairingError extends GoswissError {}
-/** `sgf.*`: 710 ... 713. */
+/** `sgf.*`: 710 ... 714. */
 export class SgfError extends GoswissError {}
 /** `score.*`: 810 ... 830. */
 export class ScoreError extends GoswissError {}
-/** `aga.*`: 910 ... 912. */
+/** `aga.*`: 910 ... 913. */
 export class AgaError extends GoswissError {}
 /** `tournament.*`: 1001 ... 1063. */
 export class TournamentError extends GoswissError {}
+/** `simulate.*`: 1101 ... 1103. */
+export class SimulationError extends GoswissError {}
 /** `ratings.*`: 1201 ... 1204. */
 export class RatingsError extends GoswissError {}
 
@@ -148,10 +155,11 @@ export function errorFor(code: number, message: string, data?: unknown): Goswiss
   else if (code === -32603 || (code <= -32006 && code >= -32013)) cls = ServerError;
   else if (code >= 1 && code <= 402) cls = MatchmakerError;
   else if (code >= 610 && code <= 613) cls = PairingError;
-  else if (code >= 710 && code <= 713) cls = SgfError;
+  else if (code >= 710 && code <= 714) cls = SgfError;
   else if (code >= 810 && code <= 830) cls = ScoreError;
-  else if (code >= 910 && code <= 912) cls = AgaError;
+  else if (code >= 910 && code <= 913) cls = AgaError;
   else if (code >= 1001 && code <= 1063) cls = TournamentError;
+  else if (code >= 1101 && code <= 1103) cls = SimulationError;
   else if (code >= 1201 && code <= 1204) cls = RatingsError;
   return new cls(code, message, data);
 }

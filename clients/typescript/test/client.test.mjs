@@ -81,6 +81,22 @@ for (const [label, url] of [
   });
 }
 
+test("every code rpc.discover declares has its name in ErrorCode and its family's class", async () => {
+  const c = new Client(URL_);
+  const doc = await c.call("rpc.discover");
+  const declared = new Set(doc.methods.flatMap((m) => (m.errors ?? []).map((e) => e.code)));
+  for (const code of [1001, 1101, 1204]) assert.ok(declared.has(code), `${code} declared`);
+  const known = new Set(Object.values(ErrorCode));
+  const missing = [...declared].filter((code) => !known.has(code)).sort((a, b) => a - b);
+  assert.deepEqual(missing, [], "codes without a name in ErrorCode");
+  // A simulation's refusal is of its family's class, not the bare base class.
+  await assert.rejects(c.call("simulate.get", "no-such-id"), (e) => {
+    assert.equal(e.code, ErrorCode.NoSuchSimulation);
+    assert.notEqual(e.constructor, GoswissError);
+    return true;
+  });
+});
+
 test("a subscription over plain HTTP is refused with -32020", async () => {
   const c = new Client(URL_);
   await assert.rejects(c.call("tournament.subscribe", 1), (e) => {
