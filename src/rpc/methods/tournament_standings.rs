@@ -19,7 +19,7 @@ use crate::store::TournamentId;
 use crate::tournament::Tournament;
 use crate::tournament::crosstable::{Crosstable, crosstable};
 use crate::tournament::model::{Criterion, RoundNumber, TournamentData, format_rank};
-use crate::tournament::standings::{CRITERIA, Row, display_value, parse_criterion};
+use crate::tournament::standings::{Row, criteria_asked, display_value, parse_criterion};
 use crate::tournament::visibility;
 
 pub mod codes {
@@ -151,7 +151,7 @@ fn criteria(asked: Option<Vec<String>>) -> Result<Option<Vec<Criterion>>, RpcErr
             Some(Crit::Nul) => {}
             Some(c) => out.push(Criterion(c)),
             None => {
-                let valid: Vec<&str> = CRITERIA.iter().map(|c| c.name()).collect();
+                let valid: Vec<&str> = criteria_asked().map(|c| c.name()).collect();
                 return Err(RpcError::new(
                     codes::UNKNOWN_CRITERION,
                     format!(
