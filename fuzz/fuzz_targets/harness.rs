@@ -6,7 +6,7 @@
 
 use goswiss::rpc::methods::{aga, sgf, tournament_io};
 use goswiss::rpc::{Params, TABLE, Value, Wire, json_call, xmlrpc};
-use goswiss::tournament::formats::{csv, egf};
+use goswiss::tournament::formats::export;
 use goswiss::tournament::model::TournamentData;
 use serde_json::json;
 
@@ -173,12 +173,13 @@ fn import_and_export(t: TournamentData) {
     if tournament_io::import_events(t.clone(), 7).is_err() {
         return;
     }
-    let o = json!({"save_dt": "20261126120000"});
-    for format in tournament_io::EXPORT_FORMATS {
-        let _ = tournament_io::export_data(&t, format, &o);
+    let o = export::Options {
+        save_dt: "20261126120000".into(),
+        ..export::Options::default()
+    };
+    for f in export::FORMATS {
+        let _ = export::export(&t, f.format, &o);
     }
-    let _ = egf::h9(&t, &egf::H9Options::default());
-    let _ = csv::standings_csv(&t, t.rounds.len() as u32);
 }
 
 /// A target's body.

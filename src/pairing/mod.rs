@@ -7,6 +7,7 @@
 //! `koth` the king-of-the-hill matchmaker used by the tournament engine. Pure code: no I/O.
 
 pub mod blossom;
+pub mod criteria;
 pub mod fixtures;
 pub mod koth;
 pub mod model;

@@ -36,7 +36,7 @@ pub enum System {
     Cup,
 }
 
-/// Placement criteria (OpenGotha's names in `name()` / `parse`).
+/// Placement criteria; their names, units and descriptions are in `pairing::criteria`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Crit {
     Nul,
@@ -67,52 +67,18 @@ pub enum Crit {
     Sdc,
 }
 
-const CRITS: &[(Crit, &str)] = &[
-    (Crit::Nul, "NULL"),
-    (Crit::Cat, "CAT"),
-    (Crit::Rank, "RANK"),
-    (Crit::Rating, "RATING"),
-    (Crit::Nbw, "NBW"),
-    (Crit::Mms, "MMS"),
-    (Crit::Sts, "STS"),
-    (Crit::Cps, "CPS"),
-    (Crit::Sosw, "SOSW"),
-    (Crit::SoswM1, "SOSWM1"),
-    (Crit::SoswM2, "SOSWM2"),
-    (Crit::Sodosw, "SODOSW"),
-    (Crit::Sososw, "SOSOSW"),
-    (Crit::Cussw, "CUSSW"),
-    (Crit::Sosm, "SOSM"),
-    (Crit::SosmM1, "SOSMM1"),
-    (Crit::SosmM2, "SOSMM2"),
-    (Crit::Sodosm, "SODOSM"),
-    (Crit::Sososm, "SOSOSM"),
-    (Crit::Cussm, "CUSSM"),
-    (Crit::Sosts, "SOSTS"),
-    (Crit::Ext, "EXT"),
-    (Crit::Exr, "EXR"),
-    (Crit::Dc, "DC"),
-    (Crit::Sdc, "SDC"),
-];
-
 impl Crit {
-    /// OpenGotha's criterion name, case-insensitive ("NULL"/"NONE" = no criterion).
+    /// The criterion by its API name (OpenGotha's short spelling), any case ("NULL"/"NONE"
+    /// = no criterion); the names are [`super::criteria::TABLE`]'s.
     pub fn parse(s: &str) -> Option<Crit> {
-        let u = s.trim().to_uppercase();
-        if u == "NONE" || u.is_empty() {
-            return Some(Crit::Nul);
-        }
-        CRITS.iter().find(|(_, n)| *n == u).map(|(c, _)| *c)
+        super::criteria::by_api_name(s)
     }
     /// Every criterion's name, as [`Crit::name`] gives it.
     pub fn names() -> impl Iterator<Item = &'static str> {
-        CRITS.iter().map(|(_, n)| *n)
+        super::criteria::TABLE.iter().map(|d| d.api)
     }
     pub fn name(self) -> &'static str {
-        CRITS
-            .iter()
-            .find(|(c, _)| *c == self)
-            .map_or("?", |(_, n)| n)
+        super::criteria::describe(self).api
     }
 }
 

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use crate::pairing::criteria::{self, Unit};
 use crate::pairing::opengotha::Crit;
 
 use super::model::{Criterion, Outcome, PlayerId, RoundNumber, TournamentData};
@@ -534,57 +535,35 @@ fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// Every criterion a client can ask for, in OpenGotha's order (NULL left out).
-pub const CRITERIA: &[Crit] = &[
-    Crit::Cat,
-    Crit::Rank,
-    Crit::Rating,
-    Crit::Nbw,
-    Crit::Mms,
-    Crit::Sts,
-    Crit::Cps,
-    Crit::Sosw,
-    Crit::SoswM1,
-    Crit::SoswM2,
-    Crit::Sodosw,
-    Crit::Sososw,
-    Crit::Cussw,
-    Crit::Sosm,
-    Crit::SosmM1,
-    Crit::SosmM2,
-    Crit::Sodosm,
-    Crit::Sososm,
-    Crit::Cussm,
-    Crit::Sosts,
-    Crit::Ext,
-    Crit::Exr,
-    Crit::Dc,
-    Crit::Sdc,
-];
+/// Every criterion a client can ask for, in OpenGotha's order (NULL left out): the rows of
+/// [`criteria::TABLE`].
+pub fn criteria_asked() -> impl Iterator<Item = Crit> {
+    criteria::TABLE
+        .iter()
+        .map(|d| d.crit)
+        .filter(|&c| c != Crit::Nul)
+}
 
 /// How many internal units make one displayed unit: 2 for half-point criteria, 4 for SODOS
-/// (quarter points), 1 for rank, rating, DC and SDC. CAT is special (see [`display_value`]).
+/// (quarter points), 1 for rank, rating, DC and SDC (the criterion's [`criteria::Unit`]). CAT
+/// is special (see [`display_value`]).
 pub fn coef(c: Crit) -> i64 {
-    match c {
-        Crit::Nul | Crit::Cat | Crit::Rank | Crit::Rating | Crit::Dc | Crit::Sdc => 1,
-        Crit::Sodosw | Crit::Sodosm => 4,
-        _ => 2,
-    }
+    criteria::describe(c).unit.coef()
 }
 
 /// A criterion's value in display units: points (12.5, not 25 half points), SODOS in points
 /// too, the category as its number from 1 (CAT's internal value is minus the 0-based index).
 pub fn display_value(c: Crit, v: i64) -> f64 {
-    match c {
-        Crit::Cat => (1 - v) as f64,
-        c => v as f64 / coef(c) as f64,
+    match criteria::describe(c).unit {
+        Unit::Category => (1 - v) as f64,
+        _ => v as f64 / coef(c) as f64,
     }
 }
 
 /// A criterion's value as OpenGotha prints it (`formatScore`): whole part, then `½`, `¼` or `¾`.
 /// Java's truncating division is kept, so a negative half prints as its whole part only.
 pub fn format_score(c: Crit, v: i64) -> String {
-    if c == Crit::Cat {
+    if criteria::describe(c).unit == Unit::Category {
         return (1 - v).to_string();
     }
     let k = coef(c);
@@ -600,40 +579,12 @@ pub fn format_score(c: Crit, v: i64) -> String {
 
 /// OpenGotha's short name of a criterion (the EGF table's column titles).
 pub fn short_name(c: Crit) -> &'static str {
-    match c {
-        Crit::Nul => "NULL",
-        Crit::Cat => "CAT",
-        Crit::Rank => "Rank",
-        Crit::Rating => "Rating",
-        Crit::Nbw => "NBW",
-        Crit::Mms => "MMS",
-        Crit::Sts => "STS",
-        Crit::Cps => "CPS",
-        Crit::Cussw | Crit::Cussm => "CUSS",
-        Crit::Sosw | Crit::Sosm => "SOS",
-        Crit::SoswM1 | Crit::SosmM1 => "SOS-1",
-        Crit::SoswM2 | Crit::SosmM2 => "SOS-2",
-        Crit::Sodosw | Crit::Sodosm => "SODOS",
-        Crit::Sososw | Crit::Sososm => "SOSOS",
-        Crit::Sosts => "SOSTS",
-        Crit::Ext => "EXT",
-        Crit::Exr => "EXR",
-        Crit::Dc => "DC",
-        Crit::Sdc => "SDC",
-    }
+    criteria::describe(c).short
 }
 
 /// A criterion by name: ours ("SOSWM1"), OpenGotha's long names ("SOSW-1", "Rating"), any case.
 pub fn parse_criterion(name: &str) -> Option<Crit> {
-    let u = name.trim().to_uppercase();
-    let u = match u.as_str() {
-        "SOSW-1" => "SOSWM1",
-        "SOSW-2" => "SOSWM2",
-        "SOSM-1" => "SOSMM1",
-        "SOSM-2" => "SOSMM2",
-        other => other,
-    };
-    Crit::parse(u)
+    criteria::by_any_name(name)
 }
 
 #[cfg(test)]
@@ -695,7 +646,7 @@ mod display_tests {
         assert_eq!(parse_criterion("sosmm2"), Some(Crit::SosmM2));
         assert_eq!(parse_criterion("Rating"), Some(Crit::Rating));
         assert_eq!(parse_criterion("XYZ"), None);
-        for &c in CRITERIA {
+        for c in criteria_asked() {
             assert_eq!(parse_criterion(c.name()), Some(c));
         }
     }

@@ -33,13 +33,15 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures::Stream;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
 use crate::app::registry::{Change, RegistryError, Subscription};
+use crate::rpc::Ctx;
 use crate::rpc::auth::{self, Caller};
-use crate::rpc::{Ctx, Params};
+use crate::rpc::methods::tournament_standings::{export_for, export_options};
 use crate::store::TournamentId;
+use crate::tournament::formats::export::{Content, Export, FORMATS, Format};
 use crate::tournament::visibility::Publication;
 use crate::tournament::{Event, Tournament};
 
@@ -49,13 +51,15 @@ use pages::{Page, Viewer};
 /// timeout see a live connection and a vanished client is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// The exports the pages offer when the daemon has `tournament.export`: format and label.
-const EXPORTS: &[(&str, &str)] = &[
-    ("h9", "EGF results (.h9)"),
-    ("csv", "Standings (.csv)"),
-    ("opengotha", "OpenGotha file (.xml)"),
-    ("send2aga", "AGA results (.tde)"),
-];
+/// The exports the pages offer: format and label, the rows of [`FORMATS`] marked `offered`.
+static EXPORTS: std::sync::LazyLock<Vec<(&'static str, &'static str)>> =
+    std::sync::LazyLock::new(|| {
+        FORMATS
+            .iter()
+            .filter(|f| f.offered)
+            .map(|f| (f.name, f.label))
+            .collect()
+    });
 
 /// What the handlers share.
 #[derive(Clone)]
@@ -264,13 +268,9 @@ async fn with_tournament(
     }
 }
 
-/// The exports offered: none until the daemon has `tournament.export`.
+/// The exports offered.
 fn exports() -> &'static [(&'static str, &'static str)] {
-    if crate::rpc::lookup("tournament.export").is_some() {
-        EXPORTS
-    } else {
-        &[]
-    }
+    &EXPORTS
 }
 
 /// `GET /`: the tournament list (`tournament.*`, then `matchmaker.*` ones).
@@ -676,54 +676,9 @@ fn sse(stream: impl Stream<Item = Result<SseEvent, Infallible>> + Send + 'static
 
 // ---- exports --------------------------------------------------------------------------------
 
-fn export_mime(format: &str) -> &'static str {
-    match format {
-        "csv" => "text/csv; charset=utf-8",
-        "xml" | "opengotha" => "application/xml; charset=utf-8",
-        _ => "text/plain; charset=utf-8",
-    }
-}
-
-fn export_extension(format: &str) -> &str {
-    match format {
-        "opengotha" => "xml",
-        "aga" | "send2aga" => "tde",
-        f => f,
-    }
-}
-
-/// A file name made only of safe characters, for Content-Disposition.
-fn file_stem(name: &str, id: TournamentId) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(60)
-        .collect();
-    if s.trim_matches('_').is_empty() {
-        format!("tournament-{id}")
-    } else {
-        s
-    }
-}
-
-/// The download's file name stem: the short name, else the name, made safe.
-fn export_stem(t: &Tournament, id: TournamentId) -> String {
-    let s = &t.data.settings;
-    if s.short_name.is_empty() {
-        file_stem(&s.name, id)
-    } else {
-        file_stem(&s.short_name, id)
-    }
-}
-
-/// `GET /t/{id}/export/{format}`: the file `tournament.export` produces for the caller, as a
-/// download (with auth on, the public's stops before the first unpublished round).
+/// `GET /t/{id}/export/{format}`: the file `tournament.export` writes for the caller, as a
+/// download (with auth on, the public's stops before the first unpublished round). The same
+/// dispatch as the method's ([`crate::tournament::formats::export`]), under a call's budget.
 async fn export(
     State(web): State<Web>,
     caller: MaybeCaller,
@@ -737,72 +692,64 @@ async fn export(
         Ok(id) => id,
         Err(m) => return bad(m),
     };
-    let Some(method) = crate::rpc::lookup("tournament.export") else {
-        return not_found("this daemon has no exports");
+    let Some(format) = Format::parse(&format).filter(|f| f.info().offered) else {
+        return not_found(&format!(
+            "no export format {:?}",
+            crate::rpc::error::clip(&format, 40)
+        ));
     };
-    if !EXPORTS.iter().any(|(f, _)| *f == format) {
-        return not_found(&format!("no export format {format:?}"));
-    }
-    let stem = match web
-        .ctx
-        .tournaments
-        .read(tid, |t, _| export_stem(t, tid))
-        .await
-    {
-        Ok(stem) => stem,
-        Err(_) => return not_found(&format!("no tournament {tid}")),
+    let e = match export_as(&web, tid, &caller_of(&caller), format).await {
+        Ok(e) => e,
+        Err(resp) => return resp,
     };
-    let params =
-        Params::positional(vec![json!(tid), json!(format)]).with_caller(caller_of(&caller));
-    let answer = match crate::rpc::call(&web.ctx, method, params).await {
-        Ok(v) => v,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                &format!("export failed: {} ({})", e.message, e.code),
-            );
-        }
+    let Some(body) = e.bytes() else {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "export gave no content");
     };
-    // The EGF table is ISO-8859-15: its text holds one character per byte of the file.
-    let latin9 = answer.get("encoding").and_then(Value::as_str) == Some("ISO-8859-15");
-    let content = match &answer {
-        Value::String(s) => s.clone(),
-        Value::Object(m) => match ["content", "text", "data", "file"]
-            .iter()
-            .find_map(|k| m.get(*k).and_then(Value::as_str))
-        {
-            Some(s) => s.to_string(),
-            None => return error(StatusCode::INTERNAL_SERVER_ERROR, "export gave no content"),
-        },
-        _ => return error(StatusCode::INTERNAL_SERVER_ERROR, "export gave no content"),
-    };
-    let disposition = format!(
-        "attachment; filename=\"{stem}.{}\"",
-        export_extension(&format)
-    );
-    let (body, mime) = if latin9 {
-        (
-            crate::tournament::formats::egf::encode_latin9(&content),
-            "text/plain; charset=iso-8859-15",
-        )
-    } else {
-        (content.into_bytes(), export_mime(&format))
-    };
-    let mut resp = (StatusCode::OK, body).into_response();
-    let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
-    if let Ok(v) = HeaderValue::from_str(&disposition) {
-        h.insert(header::CONTENT_DISPOSITION, v);
-    }
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let mut resp = download(body, e.info().mime, &e.file_name);
     // How many texts the file writes otherwise (their list is on the overview page and in
     // the RPC answer): a file has no room for a message.
-    let warnings = answer
-        .get("warnings")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    h.insert("x-export-warnings", HeaderValue::from(warnings));
+    resp.headers_mut()
+        .insert("x-export-warnings", HeaderValue::from(e.warnings.len()));
     resp
+}
+
+/// Tournament `tid` written as `format` for `caller`, as a call of `tournament.export` would
+/// be: within the daemon's request budget, heavy work taking its turns.
+async fn export_as(
+    web: &Web,
+    tid: TournamentId,
+    caller: &Caller,
+    format: Format,
+) -> Result<Export, Response> {
+    let ctx = &web.ctx;
+    let failed = |e: crate::rpc::RpcError| {
+        if e.code == crate::rpc::error::codes::NO_TOURNAMENT {
+            not_found(&format!("no tournament {tid}"))
+        } else {
+            error(
+                StatusCode::BAD_REQUEST,
+                &format!("export failed: {} ({})", e.message, e.code),
+            )
+        }
+    };
+    let options = export_options(format, None).map_err(failed)?;
+    let directs = ctx
+        .tournaments
+        .read(tid, |t, _| {
+            auth::directs(ctx, caller, t.director_token.as_deref())
+        })
+        .await
+        .map_err(|_| not_found(&format!("no tournament {tid}")))?;
+    let budget = crate::app::work::new_call_budget(ctx.config.request_budget_ms);
+    let directors_turns = directs.then(|| Arc::clone(&ctx.directors_heavy));
+    crate::app::work::serve(
+        budget,
+        directors_turns,
+        export_for(ctx, caller, tid, format, None, options),
+    )
+    .await
+    .map(|(e, _)| e)
+    .map_err(failed)
 }
 
 // ---- director mode and AGA files -----------------------------------------------------------
@@ -845,68 +792,73 @@ async fn director(
     }
 }
 
-/// The AGA files of tournament `id` as `caller` may see them: the file stem, `register.tde`
-/// and the round files (`1.tde`, …) of the rounds shown. They come from `tournament.export`
-/// (format `aga`), the method RPC clients call.
+/// The AGA files of tournament `id` as `caller` may see them: the archive's file name,
+/// `register.tde` and the round files (`1.tde`, …) of the rounds shown, from the same export
+/// as `tournament.export`'s `aga`.
 async fn aga_files(
     web: &Web,
     id: &str,
     caller: &Caller,
 ) -> Result<(String, Vec<(String, String)>), Response> {
     let tid: TournamentId = number("tournament id", id).map_err(bad)?;
-    let Some(method) = crate::rpc::lookup("tournament.export") else {
-        return Err(not_found("this daemon has no exports"));
-    };
     let ctx = &web.ctx;
-    let seen = ctx
+    let shown = ctx
         .tournaments
         .read(tid, |t, _| {
             let v = viewer(ctx, caller, t);
-            let shown: Vec<bool> = (1..=t.paired_rounds()).map(|r| v.shows(t, r)).collect();
-            (export_stem(t, tid), shown)
+            (1..=t.paired_rounds())
+                .map(|r| v.shows(t, r))
+                .collect::<Vec<bool>>()
         })
-        .await;
-    let Ok((stem, shown)) = seen else {
-        return Err(not_found(&format!("no tournament {tid}")));
+        .await
+        .map_err(|_| not_found(&format!("no tournament {tid}")))?;
+    let e = export_as(web, tid, caller, Format::Aga).await?;
+    let Content::Files(all) = e.content else {
+        return Err(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "export gave no content",
+        ));
     };
-    let params = Params::positional(vec![json!(tid), json!("aga")]).with_caller(caller.clone());
-    let answer = crate::rpc::call(ctx, method, params).await.map_err(|e| {
-        error(
-            StatusCode::BAD_REQUEST,
-            &format!("export failed: {} ({})", e.message, e.code),
-        )
-    })?;
-    let no_content = || error(StatusCode::INTERNAL_SERVER_ERROR, "export gave no content");
-    let register = answer
-        .get("register")
-        .and_then(Value::as_str)
-        .ok_or_else(no_content)?;
-    let mut files = vec![("register.tde".to_string(), register.to_string())];
-    let rounds = answer
-        .get("rounds")
-        .and_then(Value::as_array)
-        .ok_or_else(no_content)?;
-    for (k, f) in rounds.iter().enumerate() {
-        // A round paired after the visibility was read is not shown: it was not seen.
-        if !shown.get(k).copied().unwrap_or(false) {
-            continue;
-        }
-        let (Some(name), Some(text)) = (
-            f.get("name").and_then(Value::as_str),
-            f.get("text").and_then(Value::as_str),
-        ) else {
-            return Err(no_content());
-        };
-        files.push((name.to_string(), text.to_string()));
+    let mut all = all.into_iter();
+    let mut files: Vec<(String, String)> = all.next().into_iter().collect();
+    // A round paired after the visibility was read is not shown: it was not seen.
+    files.extend(
+        all.enumerate()
+            .filter(|(k, _)| shown.get(*k).copied().unwrap_or(false))
+            .map(|(_, f)| f),
+    );
+    Ok((e.file_name, files))
+}
+
+/// `attachment` with the file's name. A name of plain ASCII goes as it is; any other (a
+/// tournament named in its own language: `Tournoi_de_Nîmes.h9`) goes twice, as RFC 6266
+/// says: an ASCII stand-in for old clients and the UTF-8 name, percent-encoded (RFC 8187),
+/// which browsers save under.
+fn disposition(file_name: &str) -> String {
+    let plain = |c: char| c.is_ascii_graphic() && c != '"' && c != '\\' && c != '%';
+    if file_name.chars().all(plain) {
+        return format!("attachment; filename=\"{file_name}\"");
     }
-    Ok((stem, files))
+    let ascii: String = file_name
+        .chars()
+        .map(|c| if plain(c) { c } else { '_' })
+        .collect();
+    let mut encoded = String::new();
+    for b in file_name.bytes() {
+        if b.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&b) {
+            encoded.push(b as char);
+        } else {
+            encoded.push_str(&format!("%{b:02X}"));
+        }
+    }
+    format!("attachment; filename=\"{ascii}\"; filename*=UTF-8''{encoded}")
 }
 
 fn download(body: Vec<u8>, mime: &'static str, file_name: &str) -> Response {
     let mut resp = (StatusCode::OK, body).into_response();
     let h = resp.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
-    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{file_name}\"")) {
+    if let Ok(v) = HeaderValue::from_str(&disposition(file_name)) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -928,7 +880,7 @@ async fn aga_archive(
         Ok(p) => p,
         Err(e) => return bad(e),
     };
-    let (stem, files) = match aga_files(&web, &id, &caller_of(&caller)).await {
+    let (file_name, files) = match aga_files(&web, &id, &caller_of(&caller)).await {
         Ok(f) => f,
         Err(resp) => return resp,
     };
@@ -937,7 +889,7 @@ async fn aga_archive(
         .map(|(n, t)| (n, t.into_bytes()))
         .collect();
     match zip::stored(&files) {
-        Ok(bytes) => download(bytes, "application/zip", &format!("{stem}_aga.zip")),
+        Ok(bytes) => download(bytes, Format::Aga.info().mime, &file_name),
         Err(e) => {
             tracing::error!(error = ?e, "writing the AGA archive");
             error(

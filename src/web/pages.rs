@@ -170,11 +170,12 @@ fn halves(v: i64) -> String {
 
 /// A criterion's value in its own unit (standings keep half points, SODOS quarter points).
 pub fn crit_value(c: Crit, v: i64) -> String {
-    match c {
-        Crit::Rank => format_rank(v as i32),
-        Crit::Rating | Crit::Dc | Crit::Sdc | Crit::Nul => v.to_string(),
-        Crit::Cat => (-v + 1).to_string(),
-        Crit::Sodosw | Crit::Sodosm => {
+    use crate::pairing::criteria::{Unit, describe};
+    match describe(c).unit {
+        Unit::Rank => format_rank(v as i32),
+        Unit::Rating | Unit::Count => v.to_string(),
+        Unit::Category => (-v + 1).to_string(),
+        Unit::QuarterPoints => {
             let q = v.rem_euclid(4);
             let whole = v.div_euclid(4);
             match q {
@@ -183,7 +184,7 @@ pub fn crit_value(c: Crit, v: i64) -> String {
                 _ => format!("{}", v as f64 / 4.0),
             }
         }
-        _ => halves(v),
+        Unit::HalfPoints => halves(v),
     }
 }
 

@@ -54,8 +54,8 @@ pub mod codes {
 
 /// Whether `p`'s caller sees only what is public of `t` (auth on, not its director nor the
 /// admin): unpublished rounds are then left out of every read, as from the web pages.
-pub(super) fn public_only(ctx: &Ctx, p: &Params, t: &Tournament) -> bool {
-    !crate::rpc::auth::directs(ctx, p.caller(), t.director_token.as_deref())
+pub(super) fn public_only(ctx: &Ctx, caller: &crate::rpc::auth::Caller, t: &Tournament) -> bool {
+    !crate::rpc::auth::directs(ctx, caller, t.director_token.as_deref())
 }
 
 /// The refusal of a read of what round `r` holds, for a caller who may not see it yet.
@@ -466,7 +466,7 @@ fn withheld_event(revision: usize, e: &Event) -> Value {
 async fn get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let IdArgs { tournament_id: id } = p.decode(ID)?;
     read(&ctx, id, |t, rev| {
-        whole(id, t, rev, public_only(&ctx, &p, t))
+        whole(id, t, rev, public_only(&ctx, p.caller(), t))
     })
     .await?
 }
@@ -658,7 +658,7 @@ async fn events(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let (revision, public) = read(&ctx, id, |t, rev| {
         (
             rev,
-            public_only(&ctx, &p, t).then(|| visibility::Publication::of(&t.data)),
+            public_only(&ctx, p.caller(), t).then(|| visibility::Publication::of(&t.data)),
         )
     })
     .await?;
@@ -1089,7 +1089,7 @@ async fn round_get(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     } = p.decode(ROUND)?;
     read(&ctx, id, |t, rev| {
         t.check_round(round).map_err(engine_error)?;
-        let mut v = round_view(t, round, public_only(&ctx, &p, t));
+        let mut v = round_view(t, round, public_only(&ctx, p.caller(), t));
         v["revision"] = json!(rev);
         Ok(v)
     })
@@ -1107,7 +1107,7 @@ async fn round_warnings(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         let r = t.data.round(round);
         let published = r.is_some_and(|r| r.published);
         // Like round.get: an unpublished round's games are the director's only.
-        let games = if !published && public_only(&ctx, &p, t) {
+        let games = if !published && public_only(&ctx, p.caller(), t) {
             Vec::new()
         } else {
             warnings::round_warnings(&t.data, round)
@@ -1141,7 +1141,7 @@ async fn round_explain(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     // A round's weights come from the results of the rounds before it: those must be public.
     read(&ctx, id, |t, _| {
         let last = visibility::last_public_round(&t.data);
-        if round > last + 1 && round <= t.paired_rounds() + 1 && public_only(&ctx, &p, t) {
+        if round > last + 1 && round <= t.paired_rounds() + 1 && public_only(&ctx, p.caller(), t) {
             return Err(not_published(last + 1));
         }
         Ok(())
@@ -1288,7 +1288,7 @@ async fn game_sgf(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         // Refused before the game is looked for, so that not even the tables show.
         if t.data.round(round).is_some()
             && !visibility::is_public(&t.data, round)
-            && public_only(&ctx, &p, t)
+            && public_only(&ctx, p.caller(), t)
         {
             return Err(not_published(round));
         }

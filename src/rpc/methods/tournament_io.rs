@@ -12,7 +12,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::tournament::registry_error;
-use crate::aga::report::ReportOptions;
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::tournament::engine::{FORMAT, check_player, check_settings};
 use crate::tournament::formats::{aga, opengotha_xml};
@@ -229,17 +228,9 @@ async fn import(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     }))
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ExportOptions {
-    /// `yyyyMMddHHmmss` for OpenGotha's saveDT (default: now, UTC).
-    save_dt: Option<String>,
-    /// Results report options (aga_results).
-    #[serde(default)]
-    report: ReportOptions,
-}
-
-fn now_save_dt() -> String {
+/// OpenGotha's `saveDT` for now (UTC), `yyyyMMddHHmmss`: the default of an export's
+/// `save_dt`.
+pub(super) fn now_save_dt() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;
@@ -262,59 +253,6 @@ fn now_save_dt() -> String {
         rem / 60 % 60,
         rem % 60
     )
-}
-
-/// The export of one tournament in `format`.
-/// The formats [`export_data`] writes.
-pub const EXPORT_FORMATS: &[&str] = &["opengotha", "aga", "send2aga", "aga_results"];
-
-pub fn export_data(t: &TournamentData, format: &str, o: &Value) -> RpcResult {
-    let o: ExportOptions = crate::rpc::input::from_value(o, "options")?;
-    match format {
-        "opengotha" | "opengotha_xml" => {
-            let save_dt = o.save_dt.unwrap_or_else(now_save_dt);
-            if save_dt.len() != 14 || !save_dt.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(RpcError::invalid_params(
-                    "options.save_dt: yyyyMMddHHmmss (14 digits)",
-                ));
-            }
-            let text = opengotha_xml::write(t, &opengotha_xml::WriteOptions { save_dt });
-            Ok(json!({"format": "opengotha", "text": text, "warnings": []}))
-        }
-        "aga" => {
-            let f = aga::export(t);
-            let rounds: Vec<Value> = f
-                .rounds
-                .into_iter()
-                .map(|(name, text)| json!({"name": name, "text": text}))
-                .collect();
-            let warnings = serde_json::to_value(&f.warnings).unwrap_or_else(|_| json!([]));
-            Ok(json!({
-                "format": "aga",
-                "register": f.register,
-                "rounds": rounds,
-                "warnings": warnings,
-            }))
-        }
-        "send2aga" | "aga_results" => {
-            let r = if format == "send2aga" {
-                aga::send2aga(t)
-            } else {
-                aga::results_report(t, o.report)
-            }
-            .map_err(|e| RpcError::new(codes::REPORT_REFUSED, e.to_string()))?;
-            Ok(json!({
-                "format": format,
-                "text": r.text,
-                "notes": r.notes,
-                "findings": serde_json::to_value(&r.findings).unwrap_or(Value::Null),
-            }))
-        }
-        other => Err(RpcError::new(
-            codes::UNKNOWN_FORMAT,
-            format!("unknown format {other:?} (opengotha, aga, send2aga or aga_results)"),
-        )),
-    }
 }
 
 macro_rules! async_handler {

@@ -13,13 +13,18 @@ use serde_json::{Map, Value, json};
 use super::tournament_types as out;
 use crate::app::registry::RegistryError;
 use crate::pairing::opengotha::Crit;
+use crate::rpc::auth::Caller;
 use crate::rpc::openrpc::Doc;
 use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::TournamentId;
 use crate::tournament::Tournament;
 use crate::tournament::crosstable::{Crosstable, crosstable};
+use crate::tournament::formats::{
+    self,
+    export::{Content, Export, ExportError, Format, Options as ExportOptions},
+};
 use crate::tournament::model::{Criterion, RoundNumber, TournamentData, format_rank};
-use crate::tournament::standings::{CRITERIA, Row, display_value, parse_criterion};
+use crate::tournament::standings::{Row, criteria_asked, display_value, parse_criterion};
 use crate::tournament::visibility;
 
 pub mod codes {
@@ -30,9 +35,6 @@ pub mod codes {
     /// An export format not known (the message lists the supported ones).
     pub const UNKNOWN_FORMAT: i32 = 1042;
 }
-
-/// The formats `tournament.export` writes.
-pub const EXPORT_FORMATS: &[&str] = &["h9", "h9_nobydef", "csv"];
 
 /// Most criteria one call may ask for (OpenGotha has 6 slots).
 const MAX_CRITERIA: usize = 12;
@@ -67,7 +69,7 @@ type Hidden = Option<(RoundNumber, RoundNumber)>;
 /// time budget either way (-32012 when it runs out: at the deadline for a large one).
 async fn compute<R: Send + 'static>(
     ctx: &Ctx,
-    p: &Params,
+    caller: &Caller,
     id: TournamentId,
     f: impl FnOnce(&TournamentData, u64, Hidden) -> R + Send + 'static,
 ) -> Result<R, RpcError> {
@@ -76,7 +78,7 @@ async fn compute<R: Send + 'static>(
     let copied = ctx
         .tournaments
         .read(id, |t: &Tournament, rev| {
-            let (data, hidden) = if super::tournament::public_only(ctx, p, t) {
+            let (data, hidden) = if super::tournament::public_only(ctx, caller, t) {
                 let data = visibility::public_data(&t.data);
                 let hidden = (data.rounds.len() < t.data.rounds.len()).then(|| {
                     (
@@ -151,7 +153,7 @@ fn criteria(asked: Option<Vec<String>>) -> Result<Option<Vec<Criterion>>, RpcErr
             Some(Crit::Nul) => {}
             Some(c) => out.push(Criterion(c)),
             None => {
-                let valid: Vec<&str> = CRITERIA.iter().map(|c| c.name()).collect();
+                let valid: Vec<&str> = criteria_asked().map(|c| c.name()).collect();
                 return Err(RpcError::new(
                     codes::UNKNOWN_CRITERION,
                     format!(
@@ -214,7 +216,7 @@ async fn standings(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
     let crit = criteria(p.opt(2, "criteria")?)?;
-    compute(&ctx, &p, id, move |t, rev, hidden| {
+    compute(&ctx, p.caller(), id, move |t, rev, hidden| {
         let r = after_round(t, asked, hidden)?;
         let crit = crit.unwrap_or_else(|| t.settings.placement.clone());
         let st = crate::tournament::standings::standings(t, r, &crit);
@@ -274,7 +276,7 @@ fn crosstable_json(t: &TournamentData, x: &Crosstable, rev: u64) -> Value {
 async fn crosstable_method(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     let id: TournamentId = p.get(0, "tournament_id")?;
     let asked: Option<RoundNumber> = p.opt(1, "after_round")?;
-    compute(&ctx, &p, id, move |t, rev, hidden| {
+    compute(&ctx, p.caller(), id, move |t, rev, hidden| {
         let r = after_round(t, asked, hidden)?;
         let x = crosstable(t, r, &t.settings.placement, r, false);
         crate::budget::check()?;
@@ -283,128 +285,120 @@ async fn crosstable_method(ctx: Arc<Ctx>, p: Params) -> RpcResult {
     .await?
 }
 
-/// A file name from the tournament's short name (or name): letters, digits, `-` and `_` kept.
-fn file_stem(t: &TournamentData) -> String {
-    let s = &t.settings;
-    let base = if s.short_name.trim().is_empty() {
-        &s.name
-    } else {
-        &s.short_name
-    };
-    let stem: String = base
-        .trim()
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if stem.is_empty() {
-        "tournament".into()
-    } else {
-        stem
+/// The options of `format`, each format reading only its own (a misspelt option is refused,
+/// never ignored): the EGF table's `opengotha_exact`; none for the CSV; `save_dt` and `report`
+/// for the whole-tournament files. OpenGotha's save time defaults to now (UTC): the clock is
+/// read here, not in the domain.
+pub fn export_options(format: Format, options: Option<&Value>) -> Result<ExportOptions, RpcError> {
+    #[derive(Debug, Default, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct H9 {
+        /// OpenGotha 3.51's exact bytes (`?` for halves and for what ISO-8859-15 lacks).
+        #[serde(default)]
+        opengotha_exact: bool,
     }
-}
-
-/// One export: the file as text, its encoding, a suggested file name, and what could not be
-/// written as it is.
-struct Export {
-    text: String,
-    encoding: &'static str,
-    file_name: String,
-    warnings: Value,
-}
-
-/// Options of the EGF table.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct H9ExportOptions {
-    /// OpenGotha 3.51's exact bytes (`?` for halves and for what ISO-8859-15 lacks).
-    #[serde(default)]
-    opengotha_exact: bool,
-}
-
-fn export_file(
-    t: &TournamentData,
-    format: &str,
-    after_round: Option<RoundNumber>,
-    options: Option<&Value>,
-) -> Result<Export, RpcError> {
-    use crate::tournament::formats::{csv, egf};
-    let stem = file_stem(t);
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct NoOptions {}
+    #[derive(Debug, Default, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Whole {
+        /// `yyyyMMddHHmmss` for OpenGotha's saveDT (default: now, UTC).
+        save_dt: Option<String>,
+        /// Results report options (aga_results).
+        #[serde(default)]
+        report: crate::aga::report::ReportOptions,
+    }
+    let read = |o: Option<&Value>| -> Result<Option<Value>, RpcError> { Ok(o.cloned()) };
+    let mut out = ExportOptions::default();
     match format {
-        "h9" | "h9_nobydef" => {
-            let h9o: H9ExportOptions = match options {
-                Some(v) => crate::rpc::input::from_value(v, "options")?,
-                None => H9ExportOptions::default(),
-            };
-            let o = egf::H9Options {
-                keep_by_default: format == "h9",
-                after_round,
-                opengotha_exact: h9o.opengotha_exact,
-                ..egf::H9Options::default()
-            };
-            let f = egf::h9_file(t, &o);
-            // The bytes are ISO-8859-15; as a string each byte is its Latin-9 character, so a
-            // client writing the text in that encoding gets the file.
-            let text = latin9_to_string(&f.bytes);
-            let file_name = if format == "h9" {
-                format!("{stem}.h9")
-            } else {
-                format!("{stem}_nobydef.h9")
-            };
-            Ok(Export {
-                text,
-                encoding: "ISO-8859-15",
-                file_name,
-                warnings: serde_json::to_value(&f.warnings).unwrap_or_else(|_| json!([])),
-            })
+        Format::H9 | Format::H9NoByDef => {
+            if let Some(o) = read(options)? {
+                let h9: H9 = crate::rpc::input::from_value(&o, "options")?;
+                out.opengotha_exact = h9.opengotha_exact;
+            }
         }
-        "csv" => {
-            let r = after_round.unwrap_or(t.rounds.len() as RoundNumber);
-            Ok(Export {
-                text: csv::standings_csv(t, r),
-                encoding: "UTF-8",
-                file_name: format!("{stem}_standings.csv"),
-                warnings: json!([]),
-            })
+        Format::Csv => {
+            if let Some(o) = read(options)? {
+                crate::rpc::input::from_value::<NoOptions>(&o, "options")?;
+            }
         }
-        other => Err(RpcError::new(
-            codes::UNKNOWN_FORMAT,
-            format!(
-                "unknown export format {:?}; supported: {}",
-                crate::rpc::error::clip(other, 40),
-                EXPORT_FORMATS
-                    .iter()
-                    .chain(super::tournament_io::EXPORT_FORMATS)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )),
+        Format::OpenGotha | Format::Aga | Format::Send2Aga | Format::AgaResults => {
+            let w: Whole = match options {
+                Some(o) => crate::rpc::input::from_value(o, "options")?,
+                None => Whole::default(),
+            };
+            out.save_dt = w.save_dt.unwrap_or_else(super::tournament_io::now_save_dt);
+            out.report = w.report;
+        }
+    }
+    Ok(out)
+}
+
+/// A refusal of the domain's export as the wire's error.
+fn export_error(e: ExportError) -> RpcError {
+    match e {
+        ExportError::Invalid(m) => RpcError::invalid_params(m),
+        ExportError::Refused(m) => RpcError::new(super::tournament_io::codes::REPORT_REFUSED, m),
     }
 }
 
-/// Decodes ISO-8859-15 bytes (the inverse of `egf::encode_latin9`).
-fn latin9_to_string(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|&b| match b {
-            0xA4 => '€',
-            0xA6 => 'Š',
-            0xA8 => 'š',
-            0xB4 => 'Ž',
-            0xB8 => 'ž',
-            0xBC => 'Œ',
-            0xBD => 'œ',
-            0xBE => 'Ÿ',
-            b => b as char,
-        })
-        .collect()
+/// Tournament `id` written as `format` for `caller` (the public's data stops before the first
+/// unpublished round, with auth on), and the revision it was written at: what
+/// `tournament.export` answers and the pages download.
+pub async fn export_for(
+    ctx: &Ctx,
+    caller: &Caller,
+    id: TournamentId,
+    format: Format,
+    asked: Option<RoundNumber>,
+    options: ExportOptions,
+) -> Result<(Export, u64), RpcError> {
+    compute(ctx, caller, id, move |t, rev, hidden| {
+        let mut o = options;
+        // A whole-tournament file refuses a round before the round is looked at.
+        o.after_round = match asked {
+            Some(_) if format.info().takes_round => Some(after_round(t, asked, hidden)?),
+            other => other,
+        };
+        let e = formats::export::export(t, format, &o).map_err(export_error)?;
+        Ok((e, rev))
+    })
+    .await?
+}
+
+/// An export in `tournament.export`'s answer: the text (for the EGF table one character per
+/// byte of its ISO-8859-15 file) or the AGA files, with the file name, warnings and the AGA
+/// reports' notes and findings.
+fn export_json(e: &Export, rev: u64) -> Value {
+    let info = e.info();
+    let mut v = json!({
+        "revision": rev,
+        "format": info.name,
+        "file_name": e.file_name,
+        "encoding": info.encoding.name(),
+    });
+    match &e.content {
+        Content::Text(text) => v["text"] = json!(text),
+        Content::Files(files) => {
+            let mut files = files.iter();
+            if let Some((_, register)) = files.next() {
+                v["register"] = json!(register);
+            }
+            v["rounds"] = Value::Array(
+                files
+                    .map(|(name, text)| json!({"name": name, "text": text}))
+                    .collect(),
+            );
+        }
+    }
+    if matches!(info.format, Format::Send2Aga | Format::AgaResults) {
+        v["notes"] = json!(e.notes);
+        v["findings"] = serde_json::to_value(&e.findings).unwrap_or(Value::Null);
+    } else {
+        v["warnings"] = serde_json::to_value(&e.warnings).unwrap_or_else(|_| json!([]));
+    }
+    v
 }
 
 async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
@@ -423,54 +417,19 @@ async fn export(ctx: Arc<Ctx>, p: Params) -> RpcResult {
         }
         _ => (p.opt(2, "after_round")?, p.opt(3, "options")?),
     };
-    let format = format.trim().to_ascii_lowercase();
-    // The tables take no options but the EGF table's: a misspelt one must not be ignored
-    // without a word.
-    if !super::tournament_io::EXPORT_FORMATS.contains(&format.as_str())
-        && !matches!(format.as_str(), "h9" | "h9_nobydef")
-        && let Some(o) = &options
-    {
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct NoOptions {}
-        crate::rpc::input::from_value::<NoOptions>(o, "options")?;
-    }
-    compute(&ctx, &p, id, move |t, rev, hidden| {
-        // The OpenGotha and AGA files come from tournament_io. They hold the whole tournament,
-        // so a round to stop after would be silently ignored: refuse it instead.
-        if super::tournament_io::EXPORT_FORMATS.contains(&format.as_str()) {
-            if asked.is_some() {
-                return Err(RpcError::invalid_params(format!(
-                    "after_round applies to {} only; the {format} export is the whole \
-                     tournament",
-                    EXPORT_FORMATS.join(", ")
-                )));
-            }
-            let mut v = super::tournament_io::export_data(
-                t,
-                &format,
-                options.as_ref().unwrap_or(&json!({})),
-            )?;
-            if let Some(o) = v.as_object_mut() {
-                o.insert("revision".into(), json!(rev));
-            }
-            return Ok(v);
-        }
-        let r = match asked {
-            Some(_) => Some(after_round(t, asked, hidden)?),
-            None => None,
-        };
-        let e = export_file(t, &format, r, options.as_ref())?;
-        Ok(json!({
-            "revision": rev,
-            "format": format,
-            "file_name": e.file_name,
-            "encoding": e.encoding,
-            "text": e.text,
-            "warnings": e.warnings,
-        }))
-    })
-    .await?
+    let Some(format) = Format::parse(&format) else {
+        return Err(RpcError::new(
+            codes::UNKNOWN_FORMAT,
+            format!(
+                "unknown export format {:?}; supported: {}",
+                crate::rpc::error::clip(&format, 40),
+                Format::names().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    };
+    let options = export_options(format, options.as_ref())?;
+    let (e, rev) = export_for(&ctx, p.caller(), id, format, asked, options).await?;
+    Ok(export_json(&e, rev))
 }
 
 macro_rules! async_handler {

@@ -1,10 +1,12 @@
 //! Imports and exports of tournaments: OpenGotha's XML file (read and write), the EGF table
 //! (`.h9`), the standings CSV and the AGA files (register.tde + round files, send2aga,
-//! results report). An export that had to change a text says so in [`NameWarning`]s.
+//! results report). An export that had to change a text says so in [`NameWarning`]s;
+//! [`export`] is the one dispatch every caller writes a file through.
 
 pub mod aga;
 pub mod csv;
 pub mod egf;
+pub mod export;
 pub mod opengotha_xml;
 
 use serde::Serialize;

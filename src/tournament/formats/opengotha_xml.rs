@@ -186,46 +186,11 @@ pub const EXTRA_TEAM_PLACEMENT: &str = "TeamPlacementCriteria";
 
 /// OpenGotha's long criterion names, the ones its XML carries (its importer knows no other).
 fn crit_long_name(c: Crit) -> &'static str {
-    match c {
-        Crit::Nul => "NULL",
-        Crit::Cat => "CAT",
-        Crit::Rank => "Rank",
-        Crit::Rating => "Rating",
-        Crit::Nbw => "NBW",
-        Crit::Mms => "MMS",
-        Crit::Sts => "STS",
-        Crit::Cps => "CPS",
-        Crit::Sosw => "SOSW",
-        Crit::SoswM1 => "SOSW-1",
-        Crit::SoswM2 => "SOSW-2",
-        Crit::Sodosw => "SODOSW",
-        Crit::Sososw => "SOSOSW",
-        Crit::Cussw => "CUSSW",
-        Crit::Sosm => "SOSM",
-        Crit::SosmM1 => "SOSM-1",
-        Crit::SosmM2 => "SOSM-2",
-        Crit::Sodosm => "SODOSM",
-        Crit::Sososm => "SOSOSM",
-        Crit::Cussm => "CUSSM",
-        Crit::Sosts => "SOSTS",
-        Crit::Ext => "EXT",
-        Crit::Exr => "EXR",
-        Crit::Dc => "DC",
-        Crit::Sdc => "SDC",
-    }
+    crate::pairing::criteria::describe(c).opengotha
 }
 
 fn parse_crit(name: &str) -> Crit {
-    // OpenGotha writes its long names ("SOSW-1", "Rank"); its importer reads any other name
-    // as no criterion, and so do we (goswiss's short spellings are accepted too).
-    match name {
-        "SOSW-1" => Crit::SoswM1,
-        "SOSW-2" => Crit::SoswM2,
-        "SOSM-1" => Crit::SosmM1,
-        "SOSM-2" => Crit::SosmM2,
-        "SOSWM1" | "SOSWM2" | "SOSMM1" | "SOSMM2" => Crit::Nul,
-        other => Crit::parse(other).unwrap_or(Crit::Nul),
-    }
+    crate::pairing::criteria::from_xml(name)
 }
 
 /// The system a file was made for, from its first placement criterion (OpenGotha stores no

@@ -1,5 +1,6 @@
 //! Integration tests: tournament.
 
+mod export_dispatch;
 mod export_egf;
 mod formats_opengotha;
 mod growth;
