@@ -90,7 +90,7 @@ pub struct Config {
     /// With auth on, callers without the admin token may create tournaments (each within its
     /// network prefix's quota, and getting the new tournament's director token); off, creating
     /// (`tournament.create`, `tournament.import`, `matchmaker.create_tournament`) needs the
-    /// admin token.
+    /// admin token. Starting a simulation (`simulate.start`) follows the same rule.
     #[serde(deserialize_with = "flag")]
     pub open_creation: bool,
     /// Leading bits of an IPv4 client address that name its network for the creation quota:

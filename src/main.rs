@@ -129,10 +129,20 @@ struct SimulateArgs {
     /// Take the players of an OpenGotha tournament file instead of generating them.
     #[arg(long, conflicts_with = "rating_list")]
     field_file: Option<PathBuf>,
-    /// Take the players of a CSV rating list (header: name, first_name, rank, rating, club,
-    /// country) instead of generating them.
+    /// Take the players of a rating list instead of generating them: a CSV file (header:
+    /// name, first_name, rank, rating, club, country), or a federation's list (--list-format).
     #[arg(long)]
     rating_list: Option<PathBuf>,
+    /// With --rating-list: csv, or the EGF list (egf_db.txt), the FFG échelle
+    /// (ech_ffg_V3.txt) or the AGA TDList (tdlista.txt), as downloaded (zip or gzip too).
+    #[arg(long, default_value = "csv", requires = "rating_list")]
+    list_format: String,
+    /// With a federation's list: only the players of these countries (e.g. FR,BE).
+    #[arg(long, value_delimiter = ',', requires = "rating_list")]
+    list_countries: Vec<String>,
+    /// With a federation's list: only the players of these ranks (e.g. 20k..3d).
+    #[arg(long, requires = "rating_list")]
+    list_ranks: Option<String>,
     /// With --rating-list: players drawn from the list for each run (default: all).
     #[arg(long)]
     sample: Option<usize>,
@@ -517,14 +527,47 @@ fn simulation_spec(
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let data = goswiss::tournament::formats::opengotha_xml::read(&xml)
             .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.0))?;
-        json!({"players": goswiss::simulation::field::from_tournament(&data).iter().map(|p| json!({
-            "name": p.name, "first_name": p.first_name, "rank": p.rank.map(|r| r.0),
-            "rating": p.rating, "club": p.club, "country": p.country,
-        })).collect::<Vec<_>>()})
-    } else if let Some(path) = &args.rating_list {
+        json!({"players": goswiss::simulation::field::from_tournament(&data)})
+    } else if let Some(path) = &args.rating_list
+        && args.list_format.eq_ignore_ascii_case("csv")
+    {
+        if !args.list_countries.is_empty() || args.list_ranks.is_some() {
+            anyhow::bail!(
+                "--list-countries and --list-ranks read a federation's list (--list-format)"
+            );
+        }
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         json!({"rating_list": {"text": text, "sample": args.sample}})
+    } else if let Some(path) = &args.rating_list {
+        use goswiss::ratings;
+        let kind = ratings::Kind::parse(&args.list_format).with_context(|| {
+            format!(
+                "--list-format csv, egf, ffg or aga, got {:?}",
+                args.list_format
+            )
+        })?;
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let data = ratings::unpack::unpack(kind, &bytes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let list =
+            ratings::parse(kind, &data).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let (from, to) = match &args.list_ranks {
+            Some(r) => {
+                let (from, to) = r
+                    .split_once("..")
+                    .context("--list-ranks takes FROM..TO, e.g. 20k..3d")?;
+                (Some(from.trim()), Some(to.trim()))
+            }
+            None => (None, None),
+        };
+        let filter: goswiss::simulation::field::ListFilter = serde_json::from_value(
+            json!({"countries": args.list_countries, "from": from, "to": to}),
+        )
+        .context("--list-ranks")?;
+        let pool = goswiss::simulation::field::from_rating_list(&list, &filter)
+            .map_err(|m| anyhow::anyhow!("{}: {m}", path.display()))?;
+        json!({"pool": {"players": pool, "sample": args.sample}})
     } else {
         let (from, to) = args
             .ranks

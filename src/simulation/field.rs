@@ -1,6 +1,7 @@
 //! The players of a simulated tournament and their true strength: generated from a rank
-//! distribution, listed by the caller, read from a rating list (CSV text), or taken from an
-//! imported tournament. Each run draws its own field from the run's seed, so a run is
+//! distribution, listed by the caller (all of them, or a sample from a pool), read from a
+//! rating list (CSV text, or a federation's list: EGF, FFG, AGA, through `ratings`), or taken
+//! from an imported tournament. Each run draws its own field from the run's seed, so a run is
 //! reproducible alone.
 //!
 //! Strength is on the EGF GoR scale (1d = 2100, 100 points a grade). A player's declared rank
@@ -11,7 +12,7 @@
 
 use rand::Rng;
 use rand::seq::index::sample;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::tournament::engine::check_player;
 use crate::tournament::model::{MAX_RANK, MIN_RANK, Player, Rank, TournamentData, parse_rank};
@@ -31,8 +32,9 @@ pub fn rank_of_rating(rating: f64) -> Rank {
     (r as i64).clamp(MIN_RANK as i64, MAX_RANK as i64) as Rank
 }
 
-/// A rank given as text ("3d", "12k") or as OpenGotha's integer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A rank given as text ("3d", "12k") or as OpenGotha's integer (written as the integer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
 pub struct RankValue(pub Rank);
 
 impl<'de> Deserialize<'de> for RankValue {
@@ -90,7 +92,7 @@ pub struct Generate {
 }
 
 /// One player of a caller's list.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Listed {
     pub name: String,
@@ -118,13 +120,92 @@ pub struct RatingList {
     pub sample: Option<usize>,
 }
 
+/// A pool of listed players each run draws a sample from (a federation's rating list
+/// narrowed by [`ListFilter`] arrives as one).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Pool {
+    pub players: Vec<Listed>,
+    /// Each run takes this many players at random from the pool (default: all of them).
+    pub sample: Option<usize>,
+}
+
 /// Where a simulation's players come from.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub enum FieldSpec {
     Generate(Generate),
     Players(Vec<Listed>),
+    Pool(Pool),
     RatingList(RatingList),
+}
+
+/// Which rows of a federation's rating list make a pool: the rated players of these
+/// countries (any case; all when empty) whose rank is within `from` … `to` (either end open).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ListFilter {
+    #[serde(default)]
+    pub countries: Vec<String>,
+    pub from: Option<RankValue>,
+    pub to: Option<RankValue>,
+}
+
+impl ListFilter {
+    fn keeps(&self, country: &str, rank: Rank) -> bool {
+        (self.countries.is_empty()
+            || self
+                .countries
+                .iter()
+                .any(|c| c.trim().eq_ignore_ascii_case(country.trim())))
+            && self.from.is_none_or(|f| rank >= f.0)
+            && self.to.is_none_or(|t| rank <= t.0)
+    }
+}
+
+/// The players of a federation's rating list (EGF, FFG échelle, AGA TDList, read by
+/// `ratings`) that `filter` keeps, with the rank and EGF-scale rating OpenGotha registers from
+/// each row (docs/ratings.md says how each list's rating converts). Rows without a rating (AGA
+/// members not rated yet) are left out, and so is a row whose name repeats an earlier one's
+/// (the lists hold a few homonyms; a tournament cannot register both). More than
+/// [`MAX_LISTED`] kept is an error: narrow the filter.
+pub fn from_rating_list(
+    list: &crate::ratings::RatingList,
+    filter: &ListFilter,
+) -> Result<Vec<Listed>, String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for e in list.entries() {
+        if e.listed_rating.trim().is_empty() || !filter.keeps(e.country, e.rank()) {
+            continue;
+        }
+        let key: String = e
+            .name
+            .chars()
+            .chain(e.first_name.chars())
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_uppercase)
+            .collect();
+        if !seen.insert(key) {
+            continue;
+        }
+        if out.len() >= MAX_LISTED {
+            return Err(format!(
+                "the {} list has more than {MAX_LISTED} players that match: narrow it with \
+                 countries, from or to",
+                list.kind()
+            ));
+        }
+        out.push(Listed {
+            name: e.name.to_string(),
+            first_name: e.first_name.to_string(),
+            rank: Some(RankValue(e.rank())),
+            rating: Some(f64::from(e.rating())),
+            club: e.club.to_string(),
+            country: e.country.to_string(),
+        });
+    }
+    Ok(out)
 }
 
 /// A player before the run draws its true strength.
@@ -182,13 +263,16 @@ impl Field {
                         format!("normal around {} (sd {sd} grades)", format_rank(mean.0))
                     }
                 };
+                let count = |n: usize, one: &str, many: &str| {
+                    format!("{n} {}", if n == 1 { one } else { many })
+                };
                 format!(
-                    "{} generated players {} … {}, {shape}, {} clubs, {} countries",
+                    "{} generated players {} … {}, {shape}, {}, {}",
                     g.players,
                     format_rank(g.from.0),
                     format_rank(g.to.0),
-                    clubs_of(g),
-                    g.countries.unwrap_or(1)
+                    count(clubs_of(g), "club", "clubs"),
+                    count(g.countries.unwrap_or(1), "country", "countries")
                 )
             }
             Field::Fixed { pool, sample } => match sample {
@@ -335,6 +419,21 @@ pub fn prepare(spec: FieldSpec) -> Result<Field, String> {
             pool: entrants(list.into_iter().map(Ok), "field.players")?,
             sample: None,
         },
+        FieldSpec::Pool(p) => {
+            let pool = entrants(p.players.into_iter().map(Ok), "field.pool.players")?;
+            if let Some(k) = p.sample
+                && !(2..=pool.len()).contains(&k)
+            {
+                return Err(format!(
+                    "field.pool.sample must be 2 … {} (the pool's players)",
+                    pool.len()
+                ));
+            }
+            Field::Fixed {
+                pool,
+                sample: p.sample,
+            }
+        }
         FieldSpec::RatingList(r) => {
             let pool = entrants(parse_csv(&r.text)?.into_iter(), "field.rating_list")?;
             if let Some(k) = r.sample
@@ -627,5 +726,99 @@ mod tests {
         for (p, s) in run.players.iter().zip(&run.strength) {
             assert_eq!(f64::from(p.rating), *s);
         }
+    }
+
+    const EGF_EXCERPT: &[u8] =
+        include_bytes!("../../tests/data/ratings/egf_db-2018-12-27-excerpt.txt");
+
+    fn egf_excerpt() -> crate::ratings::RatingList {
+        crate::ratings::parse(crate::ratings::Kind::Egf, EGF_EXCERPT).unwrap()
+    }
+
+    fn filter(countries: &[&str], from: Option<&str>, to: Option<&str>) -> ListFilter {
+        let rank = |r: &str| RankValue(parse_rank(r).unwrap());
+        ListFilter {
+            countries: countries.iter().map(|c| c.to_string()).collect(),
+            from: from.map(rank),
+            to: to.map(rank),
+        }
+    }
+
+    /// The EGF list's rows become listed players with the rank and rating the desk registers
+    /// (`ratings::Entry`), kept by country (any case) and rank range; a homonym's second row
+    /// (the excerpt lists "Kim Alexandr" twice, 20k and 2d) is left out.
+    #[test]
+    fn a_federation_list_makes_a_pool_by_country_and_rank() {
+        let list = egf_excerpt();
+        let fr = from_rating_list(&list, &filter(&["fr"], None, None)).unwrap();
+        let names: Vec<&str> = fr.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names.len(), 5, "{names:?}");
+        assert!(
+            names.contains(&"Abadie") && names.contains(&"Muller"),
+            "{names:?}"
+        );
+        let abadie = fr.iter().find(|p| p.name == "Abadie").unwrap();
+        let entry = list.entries().find(|e| e.name == "Abadie").unwrap();
+        assert_eq!(abadie.rating, Some(f64::from(entry.rating())));
+        assert_eq!(abadie.rank, Some(RankValue(entry.rank())));
+        assert_eq!(
+            (abadie.first_name.as_str(), abadie.country.as_str()),
+            ("Yves", "FR")
+        );
+
+        let ru = from_rating_list(&list, &filter(&["RU"], None, None)).unwrap();
+        let kims = ru
+            .iter()
+            .filter(|p| p.name == "Kim" && p.first_name == "Alexandr");
+        assert_eq!(kims.count(), 1, "the homonym's second row is left out");
+        assert_eq!(ru.len(), 7, "{ru:?}");
+
+        // A rank range, both ends included; every kept player is inside it.
+        let mid = from_rating_list(&list, &filter(&[], Some("10k"), Some("1d"))).unwrap();
+        assert!(!mid.is_empty());
+        for p in &mid {
+            let r = p.rank.unwrap().0;
+            assert!((-10..=0).contains(&r), "{p:?}");
+        }
+        let all = from_rating_list(&list, &ListFilter::default()).unwrap();
+        assert!(all.len() > mid.len() + fr.len());
+
+        // The pool plays: each run draws its sample from it.
+        let f = prepare(FieldSpec::Pool(Pool {
+            players: all.clone(),
+            sample: Some(12),
+        }))
+        .unwrap();
+        let run = f.draw(&mut ChaCha8Rng::seed_from_u64(3), 0.5);
+        assert_eq!(run.players.len(), 12);
+        let bad = prepare(FieldSpec::Pool(Pool {
+            players: all,
+            sample: Some(1),
+        }))
+        .unwrap_err();
+        assert!(bad.contains("field.pool.sample"), "{bad}");
+    }
+
+    /// Unrated rows (AGA members without a rating yet) are not players of known strength;
+    /// more than a tournament's players kept is refused with the way out.
+    #[test]
+    fn unrated_rows_are_left_out_and_a_pool_has_a_cap() {
+        let aga = "Aal, Zachary\t15648\tFull\t-20.05711\t7/2/2008\tLIGC\tNY\t1.09\t8/1/2007\r\n\
+                   Aaron, William C.\t7206\tFull\t\t12/28/1994\t\tCA\t\t12/28/1994\r\n";
+        let list = crate::ratings::parse(crate::ratings::Kind::Aga, aga.as_bytes()).unwrap();
+        let pool = from_rating_list(&list, &ListFilter::default()).unwrap();
+        assert_eq!(pool.len(), 1, "{pool:?}");
+        assert_eq!(pool[0].name, "Aal");
+
+        let mut big = String::new();
+        for k in 0..=MAX_LISTED {
+            big.push_str(&format!(
+                "Player{k}, Sim\t{}\tFull\t-10.5\t1/1/2020\tCLUB\tNY\t1.0\t1/1/2019\r\n",
+                100_000 + k
+            ));
+        }
+        let list = crate::ratings::parse(crate::ratings::Kind::Aga, big.as_bytes()).unwrap();
+        let e = from_rating_list(&list, &ListFilter::default()).unwrap_err();
+        assert!(e.contains("narrow"), "{e}");
     }
 }

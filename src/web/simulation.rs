@@ -64,16 +64,20 @@ fn figures(r: &Report) -> Markup {
         p { (r.runs) " runs of " (r.players) " players (seed " (r.seed) "); " (r.field)
             "; true strength = rating ± " (r.strength_sd) " grades; " (r.model) "." }
         p { "Means per tournament with their 95 % confidence intervals." }
-        table.simulation {
-            thead { tr {
-                th scope="col" { "" }
-                @for v in &r.variants { th scope="col" { (v.name) } }
-            } }
-            tbody {
-                @for (label, f) in ROWS {
-                    tr {
-                        th scope="row" { (label) }
-                        @for v in &r.variants { td.num { (f(v)) } }
+        // Four variants are wider than a phone: the table scrolls in its own box, the page
+        // does not.
+        div.scroll {
+            table.simulation {
+                thead { tr {
+                    th scope="col" { "" }
+                    @for v in &r.variants { th scope="col" { (v.name) } }
+                } }
+                tbody {
+                    @for (label, f) in ROWS {
+                        tr {
+                            th scope="row" { (label) }
+                            @for v in &r.variants { td.num { (f(v)) } }
+                        }
                     }
                 }
             }

@@ -508,6 +508,236 @@ async fn one_turn(config: Config) -> Server {
 }
 
 #[tokio::test]
+async fn a_field_taken_from_a_tournament_plays_its_players() {
+    let _serial = serial().await;
+    let server = Server::start().await;
+    let id = server
+        .ok("tournament.create", json!([{"name": "Club", "rounds": 3}]))
+        .await["id"]
+        .clone();
+    let ranks = [
+        "12k", "9k", "7k", "5k", "3k", "2k", "1k", "1d", "2d", "3d", "4d",
+    ];
+    for (k, rank) in ranks.iter().enumerate() {
+        server
+            .ok(
+                "tournament.player.add",
+                json!([id, {"name": format!("Member{k}"), "rank": rank, "club": "Club"}]),
+            )
+            .await;
+    }
+    let started = server
+        .ok(
+            "simulate.start",
+            json!([{"field": {"tournament": id}, "runs": 4, "seed": 9,
+                    "variants": [{"settings": {"rounds": 3}}]}]),
+        )
+        .await;
+    let done = until_ended(&server, &started["id"]).await;
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["report"]["players"], ranks.len(), "{done}");
+    // Every game is between two members of the one club: 11 players, 5 games a round.
+    let v = &done["report"]["variants"][0];
+    assert_eq!(v["same_club_games"]["mean"].as_f64(), Some(15.0), "{v}");
+    // A tournament that does not exist is the usual 1001.
+    let e = server
+        .call(
+            "simulate.start",
+            json!([{"field": {"tournament": 999_999}, "runs": 1}]),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.0, 1001, "{e:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_simulation_page_fits_a_phone_screen() {
+    let _serial = serial().await;
+    let test = "the_simulation_page_fits_a_phone_screen";
+    let Some(b) = common::browser::Browser::start(test).await else {
+        return;
+    };
+    let server = Server::start().await;
+    let variants: Vec<Value> = ["bar 1k", "bar 1d", "bar 2d", "no bar (4d)"]
+        .iter()
+        .zip(["1k", "1d", "2d", "4d"])
+        .map(
+            |(name, bar)| json!({"name": name, "settings": {"rounds": 3, "mcmahon": {"bar": bar}}}),
+        )
+        .collect();
+    let started = server
+        .ok(
+            "simulate.start",
+            json!([{"field": {"generate": {"players": 16, "from": "15k", "to": "3d"}},
+                    "variants": variants, "runs": 20, "seed": 4}]),
+        )
+        .await;
+    let id = started["id"].as_str().unwrap().to_string();
+    assert_eq!(until_ended(&server, &started["id"]).await["state"], "done");
+    let shots = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/web-screenshots");
+    for (w, h) in [(1280, 900), (390, 844)] {
+        b.set_size(w, h).await;
+        b.goto(&server.url(&format!("/simulation/{id}"))).await;
+        assert!(
+            b.wait_for(
+                "return document.querySelectorAll('figure.chart svg').length === 4;",
+                Duration::from_secs(60),
+            )
+            .await,
+            "the four charts show"
+        );
+        b.screenshot(&shots.join(format!("simulation-{w}.png")))
+            .await;
+        // The figures of four variants are wider than a phone: they scroll in their own box,
+        // the page itself does not (nor do the charts, which shrink to the width).
+        let over = b
+            .exec(
+                "const e = document.documentElement; return e.scrollWidth - e.clientWidth;",
+                vec![],
+            )
+            .await;
+        assert_eq!(over, json!(0), "the page is wider than {w} px");
+    }
+    b.close().await;
+    server.stop().await;
+}
+
+/// `simulate.start` over JSON-RPC with `token` as the bearer, or over XML-RPC without one.
+async fn start_as(
+    server: &Server,
+    proto: Proto,
+    token: Option<&str>,
+) -> Result<Value, (i64, String)> {
+    let spec = json!({"field": small_field(), "runs": 1, "seed": 3});
+    match proto {
+        Proto::Xml => {
+            Client::new(server, proto)
+                .call("simulate.start", vec![spec])
+                .await
+        }
+        Proto::Json => {
+            let req = common::client().post(server.url("/jsonrpc")).json(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "simulate.start", "params": [spec]}),
+            );
+            let req = match token {
+                Some(t) => req.bearer_auth(t),
+                None => req,
+            };
+            let reply: Value = req.send().await.unwrap().json().await.unwrap();
+            common::rpc::outcome(reply)
+        }
+    }
+}
+
+#[tokio::test]
+async fn with_auth_on_only_the_admin_starts_a_simulation_unless_creation_is_open() {
+    let _serial = serial().await;
+    const ADMIN: &str = "admin-simulate-8d41f0c2a7e95b36";
+    let server = Server::start_with(Config {
+        admin_token: goswiss::config::Secret(ADMIN.into()),
+        ..Config::default()
+    })
+    .await;
+    // It costs CPU for minutes: anonymous callers and wrong tokens are refused, on both
+    // protocols, and nothing starts.
+    for (proto, token) in [
+        (Proto::Xml, None),
+        (Proto::Json, None),
+        (Proto::Json, Some("not-the-admin-token")),
+    ] {
+        let e = start_as(&server, proto, token).await.expect_err("refused");
+        assert!(
+            e.0 == -32010 && e.1.contains("admin token"),
+            "{proto:?} {token:?}: {e:?}"
+        );
+    }
+    let started = start_as(&server, Proto::Json, Some(ADMIN)).await.unwrap();
+    // Its id is what reads it: `simulate.get` stays open.
+    let done = until_ended(&server, &started["id"]).await;
+    assert_eq!(done["state"], "done", "{done}");
+    server.stop().await;
+
+    // open_creation: anyone may start one, within max_simulations.
+    let server = Server::start_with(Config {
+        admin_token: goswiss::config::Secret(ADMIN.into()),
+        open_creation: true,
+        ..Config::default()
+    })
+    .await;
+    let started = start_as(&server, Proto::Json, None).await.unwrap();
+    assert_eq!(until_ended(&server, &started["id"]).await["state"], "done");
+    server.stop().await;
+}
+
+/// A rating list imported into the daemon (`ratings.import`) is a field: its rated players,
+/// narrowed by rank, each run sampling from them; without the list, a clear refusal.
+#[tokio::test]
+async fn a_field_drawn_from_an_imported_rating_list() {
+    let _serial = serial().await;
+    let server = Server::start().await;
+    let spec = |filter: Value| {
+        json!([{"field": {"rating_list": filter}, "runs": 3, "seed": 5,
+                "variants": [{"settings": {"rounds": 2}}]}])
+    };
+    let e = server
+        .call(
+            "simulate.start",
+            spec(json!({"imported": "aga", "sample": 4})),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.0 == 1204 && e.1.contains("no AGA list"), "{e:?}");
+
+    let text =
+        std::fs::read_to_string(common::files::data("ratings/tdlista-2021-excerpt.txt")).unwrap();
+    server.ok("ratings.import", json!(["aga", text])).await;
+    let started = server
+        .ok(
+            "simulate.start",
+            spec(json!({"imported": "aga", "sample": 4, "from": "30k", "to": "9d"})),
+        )
+        .await;
+    let done = until_ended(&server, &started["id"]).await;
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["report"]["players"], 4, "{done}");
+    let field = done["report"]["field"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        field.starts_with("4 players drawn from a list of "),
+        "{field}"
+    );
+    // Every rated row of the excerpt is in the pool (the unrated ones are not).
+    let rated = text
+        .lines()
+        .filter(|l| l.split('\t').nth(3).is_some_and(|r| !r.trim().is_empty()))
+        .count();
+    assert!(
+        field.ends_with(&format!("list of {rated}")),
+        "{field} / {rated} rated"
+    );
+
+    // A filter nobody passes, an unknown filter key, an unknown list.
+    for (filter, says) in [
+        (
+            json!({"imported": "aga", "from": "9d", "to": "9d"}),
+            "at least 2",
+        ),
+        (json!({"imported": "aga", "club": "x"}), "club"),
+        (json!({"imported": "xyz"}), "imported"),
+    ] {
+        let e = server
+            .call("simulate.start", spec(filter.clone()))
+            .await
+            .unwrap_err();
+        assert!(e.0 == -32602 && e.1.contains(says), "{filter}: {e:?}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn one_simulation_at_a_time_and_cancel_stops_the_run_under_way() {
     let _serial = serial().await;
     let server = one_turn(Config {
@@ -904,4 +1134,63 @@ fn the_cli_writes_json_csv_and_charts() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a rank"));
+}
+
+/// The CLI reads a federation's list from its file (here gzip-compressed, as the EGF list is
+/// downloaded) and narrows it by country and rank; a filter on a CSV list is refused.
+#[test]
+fn the_cli_draws_a_field_from_a_federation_list_file() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let egf = std::fs::read(common::files::data("ratings/egf_db-2018-12-27-excerpt.txt")).unwrap();
+    let gz_path = dir.path().join("egf_db.txt.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&egf).unwrap();
+    std::fs::write(&gz_path, gz.finish().unwrap()).unwrap();
+    let json_path = dir.path().join("r.json");
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_goswiss"))
+            .args(["simulate", "--rounds", "2", "--runs", "5", "--threads", "1"])
+            .arg("--rating-list")
+            .arg(&gz_path)
+            .args(extra)
+            .arg("--json")
+            .arg(&json_path)
+            .output()
+            .unwrap()
+    };
+    // Russia's rows: eight, one a homonym's second row, so seven players.
+    let out = run(&[
+        "--list-format",
+        "egf",
+        "--list-countries",
+        "ru",
+        "--sample",
+        "4",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(report["players"], 4, "{report}");
+    assert_eq!(
+        report["field"], "4 players drawn from a list of 7",
+        "{report}"
+    );
+
+    let out = run(&["--list-format", "egf", "--list-ranks", "30k..21k"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("at least 2"),
+        "{out:?}"
+    );
+    let out = run(&["--list-countries", "FR"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--list-format"),
+        "{out:?}"
+    );
 }

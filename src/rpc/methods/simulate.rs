@@ -291,7 +291,8 @@ fn limits(ctx: &Ctx) -> Limits {
 }
 
 /// A spec's `field` given as a tournament of this daemon (`{"tournament": id}`) or an
-/// OpenGotha file (`{"opengotha": "<xml…>"}`) becomes the list of its players.
+/// OpenGotha file (`{"opengotha": "<xml…>"}`) becomes the list of its players; a rating list
+/// imported into this daemon (`{"rating_list": {"imported": "egf", …}}`) a pool.
 async fn resolve_field(ctx: &Ctx, spec: &mut Value) -> Result<(), RpcError> {
     let Some(field) = spec.get_mut("field").and_then(Value::as_object_mut) else {
         return Ok(());
@@ -312,6 +313,38 @@ async fn resolve_field(ctx: &Ctx, spec: &mut Value) -> Result<(), RpcError> {
         let data = crate::tournament::formats::opengotha_xml::read(xml)
             .map_err(|e| RpcError::invalid_params(format!("field.opengotha: {}", e.0)))?;
         simulation::field::from_tournament(&data)
+    } else if let Some(rl) = field.get("rating_list").and_then(Value::as_object)
+        && rl.contains_key("imported")
+    {
+        // A list imported into this daemon (`ratings.import`), narrowed by a filter, becomes
+        // a pool each run samples: the lists are far too big to send with every spec.
+        let mut rl = rl.clone();
+        let kind = rl.remove("imported").unwrap_or(Value::Null);
+        let kind = kind
+            .as_str()
+            .and_then(crate::ratings::Kind::parse)
+            .ok_or_else(|| {
+                RpcError::invalid_params(format!(
+                    "field.rating_list.imported: \"egf\", \"ffg\" or \"aga\", got {kind}"
+                ))
+            })?;
+        let sample = rl.remove("sample").unwrap_or(Value::Null);
+        let filter: simulation::field::ListFilter =
+            crate::rpc::input::from_value(&Value::Object(rl), "field.rating_list")?;
+        let lists = ctx.ratings.snapshot();
+        let Some(loaded) = lists.get(&kind) else {
+            return Err(RpcError::new(
+                super::ratings::codes::NO_LIST,
+                format!("field.rating_list.imported: no {kind} list is imported (ratings.import)"),
+            ));
+        };
+        let players = simulation::field::from_rating_list(loaded.index.list(), &filter)
+            .map_err(|m| RpcError::invalid_params(format!("field.rating_list: {m}")))?;
+        *field = serde_json::Map::from_iter([(
+            "pool".to_string(),
+            json!({"players": players, "sample": sample}),
+        )]);
+        return Ok(());
     } else {
         return Ok(());
     };
@@ -320,14 +353,7 @@ async fn resolve_field(ctx: &Ctx, spec: &mut Value) -> Result<(), RpcError> {
             "field: a tournament or opengotha field takes nothing else",
         ));
     }
-    let list: Vec<Value> = players
-        .iter()
-        .map(|p| {
-            json!({"name": p.name, "first_name": p.first_name, "rank": p.rank.map(|r| r.0),
-                   "rating": p.rating, "club": p.club, "country": p.country})
-        })
-        .collect();
-    *field = serde_json::Map::from_iter([("players".to_string(), Value::Array(list))]);
+    *field = serde_json::Map::from_iter([("players".to_string(), json!(players))]);
     Ok(())
 }
 
@@ -351,6 +377,7 @@ fn prepare(ctx: &Ctx, spec: Value) -> Result<simulation::Prepared, RpcError> {
     let players = match &spec.field {
         simulation::field::FieldSpec::Generate(g) => g.players,
         simulation::field::FieldSpec::Players(p) => p.len(),
+        simulation::field::FieldSpec::Pool(p) => p.sample.unwrap_or(p.players.len()),
         simulation::field::FieldSpec::RatingList(r) => r.sample.unwrap_or(0),
     };
     let over = |m: String| RpcError::new(OVER_CAP, m);
@@ -659,10 +686,11 @@ pub static METHODS: &[Method] = &[
         params: START,
         returns: "struct",
         help: "Starts a simulation in the background: spec {field (generate, players, \
-               rating_list, tournament, opengotha), variants [{name, settings, \
+               pool, rating_list (CSV text, or imported: egf|ffg|aga with countries, from, to), tournament, opengotha), variants [{name, settings, \
                pairing_model}], model (egf, egf_classic, elo, table), runs, seed, \
                strength_sd} → {id, runs, variants, state}. Read it with simulate.get.",
-        doc: crate::rpc::openrpc::Doc::typed::<StartArgs, Started>().errors(&[1102, 1103, -32602]),
+        doc: crate::rpc::openrpc::Doc::typed::<StartArgs, Started>()
+            .errors(&[1001, 1102, 1103, 1204, -32602]),
         handler: async_handler!(start),
     },
     Method {
