@@ -52,6 +52,17 @@ class DocsTest < Minitest::Test
     end
   end
 
+  def test_every_code_the_document_declares_has_its_class
+    doc = discover
+    codes = doc['methods'].flat_map { |m| m['errors'] || [] }.map do |e|
+      e = e['$ref'].sub(%r{\A#/}, '').split('/').reduce(doc) { |node, key| node.fetch(key) } if e['$ref']
+      e.fetch('code')
+    end.uniq
+    assert_operator codes.size, :>=, 60
+    missing = (codes - Goswiss::ERRORS.keys).sort
+    assert_empty missing, "codes rpc.discover declares without a class in lib/goswiss/errors.rb: #{missing}"
+  end
+
   def test_the_generator_writes_what_the_document_declares_and_check_sees_a_stale_file
     doc = {
       'methods' => [

@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+# Exceptions: one class per documented error code, so callers rescue what they handle. Every
+# server error is a Goswiss::Fault (code, message, data); codes that belong together share a
+# family class (TournamentError for 1001-1063, MatchmakerError for rswiss's 1-402, ...). The
+# codes are those of the README's "Error codes" table, docs/*.md and each method's `errors`
+# in rpc.discover (the tests check all three against ERRORS).
+
 module Goswiss
   # Base of everything this gem raises on purpose.
   class Error < StandardError; end
@@ -45,13 +51,13 @@ module Goswiss
   # `pairing.*`: codes 610-613.
   class PairingError < Fault; end
 
-  # `sgf.*`: codes 710-713.
+  # `sgf.*`: codes 710-714.
   class SgfError < Fault; end
 
   # `score.*`: codes 810-830.
   class ScoreError < Fault; end
 
-  # `aga.*`: codes 910-912.
+  # `aga.*`: codes 910-913.
   class AgaError < Fault; end
 
   # `tournament.*`: codes 1001-1063.
@@ -59,6 +65,9 @@ module Goswiss
 
   # `ratings.*`: codes 1201-1204.
   class RatingsError < Fault; end
+
+  # `simulate.*`: codes 1101-1103.
+  class SimulationError < Fault; end
 
   # -- one class per documented code --
 
@@ -237,6 +246,11 @@ module Goswiss
     CODE = 713
   end
 
+  # 714: over a per-call cap (nodes, games).
+  class SgfOverCap < SgfError
+    CODE = 714
+  end
+
   # 810: the SGF could not be loaded.
   class ScoreSgfUnreadable < ScoreError
     CODE = 810
@@ -285,6 +299,11 @@ module Goswiss
   # 912: a player is in no scoring band.
   class AgaNoBand < AgaError
     CODE = 912
+  end
+
+  # 913: over the per-call line cap.
+  class AgaOverCap < AgaError
+    CODE = 913
   end
 
   # 1001: no such tournament.
@@ -440,6 +459,21 @@ module Goswiss
   # 1063: AGA report refused.
   class AgaReportRefusedOnImport < TournamentError
     CODE = 1063
+  end
+
+  # 1101: no such simulation.
+  class NoSuchSimulation < SimulationError
+    CODE = 1101
+  end
+
+  # 1102: too many simulations running (or simulations off).
+  class TooManySimulations < SimulationError
+    CODE = 1102
+  end
+
+  # 1103: over a simulation cap.
+  class SimulationOverCap < SimulationError
+    CODE = 1103
   end
 
   # 1201: unknown list kind (egf, ffg, aga; all for a search).
