@@ -117,7 +117,8 @@ class ClientTest < Minitest::Test
       writer = Thread.new do
         Goswiss::Client.open(url) { |w| w.tournament_player_add(t['id'], { 'name' => 'Late', 'first_name' => 'L', 'rank' => '2k' }) }
       end
-      c.follow(t['id'], since_revision: 4, interval: 0.02) do |e|
+      # idle: a bound only a hang reaches, so that a lost write fails the test instead.
+      c.follow(t['id'], since_revision: 4, interval: 0.02, idle: 120) do |e|
         got << e['revision']
         break
       end

@@ -108,6 +108,20 @@ class DocsTest < Minitest::Test
     end
   end
 
+  # Open3.capture3 with a bound only a hang reaches: the child is killed past `limit` seconds.
+  def run_bounded(env, *cmd, chdir:, limit: 300)
+    Open3.popen3(env, *cmd, chdir: chdir) do |stdin, stdout, stderr, wait|
+      stdin.close
+      out = Thread.new { stdout.read }
+      err = Thread.new { stderr.read }
+      unless wait.join(limit)
+        Process.kill('KILL', wait.pid)
+        flunk "#{cmd.join(' ')} did not finish within #{limit} s"
+      end
+      [out.value, err.value, wait.value]
+    end
+  end
+
   def readme_block(lang)
     readme = File.read(README)
     section = readme.split("\n## Clients\n", 2)[1].split("\n## ", 2)[0]
@@ -124,7 +138,7 @@ class DocsTest < Minitest::Test
     Dir.mktmpdir('goswiss-example-') do |dir|
       script = File.join(dir, 'example.rb')
       File.write(script, readme_block('ruby'))
-      out, err, status = Open3.capture3({ 'GOSWISS_URL' => url }, RbConfig.ruby, '-I', lib_dir, script, chdir: dir)
+      out, err, status = run_bounded({ 'GOSWISS_URL' => url }, RbConfig.ruby, '-I', lib_dir, script, chdir: dir)
       assert status.success?, out + err
       lines = out.lines.map(&:chomp)
       assert lines.any? { |l| l.start_with?('refused: 1021 ') }, out
