@@ -1,11 +1,19 @@
-// Shared by the tests: the live daemon's URL (GOSWISS_URL, set by
-// tests/it/clients/typescript_client.rs), and a TCP proxy that can cut connections.
+// Shared by the tests: the live daemons' URLs (GOSWISS_URL, and GOSWISS_AUTH_URL with auth on,
+// set by tests/it/clients/typescript_client.rs), and a TCP proxy that can cut connections.
 
 import net from "node:net";
 
 export function daemonUrl() {
   const u = process.env.GOSWISS_URL;
   if (!u) throw new Error("GOSWISS_URL is not set: run through `cargo test --test it clients::typescript_client`");
+  return u;
+}
+
+/** The daemon with auth on and open_creation (GOSWISS_AUTH_URL, set by the same Rust test):
+ * anyone creates and gets the director token; writes need it. */
+export function authUrl() {
+  const u = process.env.GOSWISS_AUTH_URL;
+  if (!u) throw new Error("GOSWISS_AUTH_URL is not set: run through `cargo test --test it clients::typescript_client`");
   return u;
 }
 

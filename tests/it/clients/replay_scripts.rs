@@ -1,6 +1,7 @@
-//! The Python (`clients/python/replay.py`, stdlib only) and Ruby (`clients/ruby/replay.rb`,
-//! xmlrpc/client) replay clients against the real server: each plays at least ten whole
-//! tournaments and its JSON summary must show them finished with no invariant broken.
+//! The Python (`clients/python/replay.py`, stdlib only) and Ruby
+//! (`clients/ruby/examples/replay.rb`, xmlrpc/client) replay clients against the real server:
+//! each plays at least ten whole tournaments and its JSON summary must show them finished
+//! with no invariant broken.
 //! Ruby is skipped when it is not installed, unless GOSWISS_REQUIRE_RUBY is set (CI sets it).
 
 use crate::common;
@@ -170,7 +171,7 @@ async fn ruby_replay_over_xmlrpc() {
         return;
     }
     let server = Server::start().await;
-    let mut a = vec![script("clients/ruby/replay.rb")];
+    let mut a = vec![script("clients/ruby/examples/replay.rb")];
     a.extend(args(
         &server.url("/"),
         &[

@@ -4,7 +4,9 @@
 //! README's example), and `node --test` runs its tests against a daemon on 127.0.0.1:0: both
 //! transports, errors with code and data, pipelining, subscriptions with catch-up across cut
 //! connections, the built-in WebSocket's framing, the generated types against this daemon's
-//! `rpc.discover` (`gen-types.mjs --check`), and the README's TypeScript example.
+//! `rpc.discover` (`gen-types.mjs --check`), the README's TypeScript example, and the
+//! director token against a second daemon with auth on (a write without it is refused with
+//! the typed error, with it it passes).
 //!
 //! Without node or tsc the test says so and passes, unless `GOSWISS_REQUIRE_TSCLIENT` is set
 //! (`.ci/run` sets it after installing Debian's nodejs and node-typescript).
@@ -16,6 +18,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::Server;
+use goswiss::config::Config;
 
 const PKG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/typescript");
 const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
@@ -117,6 +120,14 @@ async fn typescript_package_compiles_strict_and_passes_node_test() {
     );
 
     let server = Server::start().await;
+    // The director token's test (test/auth.test.mjs) needs auth on; open_creation lets it
+    // create without the admin token and get the new tournament's director token.
+    let auth = Server::start_with(Config {
+        auth: true,
+        open_creation: true,
+        ..Config::default()
+    })
+    .await;
     let mut files: Vec<String> = std::fs::read_dir(pkg.join("test"))
         .expect("test dir")
         .filter_map(|e| e.ok())
@@ -131,12 +142,14 @@ async fn typescript_package_compiles_strict_and_passes_node_test() {
             .arg("--test")
             .args(&files)
             .env("GOSWISS_URL", server.url("/"))
+            .env("GOSWISS_AUTH_URL", auth.url("/"))
             .env("GOSWISS_README", README)
             .current_dir(&pkg),
         Duration::from_secs(900),
     )
     .await;
     server.stop().await;
+    auth.stop().await;
     assert!(ok, "node --test failed:\n{out}");
     let tests = summary(&out, "tests");
     let pass = summary(&out, "pass");

@@ -7,7 +7,7 @@
 # counts them, the number of rounds, standings that agree with the committed results).
 # Prints a summary (or JSON with --json); exit status 1 on a violation or transport error.
 #
-#   ruby clients/ruby/replay.rb --url http://localhost:9090/ --players 16 --tournaments 100
+#   ruby clients/ruby/examples/replay.rb --url http://localhost:9090/ --players 16 --tournaments 100
 #
 # Needs Ruby's xmlrpc gem (Debian: ruby-xmlrpc).
 
