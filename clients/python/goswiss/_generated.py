@@ -1566,7 +1566,7 @@ class SyncMethods:
         return cast("StatusOut", self._call("simulate.get", _trim([id, options])))
 
     def simulate_start(self, spec: dict[str, Any]) -> Started:
-        """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
+        """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, pool, rating_list (CSV text, or imported: egf|ffg|aga with countries, from, to), tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
         return cast("Started", self._call("simulate.start", _trim([spec])))
 
     def system_echo(self, value: Any) -> Any:
@@ -1865,7 +1865,7 @@ class AsyncMethods:
         return cast("StatusOut", await self._call("simulate.get", _trim([id, options])))
 
     async def simulate_start(self, spec: dict[str, Any]) -> Started:
-        """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
+        """`simulate.start`: Starts a simulation in the background: spec {field (generate, players, pool, rating_list (CSV text, or imported: egf|ffg|aga with countries, from, to), tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get."""
         return cast("Started", await self._call("simulate.start", _trim([spec])))
 
     async def system_echo(self, value: Any) -> Any:

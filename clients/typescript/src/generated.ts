@@ -1587,7 +1587,7 @@ export abstract class Methods {
     return this._call("simulate.get", trim([id, options])) as Promise<StatusOut>;
   }
 
-  /** `simulate.start`: Starts a simulation in the background: spec {field (generate, players, rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get. */
+  /** `simulate.start`: Starts a simulation in the background: spec {field (generate, players, pool, rating_list (CSV text, or imported: egf|ffg|aga with countries, from, to), tournament, opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get. */
   simulateStart(spec: Record<string, unknown>): Promise<Started> {
     return this._call("simulate.start", trim([spec])) as Promise<Started>;
   }

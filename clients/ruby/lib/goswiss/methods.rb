@@ -474,9 +474,9 @@ module Goswiss
     end
 
     # `simulate.start`: Starts a simulation in the background: spec {field (generate, players,
-    # rating_list, tournament, opengotha), variants [{name, settings, pairing_model}], model (egf,
-    # egf_classic, elo, table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it
-    # with simulate.get.
+    # pool, rating_list (CSV text, or imported: egf|ffg|aga with countries, from, to), tournament,
+    # opengotha), variants [{name, settings, pairing_model}], model (egf, egf_classic, elo,
+    # table), runs, seed, strength_sd} → {id, runs, variants, state}. Read it with simulate.get.
     #
     # @param spec [Hash]
     # @return [Hash] Started {id!, runs!, state!, variants!}
