@@ -4,7 +4,7 @@
 //! `clients/replay/bench.sh`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use goswiss::rpc::{jsonrpc, lookup, xmlrpc};
+use goswiss::rpc::{json_call, lookup, xmlrpc};
 use serde_json::json;
 use std::hint::black_box;
 
@@ -29,11 +29,11 @@ fn bench(c: &mut Criterion) {
     });
     let method = lookup("matchmaker.commit_match").unwrap();
     c.bench_function("jsonrpc positional params", |b| {
-        b.iter(|| jsonrpc::params_for(method, Some(black_box("[19,[3,2],-1]"))).unwrap())
+        b.iter(|| json_call::params_for(method, Some(black_box("[19,[3,2],-1]"))).unwrap())
     });
     c.bench_function("jsonrpc named params", |b| {
         b.iter(|| {
-            jsonrpc::params_for(
+            json_call::params_for(
                 method,
                 Some(black_box(
                     r#"{"tournament_id":19,"pair":[3,2],"result":-1}"#,

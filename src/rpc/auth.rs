@@ -28,7 +28,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use sha2::{Digest, Sha256};
 
-use super::{Ctx, Method, Params, RpcError};
+use super::{Access, Ctx, Method, Params, RpcError};
 use crate::store::{Owner, TournamentId};
 
 /// This layer's error codes (README "Error codes").
@@ -137,8 +137,8 @@ impl Caller {
     }
 }
 
-/// What a call needs.
-enum Access {
+/// What a call needs, once its method's [`Access`] is read with this daemon's settings.
+enum Need {
     Open,
     Admin,
     /// A write to this `tournament.*` tournament.
@@ -148,68 +148,24 @@ enum Access {
     Create,
 }
 
-/// `tournament.*` methods anyone may call with auth on: they change nothing. Any other
-/// `tournament.*` method whose first parameter is a tournament id is a write needing the
-/// tournament's token, so a method added later is closed until it is listed here.
-const TOURNAMENT_READS: &[&str] = &[
-    "tournament.get",
-    "tournament.list",
-    "tournament.events",
-    "tournament.player.list",
-    "tournament.round.get",
-    "tournament.round.explain",
-    // desk-edit: the pairing edit screen's warnings.
-    "tournament.round.warnings",
-    "tournament.game.sgf",
-    "tournament.standings",
-    "tournament.crosstable",
-    "tournament.export",
-    // Judges settings as create / settings.set would, storing nothing (the set-up form).
-    "tournament.settings.check",
-    // WebSocket-only (answered -32020 anywhere else); a subscription changes nothing.
-    "tournament.subscribe",
-    "tournament.unsubscribe",
-];
-
-const MATCHMAKER_WRITES: &[&str] = &["matchmaker.checkout_match", "matchmaker.commit_match"];
-
-fn access(ctx: &Ctx, method: &Method, params: &Params) -> Result<Access, RpcError> {
-    let name = method.name;
-    if name == "matchmaker.create_tournament" {
-        return Ok(if ctx.config.matchmaker_auth && ctx.config.auth_on() {
-            Access::Admin
-        } else {
-            Access::Create
-        });
-    }
-    // Replaces a list every director's desk searches.
-    if name == "ratings.import" {
-        return Ok(Access::Admin);
-    }
-    // A simulation spends the daemon's CPU for minutes (sim-audit): with auth on, starting one
-    // is the operator's, as creating a tournament is, unless creation is open to all; reading
-    // or cancelling one needs only its random id.
-    if name == "simulate.start" {
-        return Ok(if ctx.config.open_creation {
-            Access::Open
-        } else {
-            Access::Admin
-        });
-    }
-    if MATCHMAKER_WRITES.contains(&name) {
-        return Ok(if ctx.config.matchmaker_auth {
-            Access::Admin
-        } else {
-            Access::Open
-        });
-    }
-    if !name.starts_with("tournament.") || TOURNAMENT_READS.contains(&name) {
-        return Ok(Access::Open);
-    }
-    if method.params.first().map(|p| p.name) == Some("tournament_id") {
-        return Ok(Access::Director(params.get(0, "tournament_id")?));
-    }
-    Ok(Access::Create)
+/// What a call of `method` needs: its declared [`Access`] with the daemon's settings.
+fn need(ctx: &Ctx, method: &Method, params: &Params) -> Result<Need, RpcError> {
+    let config = &ctx.config;
+    Ok(match method.access {
+        Access::Public => Need::Open,
+        Access::Admin => Need::Admin,
+        Access::Director => Need::Director(params.get(0, "tournament_id")?),
+        Access::Create => Need::Create,
+        // A simulation spends the daemon's CPU for minutes: starting one is the operator's,
+        // as creating a tournament is, unless creation is open to all; reading or cancelling
+        // one needs only its random id.
+        Access::AdminUnlessOpen if config.open_creation => Need::Open,
+        Access::AdminUnlessOpen => Need::Admin,
+        Access::MatchmakerWrite if config.matchmaker_auth => Need::Admin,
+        Access::MatchmakerWrite => Need::Open,
+        Access::MatchmakerCreate if config.matchmaker_auth && config.auth_on() => Need::Admin,
+        Access::MatchmakerCreate => Need::Create,
+    })
 }
 
 /// What [`authorize`] found out about a call it let through.
@@ -307,15 +263,15 @@ pub async fn authorize(ctx: &Ctx, method: &Method, params: &Params) -> Result<Gr
     let caller = params.caller();
     let on = ctx.config.auth_on();
     let admin = on && caller.is_admin(ctx);
-    let access = access(ctx, method, params)?;
+    let access = need(ctx, method, params)?;
     match access {
-        Access::Open => {}
-        Access::Admin => {
+        Need::Open => {}
+        Need::Admin => {
             if on && !admin {
                 return Err(unauthorized(method, "the admin token", caller));
             }
         }
-        Access::Director(id) => {
+        Need::Director(id) => {
             if on && !admin {
                 let stored = ctx
                     .tournaments
@@ -343,7 +299,7 @@ pub async fn authorize(ctx: &Ctx, method: &Method, params: &Params) -> Result<Gr
                 }
             }
         }
-        Access::Create => {
+        Need::Create => {
             if on && !admin && !ctx.config.open_creation {
                 let what = if ctx.config.admin_token.is_set() {
                     "the admin token: with auth on only the operator creates tournaments \
@@ -358,18 +314,18 @@ pub async fn authorize(ctx: &Ctx, method: &Method, params: &Params) -> Result<Gr
         }
     }
     Ok(Grant {
-        directs: admin || (on && matches!(access, Access::Director(_))),
+        directs: admin || (on && matches!(access, Need::Director(_))),
     })
 }
 
 /// [`authorize`] for inline (`Handler::Sync`) methods, which never need a tournament's lock:
 /// none of them is a tournament write or a creation.
 pub fn authorize_inline(ctx: &Ctx, method: &Method, params: &Params) -> Result<(), RpcError> {
-    match access(ctx, method, params)? {
-        Access::Open => Ok(()),
-        Access::Admin if !ctx.config.auth_on() || params.caller().is_admin(ctx) => Ok(()),
-        Access::Admin => Err(unauthorized(method, "the admin token", params.caller())),
-        Access::Director(_) | Access::Create => Err(RpcError::internal(format!(
+    match need(ctx, method, params)? {
+        Need::Open => Ok(()),
+        Need::Admin if !ctx.config.auth_on() || params.caller().is_admin(ctx) => Ok(()),
+        Need::Admin => Err(unauthorized(method, "the admin token", params.caller())),
+        Need::Director(_) | Need::Create => Err(RpcError::internal(format!(
             "{} cannot run inline",
             method.name
         ))),
@@ -462,6 +418,49 @@ pub fn network(addr: Option<IpAddr>, v4: u8, v6: u8) -> String {
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
+
+    /// Every method declares its access; this holds the declarations against the rules the
+    /// README's Auth section states, so a write cannot be declared public by a slip without
+    /// this test being changed with it.
+    #[test]
+    fn every_method_declares_the_access_the_auth_rules_give_it() {
+        // tournament.* methods that change nothing (or only their own session).
+        const READS: &[&str] = &[
+            "tournament.get",
+            "tournament.list",
+            "tournament.events",
+            "tournament.player.list",
+            "tournament.round.get",
+            "tournament.round.explain",
+            "tournament.round.warnings",
+            "tournament.game.sgf",
+            "tournament.standings",
+            "tournament.crosstable",
+            "tournament.export",
+            "tournament.settings.check",
+            "tournament.subscribe",
+            "tournament.unsubscribe",
+        ];
+        let mut seen = 0;
+        for m in crate::rpc::TABLE.iter() {
+            let first = m.params.first().map(|p| p.name);
+            let want = match m.name {
+                "tournament.create" | "tournament.import" => Access::Create,
+                "ratings.import" => Access::Admin,
+                "simulate.start" => Access::AdminUnlessOpen,
+                "matchmaker.checkout_match" | "matchmaker.commit_match" => Access::MatchmakerWrite,
+                "matchmaker.create_tournament" => Access::MatchmakerCreate,
+                n if n.starts_with("tournament.") && !READS.contains(&n) => Access::Director,
+                _ => Access::Public,
+            };
+            assert_eq!(m.access, want, "{}", m.name);
+            if m.access == Access::Director {
+                assert_eq!(first, Some("tournament_id"), "{}", m.name);
+            }
+            seen += 1;
+        }
+        assert!(seen > 70, "{seen} methods");
+    }
 
     fn headers(value: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

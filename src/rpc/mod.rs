@@ -113,9 +113,36 @@ impl Param {
     }
 }
 
+/// Who may call a method when auth is on (README, Auth). With auth off every call is open,
+/// but for [`Access::Create`]'s quotas, which count only with auth on too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone: it changes nothing (or only its own session's or job's state).
+    Public,
+    /// A write to the `tournament.*` tournament its first parameter (`tournament_id`) names:
+    /// that tournament's director token, or the admin's.
+    Director,
+    /// Creates a tournament: the admin, or anyone when `open_creation`, within the caller's
+    /// quota; the new tournament's director token comes back.
+    Create,
+    /// The admin token only (`ratings.import` replaces a list every desk searches).
+    Admin,
+    /// Work the operator pays for in CPU (a simulation): the admin, or anyone when
+    /// `open_creation`.
+    AdminUnlessOpen,
+    /// rswiss's writes: open, as rswiss has no tokens, unless `matchmaker_auth`; then the
+    /// admin's.
+    MatchmakerWrite,
+    /// rswiss's create: the admin's with `matchmaker_auth`, else as [`Access::Create`].
+    MatchmakerCreate,
+}
+
 /// One entry of the method table.
 pub struct Method {
     pub name: &'static str,
+    /// Who may call it when auth is on: declared here, so a method added later says so itself
+    /// (README, Auth; [`auth`] applies it).
+    pub access: Access,
     pub params: &'static [Param],
     /// XML-RPC type of the result, for `system.methodSignature`.
     pub returns: &'static str,

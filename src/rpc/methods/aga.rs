@@ -19,7 +19,7 @@ use crate::aga::report::{Refusal, ReportOptions, raku_send_to_aga, results_repor
 use crate::aga::tdlist;
 use crate::aga::tourney::Mode;
 use crate::aga::tscore::{TscoreError, TscoreOptions, tscore};
-use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, Handler, Method, Param, Params, RpcError, RpcResult};
 
 /// Error codes of the `aga.*` namespace.
 pub mod codes {
@@ -506,6 +506,7 @@ use crate::rpc::openrpc::Doc;
 pub static METHODS: &[Method] = &[
     Method {
         name: "aga.normalize_id",
+        access: Access::Public,
         params: &[Param::req("id", "string"), Param::opt("mode", "string")],
         returns: "struct",
         help: "Normalise an AGA ID (mode compat = AGATourn NormalizeID, strict = also USA for numeric IDs).",
@@ -514,6 +515,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.rank_to_rating",
+        access: Access::Public,
         params: &[Param::req("value", "string")],
         returns: "struct",
         help: "AGATourn RankToRating (4d -> 4.5), its collapsed value and the Rating() argument conversion.",
@@ -522,6 +524,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.handicap",
+        access: Access::Public,
         params: &[
             Param::req("player1", "string"),
             Param::req("player2", "string"),
@@ -534,6 +537,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.parse_register",
+        access: Access::Public,
         params: &[Param::req("text", "string"), Param::opt("mode", "string")],
         returns: "struct",
         help: "Parse a register.tde text: players, directives, comments, structured warnings.",
@@ -542,6 +546,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.parse_round",
+        access: Access::Public,
         params: &[
             Param::req("text", "string"),
             Param::opt("round", "int"),
@@ -554,6 +559,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.parse_tdlist",
+        access: Access::Public,
         params: &[
             Param::req("text", "string"),
             Param::opt("options", "struct"),
@@ -565,6 +571,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.tournament",
+        access: Access::Public,
         params: FILES,
         returns: "struct",
         help: "Load register.tde + round files: players, counters, games, bands, standings, warnings.",
@@ -573,6 +580,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.tscore",
+        access: Access::Public,
         params: FILES,
         returns: "struct",
         help: "GoPair tscore: scores.txt and summary.txt texts plus structured standings.",
@@ -581,6 +589,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.send2aga",
+        access: Access::Public,
         params: FILES,
         returns: "struct",
         help: "The legacy GoPair send2aga.tde text (refused while the files have errors).",
@@ -589,6 +598,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "aga.results_report",
+        access: Access::Public,
         params: FILES,
         returns: "struct",
         help: "The modern AGA results report (TOURNEY, start=, finish=, rules=, PLAYERS, GAMES), checked like the AGA loader.",

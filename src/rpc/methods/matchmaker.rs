@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::app::registry::{Engine, RegistryError};
 use crate::matchmaker::{EngineError, Event, PairingMode, PlayerId, Row, Tournament};
 use crate::rpc::openrpc::Doc;
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::{LogKind, TournamentId};
 
 /// Tournaments up to this size run their commands inline: pairing them takes well under a
@@ -503,6 +503,7 @@ macro_rules! async_handler {
 pub static METHODS: &[Method] = &[
     Method {
         name: "matchmaker.repeated_matches",
+        access: Access::Public,
         params: TID,
         returns: "int",
         help: "Number of matches flagged as repeated (2 per repetition: the old and the new match).",
@@ -511,6 +512,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.checkedout_matches",
+        access: Access::Public,
         params: TID,
         returns: "array",
         help: "Matches handed out and not yet committed, as [p1, p2] pairs.",
@@ -519,6 +521,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.create_tournament",
+        access: Access::MatchmakerCreate,
         params: &[
             Param::req("players", "array"),
             Param::opt("additional_rounds", "int"),
@@ -534,6 +537,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.checkout_match",
+        access: Access::MatchmakerWrite,
         params: TID,
         returns: "array",
         help: "Hands out the next match to play as [p1, p2] (p1 placed higher), pairing the next \
@@ -545,6 +549,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.commit_match",
+        access: Access::MatchmakerWrite,
         params: &[
             Param::req("tournament_id", "int"),
             Param::req("pair", "array"),
@@ -558,6 +563,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.has_ended",
+        access: Access::Public,
         params: TID,
         returns: "boolean",
         help: "True once every round is paired and every match committed.",
@@ -566,6 +572,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.table_by_score",
+        access: Access::Public,
         params: TID,
         returns: "array",
         help: "Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, \
@@ -575,6 +582,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.round",
+        access: Access::Public,
         params: TID,
         returns: "int",
         help: "Number of rounds paired so far.",
@@ -583,6 +591,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.table_by_criteria",
+        access: Access::Public,
         params: TID,
         returns: "array",
         help: "Standings rows [id, matches, score, buchholz, neustadtl, c_score, opp_c_score, \
@@ -592,6 +601,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "matchmaker.winner",
+        access: Access::Public,
         params: TID,
         returns: "array",
         help: "[player id, deciding criterion] once the tournament has ended. Faults 401 (not \

@@ -15,7 +15,7 @@ use crate::pairing::model::{
 use crate::pairing::opengotha as og;
 use crate::pairing::{KothInput, KothPlayer, SolveOptions, pair_king_of_the_hill};
 use crate::rpc::methods::boards;
-use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, Handler, Method, Param, Params, RpcError, RpcResult};
 
 /// No pairing exists (forbidden pairs leave someone without an opponent).
 pub const NO_PAIRING: i32 = 610;
@@ -116,6 +116,7 @@ mod doc {
 pub static METHODS: &[Method] = &[
     Method {
         name: "pairing.pair",
+        access: Access::Public,
         params: &[
             Param::req("players", "array"),
             Param::opt("model", "string"),
@@ -132,6 +133,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "pairing.explain",
+        access: Access::Public,
         params: &[
             Param::req("players", "array"),
             Param::req("pair", "array"),

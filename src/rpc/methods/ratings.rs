@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::ratings::{self, Index, Kind, ListError, Query, index::best};
 use crate::rpc::error::store_error;
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::{Store, StoreError, StoredRatingList};
 
 /// This namespace's error codes (README "Error codes").
@@ -297,6 +297,7 @@ impl Lists {
 pub static METHODS: &[Method] = &[
     Method {
         name: "ratings.import",
+        access: Access::Admin,
         params: &[
             Param::req("kind", "string"),
             Param::req("data", "string"),
@@ -312,6 +313,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "ratings.search",
+        access: Access::Public,
         params: &[
             Param::req("kind", "string"),
             Param::req("prefix", "string"),
@@ -327,6 +329,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "ratings.info",
+        access: Access::Public,
         params: &[],
         returns: "struct",
         help: "The rating lists held: kind, entries, when imported, the list's own date.",

@@ -16,7 +16,7 @@ use crate::go::{
     self, Category, Counting, MarkMode, PlayRules, Position, Preset, ReplayError, ReplayOptions,
     Scorable, ScoreInput, Stone, Xy,
 };
-use crate::rpc::{Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::sgf::{self, Colour, LoadOptions};
 
 /// Error codes of this file's methods (810–899).
@@ -570,6 +570,7 @@ mod doc {
 pub static METHODS: &[Method] = &[
     Method {
         name: "score.position",
+        access: Access::Public,
         params: &[
             Param::req("position", "struct"),
             Param::opt("options", "struct"),
@@ -581,6 +582,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "score.toggle_dead",
+        access: Access::Public,
         params: &[
             Param::req("position", "struct"),
             Param::req("point", "string"),
@@ -593,6 +595,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "sgf.validate",
+        access: Access::Public,
         params: &[
             Param::req("sgf", "string"),
             Param::opt("expectations", "struct"),
@@ -605,6 +608,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "sgf.final_position",
+        access: Access::Public,
         params: &[Param::req("sgf", "string"), Param::opt("options", "struct")],
         returns: "struct",
         help: "Replay a record's main line (setup in any node) and return the final position; an illegal move is error 812.",

@@ -14,7 +14,9 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, json};
 
-use crate::rpc::{Answer, Handler, Method, Param, Params, RpcError, RpcResult, Value as J, Wire};
+use crate::rpc::{
+    Access, Answer, Handler, Method, Param, Params, RpcError, RpcResult, Value as J, Wire,
+};
 use crate::sgf::{self, Colour, ErrorKind, Game, LoadOptions, Point, PropType, SgfError, Value};
 
 /// Error codes of the `sgf.*` namespace (documented in docs/sgf.md).
@@ -915,6 +917,7 @@ mod doc {
 pub static METHODS: &[Method] = &[
     Method {
         name: "sgf.parse",
+        access: Access::Public,
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Parse SGF (text, or base64 with options.base64) into a JSON tree with raw and typed values.",
@@ -923,6 +926,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "sgf.serialise",
+        access: Access::Public,
         params: &[
             Param::req("tree", "struct"),
             Param::opt("options", "struct"),
@@ -934,6 +938,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "sgf.game_info",
+        access: Access::Public,
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Game information of an SGF record: size, komi, handicap, players, winner, result, date, rules.",
@@ -942,6 +947,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "sgf.main_line",
+        access: Access::Public,
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Setup stones and the moves of the main line (sgfmill get_setup_and_moves), SGF and GTP coordinates.",
@@ -950,6 +956,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "sgf.normalise",
+        access: Access::Public,
         params: SGF_AND_OPTIONS,
         returns: "struct",
         help: "Parse and serialise an SGF record exactly as sgfmill does (options.wrap: width, 0 = none).",

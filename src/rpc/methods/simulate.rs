@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::budget::{Budget, CancelOnDrop};
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::simulation::{self, Control, Limits, Report, Spec, Turn, Turns};
 
 /// No simulation with that id (never started here, or finished more than an hour ago).
@@ -683,6 +683,7 @@ const ID: &[Param] = &[Param::req("id", "string")];
 pub static METHODS: &[Method] = &[
     Method {
         name: "simulate.start",
+        access: Access::AdminUnlessOpen,
         params: START,
         returns: "struct",
         help: "Starts a simulation in the background: spec {field (generate, players, \
@@ -695,6 +696,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "simulate.get",
+        access: Access::Public,
         params: GET,
         returns: "struct",
         help: "A simulation's progress {state (running, done, cancelled, stopped, failed), \
@@ -707,6 +709,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "simulate.cancel",
+        access: Access::Public,
         params: ID,
         returns: "struct",
         help: "Stops a running simulation; its report covers the runs done → {id, state, done}.",

@@ -9,7 +9,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::rpc::openrpc::{Doc, NoParams};
-use crate::rpc::{self, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{
+    self, Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult,
+};
 
 /// `system.methodHelp`'s and `system.methodSignature`'s parameters.
 #[derive(Deserialize, JsonSchema)]
@@ -210,6 +212,7 @@ const CALLS: &[Param] = &[Param::req("calls", "array")];
 pub static METHODS: &[Method] = &[
     Method {
         name: "system.listMethods",
+        access: Access::Public,
         params: &[],
         returns: "array",
         help: "The names of every method this server offers.",
@@ -218,6 +221,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "system.methodSignature",
+        access: Access::Public,
         params: METHOD_NAME,
         returns: "array",
         help: "The signatures of a method: one [return type, parameter types...] per arity.",
@@ -226,6 +230,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "system.methodHelp",
+        access: Access::Public,
         params: METHOD_NAME,
         returns: "string",
         help: "One line of help for a method.",
@@ -234,6 +239,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "system.echo",
+        access: Access::Public,
         params: VALUE,
         returns: "any",
         help: "Returns its argument unchanged: the bare cost of a call over this protocol.",
@@ -242,6 +248,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "system.multicall",
+        access: Access::Public,
         params: CALLS,
         returns: "array",
         help: "Runs several calls [{methodName, params}] in order in one request (at most 1000), \

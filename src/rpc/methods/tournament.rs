@@ -15,7 +15,9 @@ use serde_json::{Map, Value, json};
 use crate::app::registry::{Engine, RegistryError};
 use crate::rpc::auth::{Caller, Creator, Writer};
 use crate::rpc::openrpc::{Doc, NoParams};
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, input};
+use crate::rpc::{
+    Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult, input,
+};
 use crate::store::{LogKind, TournamentId};
 use crate::tournament::engine::{parse_result_code, result_code};
 use crate::tournament::model::{
@@ -1602,6 +1604,7 @@ const OPTS: Param = Param::opt("options", "struct");
 pub static METHODS: &[Method] = &[
     Method {
         name: "tournament.create",
+        access: Access::Create,
         params: CREATE,
         returns: "struct",
         help: "Creates a tournament: settings (name, rounds, system mcmahon|swiss|swisscat|cup, \
@@ -1614,6 +1617,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.token.rotate",
+        access: Access::Director,
         params: ID,
         returns: "struct",
         help: "Replaces the tournament's director token (director or admin token needed when \
@@ -1623,6 +1627,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.get",
+        access: Access::Public,
         params: ID,
         returns: "struct",
         help: "The whole tournament: summary, settings, players, rounds_detail (games, byes).",
@@ -1631,6 +1636,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.list",
+        access: Access::Public,
         params: &[],
         returns: "array",
         help: "Every tournament: {id, name, system, rounds, paired_rounds, players, archived, \
@@ -1640,6 +1646,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.delete",
+        access: Access::Director,
         params: ID_OPTIONS,
         returns: "struct",
         help: "Deletes a tournament and its log for good; options {if_revision}.",
@@ -1648,6 +1655,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.archive",
+        access: Access::Director,
         params: ID_OPTIONS,
         returns: "struct",
         help: "Archives (read-only) or, with options {archived: false}, unarchives.",
@@ -1656,6 +1664,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.events",
+        access: Access::Public,
         params: EVENTS,
         returns: "struct",
         help: "The event log after a revision (default 0), as stored, at most 1000 events and \
@@ -1667,6 +1676,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.settings.set",
+        access: Access::Director,
         params: SETTINGS_SET,
         returns: "struct",
         help: "Changes settings: the given members are laid over the current ones.",
@@ -1676,6 +1686,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.settings.check",
+        access: Access::Public,
         params: &[Param::req("settings", "struct"), OPTS],
         returns: "struct",
         help: "Checks settings as tournament.create would take them (or tournament.settings.set, \
@@ -1687,6 +1698,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.player.add",
+        access: Access::Director,
         params: PLAYER_ADD,
         returns: "struct",
         help: "Registers a player {name, first_name, rank (3d / 12k or −30…8), rating, club, \
@@ -1699,6 +1711,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.player.update",
+        access: Access::Director,
         params: PLAYER_UPDATE,
         returns: "struct",
         help: "Changes a player's fields (the others are kept).",
@@ -1709,6 +1722,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.player.withdraw",
+        access: Access::Director,
         params: PLAYER_OPTIONS,
         returns: "struct",
         help: "Withdraws a player after a round (options {after_round}, default the last \
@@ -1720,6 +1734,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.player.set_participation",
+        access: Access::Director,
         params: PARTICIPATION,
         returns: "struct",
         help: "Sets the rounds a player skips (refused for a round they are paired in).",
@@ -1730,6 +1745,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.player.remove",
+        access: Access::Director,
         params: PLAYER_OPTIONS,
         returns: "struct",
         help: "Removes a player who never played (withdraw the others).",
@@ -1739,6 +1755,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.player.list",
+        access: Access::Public,
         params: ID,
         returns: "array",
         help: "Every player, in id order.",
@@ -1747,6 +1764,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.pair",
+        access: Access::Director,
         params: ROUND_OPTIONS,
         returns: "struct",
         help: "Pairs the next round with OpenGotha's weight (options {players: [ids]} to pair \
@@ -1760,6 +1778,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.unpair",
+        access: Access::Director,
         params: ROUND_OPTIONS,
         returns: "struct",
         help: "Withdraws the last round's pairing (options {force: true} drops its results too).",
@@ -1770,6 +1789,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.set_games",
+        access: Access::Director,
         params: SET_GAMES,
         returns: "struct",
         help: "Sets a round by hand: games [{white, black, table?, handicap?, komi2?}] \
@@ -1781,6 +1801,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.add_game",
+        access: Access::Director,
         params: ADD_GAME,
         returns: "struct",
         help: "Adds a game {white, black, table?, handicap?, komi2?} to the last paired round.",
@@ -1791,6 +1812,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.remove_game",
+        access: Access::Director,
         params: REMOVE_GAME,
         returns: "struct",
         help: "Removes a game without a result from the last paired round.",
@@ -1801,6 +1823,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.swap",
+        access: Access::Director,
         params: SWAP,
         returns: "struct",
         help: "Swaps two players of the last paired round (same game: colours; else seats or \
@@ -1812,6 +1835,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.publish",
+        access: Access::Director,
         params: ROUND_OPTIONS,
         returns: "struct",
         help: "Publishes a round's pairing (options {published: false} withdraws it).",
@@ -1821,6 +1845,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.get",
+        access: Access::Public,
         params: ROUND,
         returns: "struct",
         help: "One round: {round, paired, published, games, byes, revision}.",
@@ -1829,6 +1854,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.explain",
+        access: Access::Public,
         params: EXPLAIN,
         returns: "struct",
         help: "OpenGotha's weight of a pair for a round (paired or next), term by term, and the \
@@ -1841,6 +1867,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.round.warnings",
+        access: Access::Public,
         params: ROUND,
         returns: "struct",
         help: "Warnings on a round's games before publishing: same_club, same_country, repeated \
@@ -1854,6 +1881,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.result.set",
+        access: Access::Director,
         params: RESULT_SET,
         returns: "struct",
         help: "Sets or corrects a result: W+, B+, jigo, both_win, both_lose, ? (OpenGotha, \
@@ -1866,6 +1894,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.game.sgf",
+        access: Access::Public,
         params: TABLE,
         returns: "struct",
         help: "A game's stored record: {sgf, warnings, white, black, result}.",

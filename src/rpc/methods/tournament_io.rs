@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::tournament::registry_error;
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::tournament::engine::{FORMAT, check_player, check_settings};
 use crate::tournament::formats::{aga, opengotha_xml};
 use crate::tournament::model::TournamentData;
@@ -263,6 +263,7 @@ macro_rules! async_handler {
 
 pub static METHODS: &[Method] = &[Method {
     name: "tournament.import",
+    access: Access::Create,
     params: &[
         Param::req("format", "string"),
         Param::req("data", "any"),

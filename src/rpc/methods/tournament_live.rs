@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 
 use crate::app::registry::Change;
 use crate::rpc::auth::{self, Caller};
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::TournamentId;
 use crate::tournament::Event;
 use crate::tournament::engine::result_code;
@@ -93,6 +93,7 @@ async fn unsubscribe_here(_ctx: Arc<Ctx>, _p: Params) -> RpcResult {
 pub static METHODS: &[Method] = &[
     Method {
         name: SUBSCRIBE,
+        access: Access::Public,
         params: &[Param::req("tournament_id", "int")],
         returns: "string",
         help: "WebSocket only (-32020 elsewhere): the subscription id; then a tournament.event \
@@ -109,6 +110,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: UNSUBSCRIBE,
+        access: Access::Public,
         params: &[Param::req("subscription", "any")],
         returns: "boolean",
         help: "WebSocket only (-32020 elsewhere): ends a tournament.subscribe subscription of \

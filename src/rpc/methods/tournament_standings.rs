@@ -15,7 +15,7 @@ use crate::app::registry::RegistryError;
 use crate::pairing::opengotha::Crit;
 use crate::rpc::auth::Caller;
 use crate::rpc::openrpc::Doc;
-use crate::rpc::{BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
+use crate::rpc::{Access, BoxFuture, Ctx, Handler, Method, Param, Params, RpcError, RpcResult};
 use crate::store::TournamentId;
 use crate::tournament::Tournament;
 use crate::tournament::crosstable::{Crosstable, crosstable};
@@ -443,6 +443,7 @@ const TID: Param = Param::req("tournament_id", "int");
 pub static METHODS: &[Method] = &[
     Method {
         name: "tournament.standings",
+        access: Access::Public,
         params: &[
             TID,
             Param::opt("after_round", "int"),
@@ -459,6 +460,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.crosstable",
+        access: Access::Public,
         params: &[TID, Param::opt("after_round", "int")],
         returns: "struct",
         help: "The crosstable after a round (default the last paired): the standings rows with \
@@ -470,6 +472,7 @@ pub static METHODS: &[Method] = &[
     },
     Method {
         name: "tournament.export",
+        access: Access::Public,
         params: &[
             TID,
             Param::req("format", "string"),
