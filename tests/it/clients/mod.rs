@@ -1,5 +1,6 @@
 //! Integration tests: clients.
 
+mod package;
 mod python_client;
 mod python_tournament;
 mod readme_curl;

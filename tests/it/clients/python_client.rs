@@ -11,75 +11,36 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
+use super::package;
 use common::Server;
 
 const PKG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/python");
 
 /// What the tests need that may be missing on a developer's machine.
 async fn missing_tools() -> Option<String> {
-    let probe = tokio::process::Command::new("python3")
-        .args([
+    package::missing(&[(
+        "python3",
+        &[
             "-c",
             "import pytest, mypy, websockets, setuptools, wheel, sys; \
              assert sys.version_info >= (3, 11), sys.version",
-        ])
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    match tokio::time::timeout(Duration::from_secs(120), probe).await {
-        Ok(Ok(out)) if out.status.success() => None,
-        Ok(Ok(out)) => Some(String::from_utf8_lossy(&out.stderr).into_owned()),
-        Ok(Err(e)) => Some(format!("python3: {e}")),
-        Err(_) => Some("python3 did not answer within 2 minutes".into()),
-    }
+        ],
+    )])
+    .await
 }
 
-/// Runs a command to completion within `limit`; returns (success, stdout + stderr).
+/// Runs a command to completion within `limit`, pip and Python quiet and writing no bytecode
+/// into the copy.
 async fn run(cmd: &mut tokio::process::Command, limit: Duration) -> (bool, String) {
-    let child = cmd
-        .stdin(Stdio::null())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
-        .env("PIP_NO_INPUT", "1")
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(limit, child)
-        .await
-        .unwrap_or_else(|_| panic!("{cmd:?} did not finish within {limit:?}"))
-        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
-/// Copies the package's sources (not caches or build output), so that pip's in-tree build
-/// writes nothing into the repository.
-fn copy_sources(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read clients/python") {
-        let entry = entry.expect("entry");
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.')
-            || name == "__pycache__"
-            || name == "build"
-            || name.ends_with(".egg-info")
-        {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            copy_sources(&path, &to.join(&*name));
-        } else {
-            std::fs::copy(&path, to.join(&*name)).expect("copy");
-        }
-    }
+    package::run(
+        cmd.env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .env("PIP_NO_INPUT", "1"),
+        limit,
+    )
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,7 +59,10 @@ async fn python_package_installs_and_passes_pytest_and_mypy_strict() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let src = tmp.path().join("src");
     let site = tmp.path().join("site");
-    copy_sources(Path::new(PKG), &src);
+    // Not caches or build output, so that pip's in-tree build writes nothing into the repository.
+    package::copy_sources(Path::new(PKG), &src, &|n| {
+        n == "__pycache__" || n == "build" || n.ends_with(".egg-info")
+    });
 
     // Offline: no index, the build backend from the machine (setuptools).
     let (ok, out) = run(

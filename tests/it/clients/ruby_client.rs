@@ -14,33 +14,18 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
+use super::package::{self, run};
 use common::Server;
 use goswiss::config::Config;
 
 const PKG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/ruby");
 const REPO: &str = env!("CARGO_MANIFEST_DIR");
 
-/// Runs a command to completion within `limit`; returns (success, stdout + stderr).
-async fn run(cmd: &mut tokio::process::Command, limit: Duration) -> (bool, String) {
-    let child = cmd.stdin(Stdio::null()).kill_on_drop(true).output();
-    let out = tokio::time::timeout(limit, child)
-        .await
-        .unwrap_or_else(|_| panic!("{cmd:?} did not finish within {limit:?}"))
-        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
 /// What the test needs that may be missing on a developer's machine.
 async fn missing_tools() -> Option<String> {
-    let probes: [(&str, &[&str]); 2] = [
+    package::missing(&[
         (
             "ruby",
             &[
@@ -50,42 +35,8 @@ async fn missing_tools() -> Option<String> {
             ],
         ),
         ("gem", &["--version"]),
-    ];
-    for (tool, args) in probes {
-        let probe = tokio::process::Command::new(tool)
-            .args(args)
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output();
-        match tokio::time::timeout(Duration::from_secs(120), probe).await {
-            Ok(Ok(out)) if out.status.success() => {}
-            Ok(Ok(out)) => {
-                return Some(format!("{tool}: {}", String::from_utf8_lossy(&out.stderr)));
-            }
-            Ok(Err(e)) => return Some(format!("{tool}: {e}")),
-            Err(_) => return Some(format!("{tool} did not answer within 2 minutes")),
-        }
-    }
-    None
-}
-
-/// Copies the package's sources (not built gems).
-fn copy_sources(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read clients/ruby") {
-        let entry = entry.expect("entry");
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name.ends_with(".gem") {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            copy_sources(&path, &to.join(&*name));
-        } else {
-            std::fs::copy(&path, to.join(&*name)).expect("copy");
-        }
-    }
+    ])
+    .await
 }
 
 /// A count from minitest's summary line (`21 runs, 140 assertions, 0 failures, 0 errors, 0 skips`).
@@ -142,7 +93,7 @@ async fn ruby_gem_builds_installs_and_passes_minitest() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let src = tmp.path().join("src");
     let site = tmp.path().join("site");
-    copy_sources(Path::new(PKG), &src);
+    package::copy_sources(Path::new(PKG), &src, &|n| n.ends_with(".gem"));
 
     let (ok, out) = run(
         tokio::process::Command::new("gem")

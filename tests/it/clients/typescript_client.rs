@@ -14,67 +14,18 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
+use super::package::{self, run};
 use common::Server;
 use goswiss::config::Config;
 
 const PKG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/typescript");
 const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
 
-/// Runs a command to completion within `limit`; returns (success, stdout + stderr).
-async fn run(cmd: &mut tokio::process::Command, limit: Duration) -> (bool, String) {
-    let child = cmd.stdin(Stdio::null()).kill_on_drop(true).output();
-    let out = tokio::time::timeout(limit, child)
-        .await
-        .unwrap_or_else(|_| panic!("{cmd:?} did not finish within {limit:?}"))
-        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
 /// What the test needs that may be missing on a developer's machine.
 async fn missing_tools() -> Option<String> {
-    for (tool, arg) in [("node", "--version"), ("tsc", "--version")] {
-        let probe = tokio::process::Command::new(tool)
-            .arg(arg)
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output();
-        match tokio::time::timeout(Duration::from_secs(120), probe).await {
-            Ok(Ok(out)) if out.status.success() => {}
-            Ok(Ok(out)) => {
-                return Some(format!("{tool}: {}", String::from_utf8_lossy(&out.stderr)));
-            }
-            Ok(Err(e)) => return Some(format!("{tool}: {e}")),
-            Err(_) => return Some(format!("{tool} did not answer within 2 minutes")),
-        }
-    }
-    None
-}
-
-/// Copies the package's sources (not its build output or installed modules).
-fn copy_sources(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read clients/typescript") {
-        let entry = entry.expect("entry");
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name == "dist" || name == "node_modules" {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            copy_sources(&path, &to.join(&*name));
-        } else {
-            std::fs::copy(&path, to.join(&*name)).expect("copy");
-        }
-    }
+    package::missing(&[("node", &["--version"]), ("tsc", &["--version"])]).await
 }
 
 /// A count from node's test summary (`# pass 21`).
@@ -100,7 +51,9 @@ async fn typescript_package_compiles_strict_and_passes_node_test() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let pkg = tmp.path().join("goswiss");
-    copy_sources(Path::new(PKG), &pkg);
+    package::copy_sources(Path::new(PKG), &pkg, &|n| {
+        n == "dist" || n == "node_modules"
+    });
 
     let (ok, out) = run(
         tokio::process::Command::new("tsc")
