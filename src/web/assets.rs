@@ -105,3 +105,15 @@ pub async fn desk_js(Query(q): Query<Version>) -> Response {
         q.v,
     )
 }
+
+// desk-edit2: the pairing-edit screen's script.
+static EDIT_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(super::edit::JS));
+
+pub async fn edit_js(Query(q): Query<Version>) -> Response {
+    asset(
+        super::edit::JS,
+        "text/javascript; charset=utf-8",
+        &EDIT_HASH,
+        q.v,
+    )
+}

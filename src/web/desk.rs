@@ -166,6 +166,10 @@ pub fn desk(tid: TournamentId, tour: &Tournament, v: Viewer) -> Page {
             div #desk data-tid=(tid) data-desk-text=(script_strings()) {
                 h1 { (title) }
                 p.lead { (tour.data.players.len()) " " (t(T::DeskRegistered)) " · " (t(T::Rounds)) " " (paired) " / " (s.rounds) }
+                // desk-edit2: the last round's pairing, while it is not published.
+                @if tour.data.round(paired).is_some_and(|rd| !rd.published) {
+                    p.edit-link { a href={"/t/" (tid) "/round/" (paired) "/edit"} { (t(T::EditLink)) " (" (t(T::Round)) " " (paired) ")" } }
+                }
                 div.desk-grid {
                     section #register aria-labelledby="desk-form-h" {
                         h2 #desk-form-h { (t(T::DeskAddTitle)) }

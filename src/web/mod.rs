@@ -11,6 +11,7 @@
 
 pub mod assets;
 pub mod desk;
+pub mod edit;
 pub mod game;
 pub mod language;
 pub mod pages;
@@ -104,6 +105,9 @@ pub fn router(ctx: Arc<Ctx>, stop: watch::Receiver<bool>, max_streams: usize) ->
         // desk-print: A4 print sheets.
         .route("/t/{id}/round/{r}/print/{sheet}", get(print::round_print))
         .route("/t/{id}/print/{what}", get(print::tournament_print))
+        // desk-edit2: the pairing-edit screen.
+        .route("/assets/edit.js", get(assets::edit_js))
+        .route("/t/{id}/round/{r}/edit", get(edit_page))
         .route("/simulation/{id}", get(simulation_page))
         .route("/simulation/{id}/chart/{file}", get(simulation_chart))
         .with_state(web)
@@ -516,6 +520,45 @@ async fn game_page(
         move |id, t, v| pages::game(id, t, r, table, view, &warnings, v),
     )
     .await
+}
+
+// ---- desk-edit2: the pairing-edit screen ---------------------------------------------------
+
+/// `GET /t/{id}/round/{r}/edit`: the pairing-edit screen of round `r`. Rendered with the
+/// registry's revision, which the screen's edits send back as `if_revision`.
+async fn edit_page(
+    State(web): State<Web>,
+    caller: MaybeCaller,
+    path: Result<Path<(String, String)>, PathRejection>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let (Path((id, r)), Query(q)) = match (path, query) {
+        (Ok(p), Ok(q)) => (p, q),
+        (Err(e), _) => return bad(e),
+        (_, Err(e)) => return bad(e),
+    };
+    let (id, r): (TournamentId, u32) = match (number("tournament id", &id), number("round", &r)) {
+        (Ok(id), Ok(r)) => (id, r),
+        (Err(m), _) | (_, Err(m)) => return bad(m),
+    };
+    let caller = caller_of(&caller);
+    let ctx = &web.ctx;
+    let fragment = q.fragment();
+    match ctx
+        .tournaments
+        .read(id, |t, rev| {
+            edit::edit(id, t, rev, r, viewer(ctx, &caller, t)).map(|p| render(&p, fragment))
+        })
+        .await
+    {
+        Ok(Some(body)) => html(StatusCode::OK, body),
+        Ok(None) => not_found(&format!("no round {r}")),
+        Err(RegistryError::NotFound(_)) => not_found(&format!("no tournament {id}")),
+        Err(e) => {
+            tracing::error!(error = %e, "reading a tournament for the edit screen");
+            error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+        }
+    }
 }
 
 // ---- live updates ---------------------------------------------------------------------------

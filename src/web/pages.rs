@@ -579,6 +579,8 @@ pub fn pairings(tid: TournamentId, tour: &Tournament, r: RoundNumber, v: Viewer)
             Some(rd) => {
                 @if !rd.published {
                     p.notice.draft { (t(T::DraftNote)) }
+                    // desk-edit2: the pairing-edit screen.
+                    p.director-only.edit-link { a href={"/t/" (tid) "/round/" (r) "/edit"} { (t(T::EditLink)) } }
                 }
                 (super::print::round_links(tid, r))
                 (super::desk::quick_entry(tid, r, rd))

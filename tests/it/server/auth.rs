@@ -1208,3 +1208,85 @@ async fn with_auth_on_open_reads_leave_out_unpublished_rounds() {
     open.stop().await;
     server.stop().await;
 }
+
+/// desk-edit2: with auth on, `tournament.round.warnings` gives a public caller no games of an
+/// unpublished round (its pairing is the director's), the director every warned game, and
+/// the public the same once the round is published.
+#[tokio::test]
+async fn with_auth_on_round_warnings_leave_out_an_unpublished_rounds_games() {
+    let server = Server::start_with(with_admin()).await;
+    let (id, dt) = create(&server, &admin()).await;
+    let director = Auth::Bearer(dt);
+    let mut players = vec![];
+    for (k, club) in ["Paris", "Paris", "Lyon", "Brno"].iter().enumerate() {
+        let mut p = player(&format!("Warn{k}"));
+        p["club"] = json!(club);
+        let v = call(
+            &server,
+            Proto::Json,
+            &director,
+            "tournament.player.add",
+            vec![json!(id), p],
+        )
+        .await
+        .expect("player.add");
+        players.push(v["player_id"].clone());
+    }
+    call(
+        &server,
+        Proto::Json,
+        &director,
+        "tournament.round.set_games",
+        vec![
+            json!(id),
+            json!(1),
+            json!([
+                {"table": 1, "white": players[0], "black": players[1]},
+                {"table": 2, "white": players[2], "black": players[3]},
+            ]),
+        ],
+    )
+    .await
+    .expect("set_games");
+    let warnings = |auth: Auth| {
+        let server = &server;
+        async move {
+            call(
+                server,
+                Proto::Json,
+                &auth,
+                "tournament.round.warnings",
+                vec![json!(id), json!(1)],
+            )
+            .await
+            .expect("round.warnings")
+        }
+    };
+    let dir = warnings(director.clone()).await;
+    assert_eq!(
+        dir["games"],
+        json!([{"table": 1, "warnings": [{"kind": "same_club", "club": "Paris"}]}]),
+        "{dir}"
+    );
+    let public = warnings(Auth::None).await;
+    assert_eq!(
+        (&public["paired"], &public["published"], &public["games"]),
+        (&json!(true), &json!(false), &json!([])),
+        "{public}"
+    );
+    assert!(!public.to_string().contains("Paris"), "{public}");
+    call(
+        &server,
+        Proto::Json,
+        &director,
+        "tournament.round.publish",
+        vec![json!(id), json!(1)],
+    )
+    .await
+    .expect("publish");
+    let public = warnings(Auth::None).await;
+    let dir = warnings(director).await;
+    assert_eq!(public["games"], dir["games"], "published: the same for all");
+    assert_eq!(public["published"], json!(true));
+    server.stop().await;
+}

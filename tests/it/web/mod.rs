@@ -9,3 +9,5 @@ mod setup;
 mod setup_browser;
 // desk-print
 mod print;
+// desk-edit2: the pairing-edit screen.
+mod edit;
