@@ -4,10 +4,55 @@
 //! a description. Every parser and writer of a criterion's name reads this table, so a new
 //! criterion is a row here, a variant of [`Crit`] and its computation in
 //! `tournament/standings.rs`. It lives in `pairing/`, the lowest layer that needs criteria
-//! (OpenGotha's pair weight reads them); `tournament/` and its formats use it from here.
+//! (OpenGotha's pair weight reads them, as `opengotha::Crit`); `tournament/` and its formats
+//! use it from here.
 //! Pure code: no I/O.
 
-use super::opengotha::Crit;
+/// A placement criterion; its names, unit and description are its row of [`TABLE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Crit {
+    Nul,
+    Cat,
+    Rank,
+    Rating,
+    Nbw,
+    Mms,
+    Sts,
+    Cps,
+    Sosw,
+    SoswM1,
+    SoswM2,
+    Sodosw,
+    Sososw,
+    Cussw,
+    Sosm,
+    SosmM1,
+    SosmM2,
+    Sodosm,
+    Sososm,
+    Cussm,
+    Sosts,
+    Ext,
+    Exr,
+    /// Direct confrontation: not computed for pairing (always 0 here); see docs.
+    Dc,
+    Sdc,
+}
+
+impl Crit {
+    /// The criterion by its API name (OpenGotha's short spelling), any case ("NULL"/"NONE"
+    /// = no criterion); the names are [`TABLE`]'s.
+    pub fn parse(s: &str) -> Option<Crit> {
+        by_api_name(s)
+    }
+    /// Every criterion's name, as [`Crit::name`] gives it.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        TABLE.iter().map(|d| d.api)
+    }
+    pub fn name(self) -> &'static str {
+        describe(self).api
+    }
+}
 
 /// What a criterion's internal value counts, which fixes how it is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

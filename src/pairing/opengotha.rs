@@ -36,51 +36,9 @@ pub enum System {
     Cup,
 }
 
-/// Placement criteria; their names, units and descriptions are in `pairing::criteria`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Crit {
-    Nul,
-    Cat,
-    Rank,
-    Rating,
-    Nbw,
-    Mms,
-    Sts,
-    Cps,
-    Sosw,
-    SoswM1,
-    SoswM2,
-    Sodosw,
-    Sososw,
-    Cussw,
-    Sosm,
-    SosmM1,
-    SosmM2,
-    Sodosm,
-    Sososm,
-    Cussm,
-    Sosts,
-    Ext,
-    Exr,
-    /// Direct confrontation: not computed for pairing (always 0 here); see docs.
-    Dc,
-    Sdc,
-}
-
-impl Crit {
-    /// The criterion by its API name (OpenGotha's short spelling), any case ("NULL"/"NONE"
-    /// = no criterion); the names are [`super::criteria::TABLE`]'s.
-    pub fn parse(s: &str) -> Option<Crit> {
-        super::criteria::by_api_name(s)
-    }
-    /// Every criterion's name, as [`Crit::name`] gives it.
-    pub fn names() -> impl Iterator<Item = &'static str> {
-        super::criteria::TABLE.iter().map(|d| d.api)
-    }
-    pub fn name(self) -> &'static str {
-        super::criteria::describe(self).api
-    }
-}
+/// Placement criteria: defined with their table in `pairing::criteria`, named here too
+/// because the weight reads them.
+pub use super::criteria::Crit;
 
 /// Seeding inside a score group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

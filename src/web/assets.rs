@@ -1,6 +1,7 @@
-//! The pages' one stylesheet and one script, compiled into the binary (no files at run time,
-//! nothing fetched from elsewhere). Their URLs carry a hash of their content, so browsers may
-//! keep them for a year: a new build changes the URL.
+//! The pages' stylesheets and scripts, every one of them, compiled into the binary (no files
+//! at run time, nothing fetched from elsewhere). Their URLs carry a hash of their content, so
+//! browsers may keep them for a year: a new build changes the URL. The screens name their
+//! script by its URL function here; this module imports no screen.
 
 use std::sync::LazyLock;
 
@@ -15,9 +16,13 @@ pub const JS: &str = include_str!("assets/site.js");
 pub const PRINT_CSS: &str = include_str!("assets/print.css");
 /// The desk's script (desk-floor): registration, check-in, quick results.
 pub const DESK_JS: &str = include_str!("assets/desk.js");
+/// The set-up form's script (desk-setup).
+pub const SETUP_JS: &str = include_str!("assets/setup.js");
+/// The pairing-edit screen's script (desk-edit2).
+pub const EDIT_JS: &str = include_str!("assets/edit.js");
 
 /// FNV-1a, enough to tell two builds' assets apart.
-pub(crate) fn fingerprint(s: &str) -> String {
+fn fingerprint(s: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= u64::from(b);
@@ -30,6 +35,8 @@ static CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(CSS));
 static JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(JS));
 static PRINT_CSS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(PRINT_CSS));
 static DESK_JS_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(DESK_JS));
+static SETUP_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(SETUP_JS));
+static EDIT_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(EDIT_JS));
 
 pub fn css_url() -> String {
     format!("/assets/site.css?v={}", *CSS_HASH)
@@ -45,6 +52,14 @@ pub fn print_css_url() -> String {
 
 pub fn desk_js_url() -> String {
     format!("/assets/desk.js?v={}", *DESK_JS_HASH)
+}
+
+pub fn setup_js_url() -> String {
+    format!("/assets/setup.js?v={}", *SETUP_HASH)
+}
+
+pub fn edit_js_url() -> String {
+    format!("/assets/edit.js?v={}", *EDIT_HASH)
 }
 
 #[derive(Debug, Deserialize)]
@@ -82,16 +97,8 @@ pub async fn js(Query(q): Query<Version>) -> Response {
     asset(JS, "text/javascript; charset=utf-8", &JS_HASH, q.v)
 }
 
-// desk-setup: the set-up form's script.
-static SETUP_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(super::setup::JS));
-
 pub async fn setup_js(Query(q): Query<Version>) -> Response {
-    asset(
-        super::setup::JS,
-        "text/javascript; charset=utf-8",
-        &SETUP_HASH,
-        q.v,
-    )
+    asset(SETUP_JS, "text/javascript; charset=utf-8", &SETUP_HASH, q.v)
 }
 
 pub async fn print_css(Query(q): Query<Version>) -> Response {
@@ -106,14 +113,6 @@ pub async fn desk_js(Query(q): Query<Version>) -> Response {
     )
 }
 
-// desk-edit2: the pairing-edit screen's script.
-static EDIT_HASH: LazyLock<String> = LazyLock::new(|| fingerprint(super::edit::JS));
-
 pub async fn edit_js(Query(q): Query<Version>) -> Response {
-    asset(
-        super::edit::JS,
-        "text/javascript; charset=utf-8",
-        &EDIT_HASH,
-        q.v,
-    )
+    asset(EDIT_JS, "text/javascript; charset=utf-8", &EDIT_HASH, q.v)
 }

@@ -18,13 +18,6 @@ use crate::tournament::warnings::{self, Warning};
 use super::pages::{Nav, Page, Viewer};
 use super::text::{T, t};
 
-/// The screen's script, with a content hash in its URL as the site's assets have.
-pub const JS: &str = include_str!("assets/edit.js");
-
-pub fn js_url() -> String {
-    format!("/assets/edit.js?v={}", super::assets::fingerprint(JS))
-}
-
 /// The strings the script shows, as a JSON object for a `data-` attribute.
 fn script_strings() -> String {
     use T::*;
@@ -185,7 +178,7 @@ pub fn edit(
         h1 { (title) }
         // The script is part of every variant: a page first served to the public is turned
         // into the editor by the site script's re-fetch once director mode is on.
-        script src=(js_url()) defer {}
+        script src=(super::assets::edit_js_url()) defer {}
         (inner)
     };
     Some(Page {

@@ -18,13 +18,6 @@ use crate::tournament::model::{Overtime, Settings, System, format_rank};
 use super::pages::{Nav, Page};
 use super::text::{T, t};
 
-/// The script of the form, with a content hash in its URL as the site's assets have.
-pub const JS: &str = include_str!("assets/setup.js");
-
-pub fn js_url() -> String {
-    format!("/assets/setup.js?v={}", super::assets::fingerprint(JS))
-}
-
 /// Komi in half points as the form shows it, in points ("7.5", "0.5", "6").
 fn points(komi2: i32) -> String {
     if komi2 % 2 == 0 {
@@ -234,7 +227,7 @@ pub fn form(existing: Option<(TournamentId, &Tournament)>) -> Page {
             p { a.button #go-tournament href="/" { (t(T::GoToTournament)) } }
         }
         div #setup-text hidden data-copied=(t(T::Copied)) data-errors=(t(T::FormHasErrors)) {}
-        script src=(js_url()) defer {}
+        script src=(super::assets::setup_js_url()) defer {}
     };
     Page {
         title,
