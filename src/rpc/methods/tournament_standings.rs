@@ -309,18 +309,17 @@ pub fn export_options(format: Format, options: Option<&Value>) -> Result<ExportO
         #[serde(default)]
         report: crate::aga::report::ReportOptions,
     }
-    let read = |o: Option<&Value>| -> Result<Option<Value>, RpcError> { Ok(o.cloned()) };
     let mut out = ExportOptions::default();
     match format {
         Format::H9 | Format::H9NoByDef => {
-            if let Some(o) = read(options)? {
-                let h9: H9 = crate::rpc::input::from_value(&o, "options")?;
+            if let Some(o) = options {
+                let h9: H9 = crate::rpc::input::from_value(o, "options")?;
                 out.opengotha_exact = h9.opengotha_exact;
             }
         }
         Format::Csv => {
-            if let Some(o) = read(options)? {
-                crate::rpc::input::from_value::<NoOptions>(&o, "options")?;
+            if let Some(o) = options {
+                crate::rpc::input::from_value::<NoOptions>(o, "options")?;
             }
         }
         Format::OpenGotha | Format::Aga | Format::Send2Aga | Format::AgaResults => {
