@@ -15,7 +15,7 @@ use crate::tournament::Tournament;
 use crate::tournament::model::{Game, Player, PlayerId, RoundNumber, format_rank};
 use crate::tournament::warnings::{self, Warning};
 
-use super::pages::{Nav, Page, Viewer};
+use super::pages::{Nav, Page, Viewer, halves};
 use super::text::{T, t};
 
 /// The strings the script shows, as a JSON object for a `data-` attribute.
@@ -48,16 +48,6 @@ fn full_name(p: &Player) -> String {
         p.name.clone()
     } else {
         format!("{} {}", p.name, p.first_name)
-    }
-}
-
-/// Half points as text: 13 → "6.5", -2 → "-1".
-fn halves(v: i32) -> String {
-    if v % 2 == 0 {
-        format!("{}", v / 2)
-    } else {
-        let sign = if v < 0 { "-" } else { "" };
-        format!("{sign}{}.5", v.abs() / 2)
     }
 }
 
@@ -270,7 +260,7 @@ fn editor(tid: TournamentId, tour: &Tournament, revision: u64, r: RoundNumber) -
                                         aria-describedby={"err-hcp-" (g.table)};
                                     small.field-error id={"err-hcp-" (g.table)} role="alert" {}
                                 }
-                                td.num data-label=(t(T::Komi)) { (halves(g.komi2)) }
+                                td.num data-label=(t(T::Komi)) { (halves(g.komi2.into())) }
                                 td.warn {
                                     @if !ws.is_empty() {
                                         ul.warnings {

@@ -159,7 +159,7 @@ fn player_link(tid: TournamentId, tour: &Tournament, id: PlayerId) -> Markup {
 }
 
 /// Half points as text: 7 → "3.5", -2 → "-1".
-fn halves(v: i64) -> String {
+pub(super) fn halves(v: i64) -> String {
     if v % 2 == 0 {
         format!("{}", v / 2)
     } else {

@@ -19,7 +19,7 @@ use crate::tournament::crosstable::crosstable as engine_crosstable;
 use crate::tournament::model::{Player, PlayerId, RoundNumber, format_rank};
 use crate::tournament::standings::{Standings, standings};
 
-use super::pages::{Viewer, crit_value, current_round};
+use super::pages::{Viewer, crit_value, current_round, halves};
 use super::text::{T, t};
 use super::{MaybeCaller, PageQuery, Web, assets, bad, caller_of, html as respond, number};
 
@@ -140,15 +140,6 @@ fn rank_of(tour: &Tournament, id: PlayerId) -> String {
         .unwrap_or_default()
 }
 
-fn halves(v: i32) -> String {
-    if v % 2 == 0 {
-        format!("{}", v / 2)
-    } else {
-        let sign = if v < 0 { "-" } else { "" };
-        format!("{sign}{}.5", v.abs() / 2)
-    }
-}
-
 /// The links to a round's sheets, for the pairings page and the director's overview.
 pub fn round_links(tid: TournamentId, r: RoundNumber) -> Markup {
     html! {
@@ -207,7 +198,7 @@ fn round_sheet(
                             td.name { (name_of(tour, g.black)) }
                             td.rank { (rank_of(tour, g.black)) }
                             td.num { (g.handicap) }
-                            td.num { (halves(g.komi2)) }
+                            td.num { (halves(g.komi2.into())) }
                         }
                     }
                 }
@@ -267,7 +258,7 @@ fn round_sheet(
                     div.slip-head {
                         span.slip-table { (t(T::Table)) " " (g.table) }
                         span { (t(T::Round)) " " (r) }
-                        span { (t(T::HandicapShort)) " " (g.handicap) " · " (t(T::Komi)) " " (halves(g.komi2)) }
+                        span { (t(T::HandicapShort)) " " (g.handicap) " · " (t(T::Komi)) " " (halves(g.komi2.into())) }
                     }
                     table.slip-players {
                         tbody {

@@ -372,12 +372,24 @@ async fn settled(b: &Browser, more: &str, what: &str) {
     expect(b, &script, what).await;
 }
 
-/// Polls round `r` over RPC until its games are `want`, for at most `LIMIT`.
+/// Polls round 1 over RPC until its games are `want`, for at most `LIMIT`.
 async fn until_games(c: &reqwest::Client, s: &Server, tok: &str, id: i64, want: Value) -> Value {
+    until_games_are(c, s, tok, id, |g| *g == want).await
+}
+
+/// Polls round 1 over RPC until `done` holds of its games, for at most `LIMIT` (only a hang
+/// reaches it); the games last read.
+async fn until_games_are(
+    c: &reqwest::Client,
+    s: &Server,
+    tok: &str,
+    id: i64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let start = std::time::Instant::now();
     loop {
         let got = games(c, s, Some(tok), id, 1).await;
-        if got == want || start.elapsed() > LIMIT {
+        if done(&got) || start.elapsed() > LIMIT {
             return got;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -562,16 +574,10 @@ async fn a_director_edits_a_round_with_clicks_and_keys_then_publishes_it() {
     )
     .await;
     b.click(&format!("#pick-{}", p(5))).await;
-    let paired = {
-        let start = std::time::Instant::now();
-        loop {
-            let g = games(&c, &s, Some(tok), id, 1).await;
-            if g.as_array().is_some_and(|a| a.len() == 3) || start.elapsed() > LIMIT {
-                break g;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    };
+    let paired = until_games_are(&c, &s, tok, id, |g| {
+        g.as_array().is_some_and(|a| a.len() == 3)
+    })
+    .await;
     let again = paired
         .as_array()
         .and_then(|a| a.iter().find(|g| g[0] != 1 && g[0] != 7))
